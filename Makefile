@@ -1,0 +1,64 @@
+# Every target runs on the Node.js 24 that package.json pins (node_modules/.bin/node), whatever node the
+# machine has.
+SHELL := /bin/bash
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
+
+.PHONY: all run test check typecheck lint format generate simulator controller cluster-up cluster-down \
+	kind-up kube-binaries bench image
+
+all: test
+
+# npm ci refuses this lock file (npm drops other platforms' optional packages from it), so install from
+# the lock with npm install; the stamp makes it run only when the lock changes.
+node_modules/.installed: package.json package-lock.json
+	npm install --no-audit --no-fund
+	@touch $@
+
+## run: the main job on the embedded default: local API server, CRDs, simulator, controller, examples.
+run: node_modules/.installed
+	node scripts/run-local.ts
+
+## test: everything CI runs: type-check, lint and format, generated files, unit and integration tests.
+test: node_modules/.installed check
+	vitest run
+
+check: typecheck lint
+
+typecheck: node_modules/.installed
+	tsc --noEmit
+
+lint: node_modules/.installed
+	biome check .
+
+format: node_modules/.installed
+	biome check --write .
+
+## generate: regenerate crds/ (and every other generated file) from the zod schemas.
+generate: node_modules/.installed
+	node scripts/generate.ts
+
+simulator: node_modules/.installed
+	node src/simulator/main.ts
+
+controller: node_modules/.installed
+	node src/main.ts
+
+kube-binaries:
+	@scripts/kube-binaries.sh
+
+cluster-up: node_modules/.installed
+	@node scripts/cluster.ts up
+
+cluster-down: node_modules/.installed
+	@node scripts/cluster.ts down
+
+## kind-up: for people with Docker: a kind cluster with the CRDs installed (CI does not use it).
+kind-up:
+	kind create cluster --name agent-operator
+	kubectl apply --server-side -f crds/
+
+bench: node_modules/.installed
+	node bench/run.ts
+
+image:
+	docker build -t agent-deployment-operator:dev .

@@ -1,0 +1,390 @@
+/**
+ * The control plane's shapes, exactly as the interface document names them (snake_case on the wire).
+ * Response shapes are `loose`: unknown fields the service adds later are kept, not fatal. Request shapes
+ * are `strict`: the simulator refuses a field the document does not list.
+ */
+import { z } from 'zod';
+
+export const Source = z.enum(['repo_host', 'external_image']);
+export type Source = z.infer<typeof Source>;
+
+export const DeploymentType = z.enum(['dev_free', 'dev', 'prod']);
+export type DeploymentType = z.infer<typeof DeploymentType>;
+
+/** The document's values plus AWAITING_FINAL_DELETE, seen while a deletion completes. */
+export const DeploymentStatus = z.enum([
+  'AWAITING_DATABASE',
+  'READY',
+  'UNUSED',
+  'AWAITING_DELETE',
+  'AWAITING_FINAL_DELETE',
+  'UNKNOWN',
+]);
+export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
+
+export const RevisionStatus = z.enum([
+  'CREATING',
+  'QUEUED',
+  'AWAITING_BUILD',
+  'BUILDING',
+  'AWAITING_DEPLOY',
+  'DEPLOYING',
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'DEPLOYED',
+  'SKIPPED',
+  'INTERRUPTED',
+  'UNKNOWN',
+]);
+export type RevisionStatus = z.infer<typeof RevisionStatus>;
+
+export const REVISION_SUCCEEDED: ReadonlySet<RevisionStatus> = new Set(['DEPLOYED', 'SKIPPED']);
+export const REVISION_FAILED: ReadonlySet<RevisionStatus> = new Set([
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+]);
+
+// ---- supporting shapes (camelCase inside, as the document writes them) ----
+
+const FreeForm = z.record(z.string(), z.unknown());
+
+export const LocalObjectReference = z.object({ name: z.string() }).loose();
+export type LocalObjectReference = z.infer<typeof LocalObjectReference>;
+
+export const VOLUME_SOURCE_KINDS = [
+  'configMap',
+  'secret',
+  'emptyDir',
+  'persistentVolumeClaim',
+  'nfs',
+  'projected',
+  'downwardAPI',
+  'csi',
+] as const;
+
+export const Volume = z
+  .object({
+    name: z.string(),
+    configMap: FreeForm.optional(),
+    secret: FreeForm.optional(),
+    emptyDir: FreeForm.optional(),
+    persistentVolumeClaim: FreeForm.optional(),
+    nfs: FreeForm.optional(),
+    projected: FreeForm.optional(),
+    downwardAPI: FreeForm.optional(),
+    csi: FreeForm.optional(),
+  })
+  .loose();
+export type Volume = z.infer<typeof Volume>;
+
+export const VolumeMount = z
+  .object({
+    name: z.string(),
+    mountPath: z.string(),
+    subPath: z.string().optional(),
+    mountPropagation: z.string().optional(),
+    readOnly: z.boolean().optional(),
+    subPathExpr: z.string().optional(),
+  })
+  .loose();
+export type VolumeMount = z.infer<typeof VolumeMount>;
+
+export const EnvVar = z
+  .object({
+    name: z.string(),
+    value: z.string().nullable().optional(),
+    valueFrom: FreeForm.nullable().optional(),
+  })
+  .loose();
+export type EnvVar = z.infer<typeof EnvVar>;
+
+export const ResourceRequirements = z
+  .object({
+    limits: z.record(z.string(), z.string()).nullable().optional(),
+    requests: z.record(z.string(), z.string()).nullable().optional(),
+  })
+  .loose();
+export type ResourceRequirements = z.infer<typeof ResourceRequirements>;
+
+export const ImagePullPolicy = z.enum(['Always', 'Never', 'IfNotPresent']);
+export const ContainerRestartPolicy = z.enum(['Always', 'OnFailure']);
+
+export const Container = z
+  .object({
+    name: z.string(),
+    image: z.string(),
+    imagePullPolicy: ImagePullPolicy.optional(),
+    command: z.array(z.string()).optional(),
+    args: z.array(z.string()).optional(),
+    workingDir: z.string().optional(),
+    env: z.array(EnvVar).optional(),
+    envFrom: z.array(FreeForm).optional(),
+    resources: ResourceRequirements.optional(),
+    volumeMounts: z.array(VolumeMount).optional(),
+    securityContext: FreeForm.optional(),
+    restartPolicy: ContainerRestartPolicy.optional(),
+  })
+  .loose();
+export type Container = z.infer<typeof Container>;
+
+// ---- ResourceSpec ----
+
+const int = () => z.number().int().nullable().optional();
+const num = () => z.number().nullable().optional();
+
+/** Fields the document marks "do not use": never sent, refused by the simulator and the CRD. */
+export const DO_NOT_USE_RESOURCE_FIELDS = [
+  'orchestrator_cpu',
+  'orchestrator_cpu_limit',
+  'orchestrator_memory_mb',
+  'orchestrator_memory_limit_mb',
+  'orchestrator_min_scale',
+  'orchestrator_max_scale',
+  'executor_cpu',
+  'executor_cpu_limit',
+  'executor_memory_mb',
+  'executor_memory_limit_mb',
+] as const;
+
+const resourceSpecShape = {
+  min_scale: int(),
+  max_scale: int(),
+  cpu: num(),
+  cpu_limit: num(),
+  memory_mb: int(),
+  memory_limit_mb: int(),
+  queue_min_scale: int(),
+  queue_max_scale: int(),
+  queue_cpu: num(),
+  queue_cpu_limit: num(),
+  queue_memory_mb: int(),
+  queue_memory_limit_mb: int(),
+  orchestrator_cpu: num(),
+  orchestrator_cpu_limit: num(),
+  orchestrator_memory_mb: int(),
+  orchestrator_memory_limit_mb: int(),
+  orchestrator_min_scale: int(),
+  orchestrator_max_scale: int(),
+  executor_cpu: num(),
+  executor_cpu_limit: num(),
+  executor_memory_mb: int(),
+  executor_memory_limit_mb: int(),
+  cache_memory_mb: int(),
+  labels: z.record(z.string(), z.string()).nullable().optional(),
+  annotations: z.record(z.string(), z.string()).nullable().optional(),
+  service_account_name: z.string().nullable().optional(),
+  image_pull_secrets: z.array(LocalObjectReference).nullable().optional(),
+  volumes: z.array(Volume).nullable().optional(),
+  volume_mounts: z.array(VolumeMount).nullable().optional(),
+  init_containers: z.array(Container).nullable().optional(),
+  sidecars: z.array(Container).nullable().optional(),
+  db_cpu: num(),
+  db_cpu_limit: num(),
+  db_memory_mb: int(),
+  db_memory_limit_mb: int(),
+  db_storage_gi: int(),
+  db_max_connections: int(),
+};
+
+/** Request and response forms have identical fields. */
+export const ResourceSpec = z.object(resourceSpecShape).loose();
+export type ResourceSpec = z.infer<typeof ResourceSpec>;
+export const ResourceSpecRequest = z.object(resourceSpecShape).strict();
+
+// ---- SourceConfig / SourceRevisionConfig ----
+
+export const ListenerConfig = z.object({ k8s_namespace: z.string().nullable().optional() }).loose();
+export type ListenerConfig = z.infer<typeof ListenerConfig>;
+
+const sourceConfigShape = {
+  integration_id: z.string().nullable().optional(),
+  repo_url: z.string().nullable().optional(),
+  deployment_type: DeploymentType.nullable().optional(),
+  build_on_push: z.boolean().nullable().optional(),
+  custom_url: z.string().nullable().optional(),
+  listener_id: z.string().nullable().optional(),
+  install_command: z.string().nullable().optional(),
+  build_command: z.string().nullable().optional(),
+};
+
+export const SourceConfig = z
+  .object({
+    ...sourceConfigShape,
+    resource_spec: ResourceSpec.nullable().optional(),
+    listener_config: ListenerConfig.nullable().optional(),
+  })
+  .loose();
+export type SourceConfig = z.infer<typeof SourceConfig>;
+
+export const SourceConfigRequest = z
+  .object({
+    ...sourceConfigShape,
+    resource_spec: ResourceSpecRequest.nullable().optional(),
+    listener_config: z
+      .object({ k8s_namespace: z.string().nullable().optional() })
+      .strict()
+      .nullable()
+      .optional(),
+  })
+  .strict();
+export type SourceConfigRequest = z.infer<typeof SourceConfigRequest>;
+
+export const SourceRevisionConfig = z
+  .object({
+    repo_ref: z.string().nullable().optional(),
+    graph_config_path: z.string().nullable().optional(),
+    image_uri: z.string().nullable().optional(),
+    repo_commit_sha: z.string().nullable().optional(),
+  })
+  .loose();
+export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
+
+/** The patch form has no repo_commit_sha (response only). */
+export const SourceRevisionConfigRequest = z
+  .object({
+    repo_ref: z.string().nullable().optional(),
+    graph_config_path: z.string().nullable().optional(),
+    image_uri: z.string().nullable().optional(),
+  })
+  .strict();
+export type SourceRevisionConfigRequest = z.infer<typeof SourceRevisionConfigRequest>;
+
+export const Secret = z.object({ name: z.string(), value: z.string() });
+export type Secret = z.infer<typeof Secret>;
+
+// ---- Deployment ----
+
+export const Deployment = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    source: Source,
+    source_config: SourceConfig,
+    source_revision_config: SourceRevisionConfig,
+    secrets: z.array(Secret.loose()),
+    created_at: z.string(),
+    updated_at: z.string(),
+    status: DeploymentStatus,
+    latest_revision_id: z.string().nullable(),
+    active_revision_id: z.string().nullable(),
+    image_version: z.string().nullable().optional(),
+  })
+  .loose();
+export type Deployment = z.infer<typeof Deployment>;
+
+export const DeploymentCreateRequest = z
+  .object({
+    name: z.string(),
+    source: Source,
+    source_config: SourceConfigRequest,
+    source_revision_config: SourceRevisionConfigRequest,
+    secrets: z.array(Secret.strict()),
+  })
+  .strict();
+export type DeploymentCreateRequest = z.infer<typeof DeploymentCreateRequest>;
+
+export const DeploymentPatchRequest = z
+  .object({
+    source_config: SourceConfigRequest.nullable().optional(),
+    source_revision_config: SourceRevisionConfigRequest.nullable().optional(),
+    secrets: z.array(Secret.strict()).nullable().optional(),
+  })
+  .strict();
+export type DeploymentPatchRequest = z.infer<typeof DeploymentPatchRequest>;
+
+export const DeploymentList = z.object({ resources: z.array(Deployment), offset: z.number().int() }).loose();
+export type DeploymentList = z.infer<typeof DeploymentList>;
+
+// ---- Revision ----
+
+export const Revision = z
+  .object({
+    id: z.string(),
+    status: RevisionStatus,
+    source_revision_config: SourceRevisionConfig,
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .loose();
+export type Revision = z.infer<typeof Revision>;
+
+export const RevisionList = z.object({ resources: z.array(Revision), offset: z.number().int() }).loose();
+export type RevisionList = z.infer<typeof RevisionList>;
+
+// ---- Sandbox templates (which fields are required is "not shown": id and name are relied on) ----
+
+export const ProxyRule = z
+  .object({
+    name: z.string().optional(),
+    match_hosts: z.array(z.string()).optional(),
+    inject_headers: z.record(z.string(), z.string()).optional(),
+    match_paths: z.array(z.string()).optional(),
+    enabled: z.boolean().optional(),
+  })
+  .loose();
+export type ProxyRule = z.infer<typeof ProxyRule>;
+
+export const SandboxTemplate = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    image: z.string().optional(),
+    resources: z
+      .object({ cpu: z.string().optional(), memory: z.string().optional(), storage: z.string().optional() })
+      .loose()
+      .optional(),
+    volume_mounts: z.array(z.object({ volume_name: z.string(), mount_path: z.string() }).loose()).optional(),
+    proxy_config: z
+      .object({ rules: z.array(ProxyRule).optional(), no_proxy: z.array(z.string()).optional() })
+      .loose()
+      .optional(),
+    registry_name: z.string().optional(),
+    registry_id: z.string().optional(),
+    created_at: z.string().optional(),
+    updated_at: z.string().optional(),
+  })
+  .loose();
+export type SandboxTemplate = z.infer<typeof SandboxTemplate>;
+
+export const SandboxTemplateList = z
+  .object({ templates: z.array(SandboxTemplate), offset: z.number().int() })
+  .loose();
+export type SandboxTemplateList = z.infer<typeof SandboxTemplateList>;
+
+// ---- Listeners (shape not shown by the document: id is relied on, the rest is kept) ----
+
+export const Listener = z.object({ id: z.string() }).loose();
+export type Listener = z.infer<typeof Listener>;
+
+export const ListenerList = z.object({ resources: z.array(Listener), offset: z.number().int() }).loose();
+export type ListenerList = z.infer<typeof ListenerList>;
+
+// ---- Errors ----
+
+export const ValidationError = z
+  .object({
+    loc: z.array(z.union([z.string(), z.number()])),
+    msg: z.string(),
+    type: z.string(),
+  })
+  .loose();
+export type ValidationError = z.infer<typeof ValidationError>;
+
+export const HTTPValidationError = z.object({ detail: z.array(ValidationError) }).loose();
+export type HTTPValidationError = z.infer<typeof HTTPValidationError>;
+
+export const DetailError = z.object({ detail: z.string() }).loose();
+export type DetailError = z.infer<typeof DetailError>;
+
+/** Fields a PATCH may never change (the document's rule 3), as paths in the request body. */
+export const IMMUTABLE_FIELDS = [
+  'name',
+  'source',
+  'source_config.integration_id',
+  'source_config.repo_url',
+  'source_config.deployment_type',
+  'source_config.listener_id',
+  'source_config.listener_config.k8s_namespace',
+] as const;
