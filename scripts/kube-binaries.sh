@@ -23,6 +23,10 @@ flock 9
 if have_all; then echo "$bin"; exit 0; fi
 
 command -v go >/dev/null || { echo "kube-binaries: Go is needed to build the Kubernetes binaries" >&2; exit 1; }
+# Kubernetes 1.36, etcd 3.6.16 and helm 3.22 all declare `go 1.26.0`; say so plainly instead of failing mid-build.
+go_version=$(go env GOVERSION)
+[ "$(printf '%s\n' go1.26 "$go_version" | sort -V | head -1)" = go1.26 ] ||
+  { echo "kube-binaries: Go 1.26 or newer is needed (found $go_version)" >&2; exit 1; }
 work=$(mktemp -d "$cache_root/build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$bin.partial"
