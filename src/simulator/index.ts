@@ -1,0 +1,302 @@
+/**
+ * A local control plane on loopback, in memory, following the interface document (seeds/000_…) and
+ * the notes that fill its gaps. Tests drive it through this API; other processes through `/_simulator/`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Deployment, Listener, Revision, SandboxTemplate } from '../controlplane/schemas.ts';
+import { adminRoutes } from './admin-routes.ts';
+import { authenticate } from './auth.ts';
+import { controlPlaneRoutes } from './control-plane-routes.ts';
+import { FaultBook, type FaultRule, type Latency, pickLatency, spoilBody } from './faults.ts';
+import {
+  errorReply,
+  HttpError,
+  parseJsonBody,
+  type Reply,
+  type RequestContext,
+  Router,
+  readBody,
+  send,
+} from './http.ts';
+import { DeploymentStore, type FailRevisionsRule } from './store.ts';
+import { type SandboxTemplateSeed, seedTemplates, stableUuid } from './templates.ts';
+
+export type { FaultRule } from './faults.ts';
+export type { FailRevisionsRule } from './store.ts';
+export type { SandboxTemplateSeed } from './templates.ts';
+export { EXAMPLE_TEMPLATES } from './templates.ts';
+
+export interface SimulatorOptions {
+  host?: string;
+  port?: number;
+  apiKeys?: string[];
+  bearerTokens?: string[];
+  tenantId?: string;
+  revisionStepMs?: number;
+  templates?: SandboxTemplateSeed[];
+  listeners?: Listener[];
+  logger?: (line: string) => void;
+}
+
+export interface RequestRecord {
+  method: string;
+  /** The route template, e.g. '/v2/deployments/{deployment_id}'; the path itself when none matched. */
+  route: string;
+  path: string;
+  query: Record<string, string>;
+  /** 0 while in flight, and for a dropped connection. */
+  status: number;
+  body?: unknown;
+  at: number;
+}
+
+export interface Simulator {
+  url: string;
+  close(): Promise<void>;
+  requests(filter?: { method?: string; route?: string }): RequestRecord[];
+  resetRequests(): void;
+  addFault(rule: FaultRule): () => void;
+  clearFaults(): void;
+  setLatency(ms: Latency): void;
+  failRevisions(rule: FailRevisionsRule): void;
+  deleteDeploymentBehindOperator(id: string): void;
+  deployments(): Deployment[];
+  revisions(deploymentId: string): Revision[];
+  setTemplates(templates: SandboxTemplateSeed[]): void;
+}
+
+export const DEFAULT_API_KEY = 'sim-api-key';
+
+export function defaultListeners(): Listener[] {
+  const at = new Date().toISOString();
+  return [
+    {
+      id: stableUuid('listener:default'),
+      compute_type: 'k8s',
+      compute_config: { k8s_namespaces: ['default'] },
+      created_at: at,
+      updated_at: at,
+    },
+  ];
+}
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    if (ms <= 0) return resolve();
+    setTimeout(resolve, ms).unref();
+  });
+
+function queryRecord(query: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of new Set(query.keys())) out[key] = query.getAll(key).join(',');
+  return out;
+}
+
+function bodyForRecord(raw: string): unknown {
+  if (raw === '') return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const host = opts.host ?? '127.0.0.1';
+  const auth = {
+    apiKeys: new Set(opts.apiKeys ?? [DEFAULT_API_KEY]),
+    bearerTokens: new Set(opts.bearerTokens ?? []),
+    ...(opts.tenantId !== undefined ? { tenantId: opts.tenantId } : {}),
+  };
+  const log = opts.logger ?? (() => {});
+  let url = '';
+  let records: RequestRecord[] = [];
+  let latency: Latency = 0;
+  let templates: SandboxTemplate[] = seedTemplates(opts.templates ?? []);
+  const listeners = opts.listeners ?? defaultListeners();
+  const faults = new FaultBook();
+  const store = new DeploymentStore({
+    stepMs: opts.revisionStepMs ?? 200,
+    customUrlFor: (id) => `${url}/deployments/${id}`,
+  });
+
+  const simulator: Simulator = {
+    get url() {
+      return url;
+    },
+    close: async () => {
+      store.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    requests: (filter = {}) =>
+      records
+        .filter((r) => !filter.method || r.method === filter.method.toUpperCase())
+        .filter((r) => !filter.route || r.route === filter.route || r.path === filter.route)
+        .map((r) => ({ ...r })),
+    resetRequests: () => {
+      records = [];
+    },
+    addFault: (rule) => {
+      const id = faults.add(rule);
+      return () => faults.remove(id);
+    },
+    clearFaults: () => faults.clear(),
+    setLatency: (ms) => {
+      latency = ms;
+    },
+    failRevisions: (rule) => store.failRevisions(rule),
+    deleteDeploymentBehindOperator: (id) => {
+      store.delete(id);
+    },
+    deployments: () => structuredClone(store.list()),
+    revisions: (deploymentId) => store.revisions(deploymentId),
+    setTemplates: (seeds) => {
+      templates = seedTemplates(seeds);
+    },
+  };
+
+  const api = new Router(
+    controlPlaneRoutes({ store, templates: () => templates, listeners: () => listeners }),
+  );
+  const admin = new Router(adminRoutes(simulator));
+
+  async function run(handler: (ctx: RequestContext) => Reply | Promise<Reply>, ctx: RequestContext) {
+    try {
+      return await handler(ctx);
+    } catch (error) {
+      return errorReply(error);
+    }
+  }
+
+  function contextOf(req: IncomingMessage, url: URL, params: Record<string, string>, body: unknown) {
+    return {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      params,
+      query: url.searchParams,
+      body,
+      headers: req.headers,
+    };
+  }
+
+  async function serveAdmin(req: IncomingMessage, res: ServerResponse, target: URL, raw: string) {
+    const match = admin.match(req.method ?? 'GET', target.pathname);
+    let reply: Reply;
+    if (match.kind === 'found') {
+      reply = await run(
+        async (ctx) => {
+          const body = parseJsonBody(raw);
+          return match.route.handler({ ...ctx, body });
+        },
+        contextOf(req, target, match.params, undefined),
+      );
+    } else {
+      reply = errorReply(match.kind === 'none' ? notFound() : methodNotAllowed());
+    }
+    send(res, reply.status, reply.body === undefined ? undefined : JSON.stringify(reply.body), reply.headers);
+  }
+
+  async function serveApi(req: IncomingMessage, res: ServerResponse, target: URL, raw: string) {
+    const method = req.method ?? 'GET';
+    const match = api.match(method, target.pathname);
+    const route =
+      match.kind === 'found'
+        ? match.route.template
+        : match.kind === 'wrong-method'
+          ? match.template
+          : target.pathname;
+    const record: RequestRecord = {
+      method,
+      route,
+      path: target.pathname,
+      query: queryRecord(target.searchParams),
+      status: 0,
+      ...(raw === '' ? {} : { body: bodyForRecord(raw) }),
+      at: Date.now(),
+    };
+    records.push(record);
+    const finish = (status: number, payload: string | undefined, headers?: Record<string, string>) => {
+      record.status = status;
+      log(`${method} ${target.pathname} ${status}`);
+      send(res, status, payload, headers);
+    };
+
+    await sleep(pickLatency(latency));
+    const fault = faults.take(method, route, target.pathname);
+    if (fault) {
+      await sleep(pickLatency(fault.latencyMs));
+      if (fault.dropConnection) {
+        log(`${method} ${target.pathname} dropped`);
+        req.socket.destroy();
+        return;
+      }
+      const onlyDelays = fault.latencyMs !== undefined || fault.malformed !== undefined;
+      const status =
+        fault.status ?? (onlyDelays ? undefined : fault.retryAfterSeconds !== undefined ? 503 : 500);
+      if (status !== undefined) {
+        const headers: Record<string, string> =
+          fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
+        finish(status, JSON.stringify({ detail: `Injected fault: status ${status}` }), headers);
+        return;
+      }
+    }
+
+    let reply: Reply;
+    if (match.kind === 'found') {
+      reply = await run(
+        (ctx) => {
+          authenticate(req.headers, auth);
+          return match.route.handler({ ...ctx, body: parseJsonBody(raw) });
+        },
+        contextOf(req, target, match.params, undefined),
+      );
+    } else {
+      reply = errorReply(match.kind === 'none' ? notFound() : methodNotAllowed());
+    }
+    if (fault?.malformed) {
+      // A spoiled body needs a status that carries one.
+      finish(
+        reply.status === 204 ? 200 : reply.status,
+        spoilBody(fault.malformed, reply.body),
+        reply.headers,
+      );
+      return;
+    }
+    finish(reply.status, reply.body === undefined ? undefined : JSON.stringify(reply.body), reply.headers);
+  }
+
+  const server = createServer((req, res) => {
+    const target = new URL(req.url ?? '/', 'http://simulator.invalid');
+    readBody(req)
+      .then((raw) =>
+        target.pathname.startsWith('/_simulator/')
+          ? serveAdmin(req, res, target, raw)
+          : serveApi(req, res, target, raw),
+      )
+      .catch((error: unknown) => {
+        const reply = errorReply(error);
+        send(res, reply.status, JSON.stringify(reply.body));
+      });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  return simulator;
+}
+
+function notFound() {
+  return new HttpError(404, 'Not Found');
+}
+
+function methodNotAllowed() {
+  return new HttpError(405, 'Method Not Allowed');
+}

@@ -1,0 +1,254 @@
+/**
+ * The simulator's in-memory control plane: deployments, their revisions and the clock that moves each
+ * revision through its statuses. Knows nothing about HTTP.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type {
+  Deployment,
+  ResourceSpec,
+  Revision,
+  RevisionStatus,
+  Secret,
+  Source,
+  SourceConfig,
+  SourceRevisionConfig,
+} from '../controlplane/schemas.ts';
+import { normaliseResourceSpec } from '../translate/normalise.ts';
+import { type FailureStage, isTerminal, revisionPlan } from './revision-plan.ts';
+
+export type StoredDeployment = Deployment & { source_config: SourceConfig; secrets: Secret[] };
+
+type StoredRevision = Revision & {
+  deploymentId: string;
+  plan: RevisionStatus[];
+  step: number;
+  timer?: NodeJS.Timeout;
+};
+
+export interface FailRevisionsRule {
+  deploymentName?: string;
+  at: FailureStage;
+  times?: number;
+}
+
+export interface NewDeployment {
+  name: string;
+  source: Source;
+  source_config: SourceConfig;
+  source_revision_config: SourceRevisionConfig;
+  secrets: Secret[];
+}
+
+export interface DeploymentChanges {
+  source_config?: Partial<SourceConfig>;
+  source_revision_config?: Partial<SourceRevisionConfig>;
+  secrets?: Secret[];
+  newRevision: boolean;
+}
+
+const now = () => new Date().toISOString();
+
+function dropNulls<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as T;
+}
+
+/** A stable fake commit sha: the same repository and ref give the same sha. */
+export function fakeCommitSha(
+  repoUrl: string | null | undefined,
+  repoRef: string | null | undefined,
+): string {
+  return createHash('sha1')
+    .update(`${repoUrl ?? ''}@${repoRef ?? ''}`)
+    .digest('hex');
+}
+
+export class DeploymentStore {
+  readonly #deployments = new Map<string, StoredDeployment>();
+  readonly #revisions = new Map<string, StoredRevision[]>(); // newest first
+  #failRules: Array<Required<Pick<FailRevisionsRule, 'at' | 'times'>> & FailRevisionsRule> = [];
+  readonly #stepMs: number;
+  readonly #customUrlFor: (id: string) => string;
+
+  constructor(options: { stepMs: number; customUrlFor: (id: string) => string }) {
+    this.#stepMs = options.stepMs;
+    this.#customUrlFor = options.customUrlFor;
+  }
+
+  /** Deployments, newest first. */
+  list(): StoredDeployment[] {
+    return [...this.#deployments.values()].reverse();
+  }
+
+  get(id: string): StoredDeployment | undefined {
+    return this.#deployments.get(id);
+  }
+
+  findByName(name: string): StoredDeployment | undefined {
+    return [...this.#deployments.values()].find((d) => d.name === name);
+  }
+
+  revisions(deploymentId: string): Revision[] {
+    return (this.#revisions.get(deploymentId) ?? []).map(publicRevision);
+  }
+
+  revision(deploymentId: string, revisionId: string): Revision | undefined {
+    const found = this.#revisions.get(deploymentId)?.find((r) => r.id === revisionId);
+    return found && publicRevision(found);
+  }
+
+  create(input: NewDeployment): StoredDeployment {
+    const id = randomUUID();
+    const at = now();
+    const sourceConfig = dropNulls({ ...input.source_config });
+    if (sourceConfig.resource_spec)
+      sourceConfig.resource_spec = normaliseResourceSpec(sourceConfig.resource_spec);
+    if (input.source === 'repo_host') sourceConfig.custom_url = this.#customUrlFor(id);
+    const deployment: StoredDeployment = {
+      id,
+      name: input.name,
+      source: input.source,
+      source_config: sourceConfig,
+      source_revision_config: dropNulls({ ...input.source_revision_config }),
+      secrets: input.secrets.map((s) => ({ ...s })),
+      created_at: at,
+      updated_at: at,
+      status: 'AWAITING_DATABASE',
+      latest_revision_id: null,
+      active_revision_id: null,
+      image_version: null,
+    };
+    this.#deployments.set(id, deployment);
+    this.#revisions.set(id, []);
+    this.#startRevision(deployment, deployment.source_revision_config);
+    return deployment;
+  }
+
+  update(id: string, changes: DeploymentChanges): StoredDeployment {
+    const deployment = this.#mustGet(id);
+    const config = { ...deployment.source_config, ...dropNulls(changes.source_config ?? {}) };
+    if (changes.source_config?.resource_spec) {
+      config.resource_spec = normaliseResourceSpec(changes.source_config.resource_spec as ResourceSpec);
+    }
+    deployment.source_config = config;
+    if (changes.secrets) deployment.secrets = changes.secrets.map((s) => ({ ...s }));
+    deployment.updated_at = now();
+    if (changes.newRevision) {
+      const revisionConfig = {
+        ...deployment.source_revision_config,
+        ...dropNulls(changes.source_revision_config ?? {}),
+      };
+      this.#startRevision(deployment, revisionConfig);
+    }
+    return deployment;
+  }
+
+  /** Starts a new revision from an existing one's configuration. */
+  redeploy(id: string, revisionId: string): StoredDeployment | undefined {
+    const deployment = this.#mustGet(id);
+    const revision = this.#revisions.get(id)?.find((r) => r.id === revisionId);
+    if (!revision) return undefined;
+    deployment.updated_at = now();
+    this.#startRevision(deployment, { ...revision.source_revision_config });
+    return deployment;
+  }
+
+  delete(id: string): boolean {
+    const existed = this.#deployments.delete(id);
+    for (const revision of this.#revisions.get(id) ?? []) clearTimeout(revision.timer);
+    this.#revisions.delete(id);
+    return existed;
+  }
+
+  failRevisions(rule: FailRevisionsRule): void {
+    this.#failRules.push({ ...rule, times: rule.times ?? 1 });
+  }
+
+  close(): void {
+    for (const revisions of this.#revisions.values()) {
+      for (const revision of revisions) clearTimeout(revision.timer);
+    }
+  }
+
+  #mustGet(id: string): StoredDeployment {
+    const deployment = this.#deployments.get(id);
+    if (!deployment) throw new Error(`deployment ${id} not in store`);
+    return deployment;
+  }
+
+  #takeFailure(name: string): FailureStage | undefined {
+    const rule = this.#failRules.find((r) => r.deploymentName === undefined || r.deploymentName === name);
+    if (!rule) return undefined;
+    rule.times -= 1;
+    if (rule.times <= 0) this.#failRules = this.#failRules.filter((r) => r !== rule);
+    return rule.at;
+  }
+
+  #startRevision(deployment: StoredDeployment, config: SourceRevisionConfig): void {
+    const revisions = this.#revisions.get(deployment.id) ?? [];
+    const at = now();
+    for (const older of revisions) {
+      if (!isTerminal(older.status)) {
+        clearTimeout(older.timer);
+        older.status = 'SKIPPED';
+        older.updated_at = at;
+      }
+    }
+    const revisionConfig: SourceRevisionConfig =
+      deployment.source === 'repo_host'
+        ? { ...config, repo_commit_sha: fakeCommitSha(deployment.source_config.repo_url, config.repo_ref) }
+        : { ...config };
+    const plan = revisionPlan(deployment.source, this.#takeFailure(deployment.name));
+    const revision: StoredRevision = {
+      id: randomUUID(),
+      status: plan[0] ?? 'CREATING',
+      source_revision_config: revisionConfig,
+      created_at: at,
+      updated_at: at,
+      deploymentId: deployment.id,
+      plan,
+      step: 0,
+    };
+    revisions.unshift(revision);
+    this.#revisions.set(deployment.id, revisions);
+    deployment.latest_revision_id = revision.id;
+    deployment.source_revision_config = { ...revisionConfig };
+    this.#scheduleStep(revision);
+  }
+
+  #scheduleStep(revision: StoredRevision): void {
+    revision.timer = setTimeout(() => this.#advance(revision), this.#stepMs);
+    revision.timer.unref();
+  }
+
+  #advance(revision: StoredRevision): void {
+    revision.step += 1;
+    const status = revision.plan[revision.step];
+    if (!status) return;
+    revision.status = status;
+    revision.updated_at = now();
+    if (status === 'DEPLOYED') this.#activate(revision);
+    if (!isTerminal(status)) this.#scheduleStep(revision);
+  }
+
+  #activate(revision: StoredRevision): void {
+    const deployment = this.#deployments.get(revision.deploymentId);
+    if (!deployment) return;
+    deployment.active_revision_id = revision.id;
+    deployment.status = 'READY';
+    deployment.image_version =
+      deployment.source === 'external_image'
+        ? (revision.source_revision_config.image_uri ?? null)
+        : `sim-${(revision.source_revision_config.repo_commit_sha ?? revision.id).slice(0, 12)}`;
+    deployment.updated_at = revision.updated_at;
+  }
+}
+
+function publicRevision(revision: StoredRevision): Revision {
+  return {
+    id: revision.id,
+    status: revision.status,
+    source_revision_config: { ...revision.source_revision_config },
+    created_at: revision.created_at,
+    updated_at: revision.updated_at,
+  };
+}

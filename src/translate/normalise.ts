@@ -1,0 +1,64 @@
+/**
+ * The normalisation the control plane applies to a stored resource_spec: cpu numbers rounded to one
+ * decimal, limits and queue values derived from their bases when unset. The simulator stores what this
+ * returns; the operator's drift check must compare through the same function.
+ */
+import type { ResourceSpec } from '../controlplane/schemas.ts';
+
+/** Fields the document says are rounded to one decimal place. */
+export const ROUNDED_CPU_FIELDS = ['cpu', 'cpu_limit', 'queue_cpu', 'queue_cpu_limit'] as const;
+
+/**
+ * Rounds to one decimal as Python's round(x, 1) does: correctly rounded from the exact binary value
+ * (what toFixed does), with exact ties (x = odd/4, e.g. 0.25) going to the even digit.
+ */
+export function roundToOneDecimal(x: number): number {
+  const quarters = x * 4; // exact in binary floating point
+  if (Number.isInteger(quarters) && quarters % 2 !== 0) {
+    const tenths = x * 10; // exactly n + 0.5 here
+    const down = Math.floor(tenths);
+    return (down % 2 === 0 ? down : down + 1) / 10;
+  }
+  return Number(x.toFixed(1));
+}
+
+type Derivation = {
+  field: keyof ResourceSpec;
+  base: keyof ResourceSpec;
+  derive: (base: number) => number;
+};
+
+const twice = (v: number) => v * 2;
+const same = (v: number) => v;
+const twiceRounded = (v: number) => roundToOneDecimal(v * 2);
+
+/** Order matters: queue_cpu must exist before queue_cpu_limit derives from it, and so on. */
+const DERIVATIONS: readonly Derivation[] = [
+  { field: 'cpu_limit', base: 'cpu', derive: twiceRounded },
+  { field: 'memory_limit_mb', base: 'memory_mb', derive: twice },
+  { field: 'queue_min_scale', base: 'min_scale', derive: same },
+  { field: 'queue_max_scale', base: 'max_scale', derive: same },
+  { field: 'queue_cpu', base: 'cpu', derive: same },
+  { field: 'queue_cpu_limit', base: 'queue_cpu', derive: twiceRounded },
+  { field: 'queue_memory_mb', base: 'memory_mb', derive: same },
+  { field: 'queue_memory_limit_mb', base: 'queue_memory_mb', derive: twice },
+  { field: 'db_cpu_limit', base: 'db_cpu', derive: twice },
+  { field: 'db_memory_limit_mb', base: 'db_memory_mb', derive: twice },
+];
+
+/** Returns a new spec: null/absent fields dropped, cpu numbers rounded, defaults derived. */
+export function normaliseResourceSpec(spec: ResourceSpec): ResourceSpec {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(spec)) {
+    if (value !== null && value !== undefined) out[key] = value;
+  }
+  for (const field of ROUNDED_CPU_FIELDS) {
+    const value = out[field];
+    if (typeof value === 'number') out[field] = roundToOneDecimal(value);
+  }
+  for (const { field, base, derive } of DERIVATIONS) {
+    const baseValue = out[base];
+    if (out[field] === undefined && typeof baseValue === 'number') out[field] = derive(baseValue);
+  }
+  return out as ResourceSpec;
+}
