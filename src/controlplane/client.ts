@@ -1,0 +1,427 @@
+/**
+ * The control-plane HTTP client: one method per endpoint, every response body read and checked with
+ * its zod schema, every failure turned into a typed error (errors.ts). Only GETs are retried.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Dispatcher, Pool } from 'undici';
+import type { z } from 'zod';
+import { authHeaders, type Credentials, parseCredentials } from './credentials.ts';
+import { ControlPlaneError, errorFromResponse, MalformedResponseError, UnavailableError } from './errors.ts';
+import {
+  Deployment,
+  type DeploymentCreateRequest,
+  DeploymentList,
+  type DeploymentPatchRequest,
+  type DeploymentStatus,
+  ListenerList,
+  Revision,
+  RevisionList,
+  type RevisionStatus,
+  type SandboxTemplate,
+  SandboxTemplateList,
+} from './schemas.ts';
+
+export type Timeouts = { connectMs: number; headersMs: number; bodyMs: number };
+
+/** One HTTP attempt, for metrics. `route` is the path template, never the filled-in path. */
+export type RequestEvent = {
+  operation: string;
+  method: string;
+  route: string;
+  status: number | 'error';
+  durationMs: number;
+};
+
+export type ControlPlaneClientOptions = {
+  credentials: Credentials;
+  /** Shared connection pool; without one the client makes its own (closed by close()). */
+  dispatcher?: Dispatcher;
+  /** connectMs applies only to the pool the client makes itself; a given dispatcher has its own. */
+  timeouts?: Partial<Timeouts>;
+  /** Extra attempts for a GET that failed with a retryable error. Default 2. */
+  getRetries?: number;
+  /** Exponential backoff with jitter between GET attempts. Defaults 200 ms, capped at 5 s. */
+  retryDelay?: { baseMs?: number; maxMs?: number };
+  onRequest?: (event: RequestEvent) => void;
+};
+
+export type ListDeploymentsQuery = {
+  nameContains?: string;
+  deploymentIds?: readonly string[];
+  status?: DeploymentStatus;
+  /** 1 to 100. */
+  limit?: number;
+  offset?: number;
+};
+
+export type ListRevisionsQuery = { limit?: number; offset?: number; status?: readonly RevisionStatus[] };
+
+export type TemplateSortBy = 'name' | 'image' | 'created_at';
+export type SortDirection = 'asc' | 'desc';
+
+export type ListSandboxTemplatesQuery = {
+  nameContains?: string;
+  /** 1 to 500. */
+  limit?: number;
+  offset?: number;
+  sortBy?: TemplateSortBy;
+  sortDirection?: SortDirection;
+};
+
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 5_000, headersMs: 10_000, bodyMs: 10_000 };
+const DEFAULT_GET_RETRIES = 2;
+const DEPLOYMENTS_MAX_PAGE = 100;
+const TEMPLATES_MAX_PAGE = 500;
+/** A listing longer than this many pages is taken as a server that never ends it. */
+const MAX_PAGES = 1_000;
+const MAX_LISTED_ISSUES = 10;
+
+type Call<T> = {
+  operation: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  route: string;
+  path: string;
+  query?: URLSearchParams;
+  body?: unknown;
+  /** Checks the 2xx body; without one the body is read and dropped. */
+  schema?: z.ZodType<T>;
+  /** Values of the request to strip from anything the server says back. */
+  secrets?: readonly string[];
+};
+
+type Page<T> = { items: T[]; offset: number };
+
+export class ControlPlaneClient {
+  readonly #origin: string;
+  readonly #basePath: string;
+  readonly #headers: Record<string, string>;
+  readonly #credentialValues: string[];
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #timeouts: Timeouts;
+  readonly #getRetries: number;
+  readonly #retryBaseMs: number;
+  readonly #retryMaxMs: number;
+  readonly #onRequest: ((event: RequestEvent) => void) | undefined;
+
+  /** Throws CredentialsConfigError when the credentials cannot be used. */
+  constructor(options: ControlPlaneClientOptions) {
+    const credentials = parseCredentials(options.credentials);
+    const url = new URL(credentials.baseUrl);
+    this.#origin = url.origin;
+    this.#basePath = url.pathname.replace(/\/+$/, '');
+    this.#headers = {
+      ...authHeaders(credentials),
+      accept: 'application/json',
+      'user-agent': 'agent-deployment-operator',
+    };
+    this.#credentialValues = [credentials.apiKey, credentials.bearerToken].filter(
+      (v): v is string => v !== undefined,
+    );
+    this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.#getRetries = Math.max(0, options.getRetries ?? DEFAULT_GET_RETRIES);
+    this.#retryBaseMs = options.retryDelay?.baseMs ?? 200;
+    this.#retryMaxMs = options.retryDelay?.maxMs ?? 5_000;
+    this.#onRequest = options.onRequest;
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ?? new Pool(this.#origin, { connect: { timeout: this.#timeouts.connectMs } });
+  }
+
+  /** Closes the client's own pool; a shared dispatcher is left to its owner. */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  // ---- deployments ----
+
+  createDeployment(req: DeploymentCreateRequest): Promise<Deployment> {
+    return this.#call({
+      operation: 'createDeployment',
+      method: 'POST',
+      route: '/v2/deployments',
+      path: '/v2/deployments',
+      body: req,
+      schema: Deployment,
+      secrets: secretValues(req.secrets),
+    });
+  }
+
+  getDeployment(deploymentId: string): Promise<Deployment> {
+    return this.#call({
+      operation: 'getDeployment',
+      method: 'GET',
+      route: '/v2/deployments/{deployment_id}',
+      path: `/v2/deployments/${encodeURIComponent(deploymentId)}`,
+      schema: Deployment,
+    });
+  }
+
+  patchDeployment(deploymentId: string, patch: DeploymentPatchRequest): Promise<Deployment> {
+    return this.#call({
+      operation: 'patchDeployment',
+      method: 'PATCH',
+      route: '/v2/deployments/{deployment_id}',
+      path: `/v2/deployments/${encodeURIComponent(deploymentId)}`,
+      body: patch,
+      schema: Deployment,
+      secrets: secretValues(patch.secrets),
+    });
+  }
+
+  /** Resolves when the control plane accepted the deletion; a 404 rejects with NotFoundError. */
+  async deleteDeployment(deploymentId: string, opts: { deleteTracingProject?: boolean } = {}): Promise<void> {
+    const query = new URLSearchParams();
+    if (opts.deleteTracingProject !== undefined) {
+      query.set('delete_tracing_project', String(opts.deleteTracingProject));
+    }
+    await this.#call({
+      operation: 'deleteDeployment',
+      method: 'DELETE',
+      route: '/v2/deployments/{deployment_id}',
+      path: `/v2/deployments/${encodeURIComponent(deploymentId)}`,
+      query,
+    });
+  }
+
+  listDeployments(q: ListDeploymentsQuery = {}): Promise<DeploymentList> {
+    const query = new URLSearchParams();
+    if (q.nameContains !== undefined) query.set('name_contains', q.nameContains);
+    for (const id of q.deploymentIds ?? []) query.append('deployment_ids', id);
+    if (q.status !== undefined) query.set('status', q.status);
+    setPaging(query, q);
+    return this.#call({
+      operation: 'listDeployments',
+      method: 'GET',
+      route: '/v2/deployments',
+      path: '/v2/deployments',
+      query,
+      schema: DeploymentList,
+    });
+  }
+
+  /** Every deployment whose name is exactly `name` (the listing filter is a substring match). */
+  async findDeploymentsByName(name: string, opts: { pageSize?: number } = {}): Promise<Deployment[]> {
+    const limit = opts.pageSize ?? DEPLOYMENTS_MAX_PAGE;
+    const all = await this.#allPages('findDeploymentsByName', limit, async (offset) => {
+      const page = await this.listDeployments({ nameContains: name, limit, offset });
+      return { items: page.resources, offset: page.offset };
+    });
+    return all.filter((d) => d.name === name);
+  }
+
+  // ---- revisions ----
+
+  getRevision(deploymentId: string, revisionId: string): Promise<Revision> {
+    return this.#call({
+      operation: 'getRevision',
+      method: 'GET',
+      route: '/v2/deployments/{deployment_id}/revisions/{revision_id}',
+      path: `/v2/deployments/${encodeURIComponent(deploymentId)}/revisions/${encodeURIComponent(revisionId)}`,
+      schema: Revision,
+    });
+  }
+
+  /** Newest first. */
+  listRevisions(deploymentId: string, q: ListRevisionsQuery = {}): Promise<RevisionList> {
+    const query = new URLSearchParams();
+    if (q.status !== undefined && q.status.length > 0) query.set('status', q.status.join(','));
+    setPaging(query, q);
+    return this.#call({
+      operation: 'listRevisions',
+      method: 'GET',
+      route: '/v2/deployments/{deployment_id}/revisions',
+      path: `/v2/deployments/${encodeURIComponent(deploymentId)}/revisions`,
+      query,
+      schema: RevisionList,
+    });
+  }
+
+  // ---- sandbox templates ----
+
+  listSandboxTemplates(q: ListSandboxTemplatesQuery = {}): Promise<SandboxTemplateList> {
+    const query = new URLSearchParams();
+    if (q.nameContains !== undefined) query.set('name_contains', q.nameContains);
+    if (q.sortBy !== undefined) query.set('sort_by', q.sortBy);
+    if (q.sortDirection !== undefined) query.set('sort_direction', q.sortDirection);
+    setPaging(query, q);
+    return this.#call({
+      operation: 'listSandboxTemplates',
+      method: 'GET',
+      route: '/v2/sandboxes/templates',
+      path: '/v2/sandboxes/templates',
+      query,
+      schema: SandboxTemplateList,
+    });
+  }
+
+  /** Every template (whose name contains `nameContains`, case-insensitive, when given), all pages. */
+  listAllSandboxTemplates(q: { nameContains?: string; pageSize?: number } = {}): Promise<SandboxTemplate[]> {
+    const limit = q.pageSize ?? TEMPLATES_MAX_PAGE;
+    return this.#allPages('listAllSandboxTemplates', limit, async (offset) => {
+      const page = await this.listSandboxTemplates({
+        ...(q.nameContains === undefined ? {} : { nameContains: q.nameContains }),
+        limit,
+        offset,
+      });
+      return { items: page.templates, offset: page.offset };
+    });
+  }
+
+  // ---- listeners ----
+
+  listListeners(): Promise<ListenerList> {
+    return this.#call({
+      operation: 'listListeners',
+      method: 'GET',
+      route: '/v2/listeners',
+      path: '/v2/listeners',
+      schema: ListenerList,
+    });
+  }
+
+  // ---- machinery ----
+
+  /**
+   * Follows the response's `offset` until a page is short or empty, or the offset stops advancing
+   * (a server that repeats a page must not loop us). Items seen twice (the list shifted) count once.
+   */
+  async #allPages<T extends { id: string }>(
+    operation: string,
+    pageSize: number,
+    fetchPage: (offset: number) => Promise<Page<T>>,
+  ): Promise<T[]> {
+    const byId = new Map<string, T>();
+    let offset = 0;
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const page = await fetchPage(offset);
+      for (const item of page.items) if (!byId.has(item.id)) byId.set(item.id, item);
+      if (page.items.length < pageSize || page.offset <= offset) return [...byId.values()];
+      offset = page.offset;
+    }
+    throw new MalformedResponseError(operation, 200, `the listing did not end after ${MAX_PAGES} pages`);
+  }
+
+  async #call<T>(call: Call<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#attempt(call);
+      } catch (err) {
+        const delayMs = this.#retryDelay(call, err, attempt);
+        if (delayMs === undefined) throw err;
+        await sleep(delayMs);
+      }
+    }
+  }
+
+  /** How long to wait before trying again, or undefined to give up. */
+  #retryDelay(call: Call<unknown>, err: unknown, attempt: number): number | undefined {
+    if (call.method !== 'GET' || attempt >= this.#getRetries) return undefined;
+    if (!(err instanceof ControlPlaneError) || !err.retryable) return undefined;
+    const ceiling = Math.min(this.#retryMaxMs, this.#retryBaseMs * 2 ** attempt);
+    const backoff = ceiling / 2 + Math.random() * (ceiling / 2);
+    const asked = 'retryAfterMs' in err && typeof err.retryAfterMs === 'number' ? err.retryAfterMs : 0;
+    // A server asking for a long pause gets it from the caller's requeue, not from a blocked call.
+    if (asked > this.#retryMaxMs) return undefined;
+    return Math.max(backoff, asked);
+  }
+
+  async #attempt<T>(call: Call<T>): Promise<T> {
+    const query = call.query?.toString();
+    const path = `${this.#basePath}${call.path}${query ? `?${query}` : ''}`;
+    const headers =
+      call.body === undefined ? this.#headers : { ...this.#headers, 'content-type': 'application/json' };
+    const started = performance.now();
+    const report = (status: number | 'error') => {
+      const event = { operation: call.operation, method: call.method, route: call.route, status };
+      try {
+        this.#onRequest?.({ ...event, durationMs: performance.now() - started });
+      } catch {
+        // A metrics hook must never fail a request.
+      }
+    };
+
+    let statusCode: number;
+    let responseHeaders: Dispatcher.ResponseData['headers'];
+    let text: string;
+    try {
+      const res = await this.#dispatcher.request({
+        origin: this.#origin,
+        path,
+        method: call.method,
+        headers,
+        body: call.body === undefined ? null : JSON.stringify(call.body),
+        headersTimeout: this.#timeouts.headersMs,
+        bodyTimeout: this.#timeouts.bodyMs,
+      });
+      statusCode = res.statusCode;
+      responseHeaders = res.headers;
+      // Always read the body, errors included, so the connection goes back to the pool.
+      text = await res.body.text();
+    } catch (err) {
+      report('error');
+      throw transportError(call.operation, err);
+    }
+    report(statusCode);
+
+    if (statusCode < 200 || statusCode >= 300) {
+      throw errorFromResponse({
+        operation: call.operation,
+        status: statusCode,
+        headers: responseHeaders,
+        bodyText: text,
+        secrets: [...this.#credentialValues, ...(call.secrets ?? [])],
+      });
+    }
+    if (call.schema === undefined) return undefined as T;
+    return parseBody(call.operation, statusCode, text, call.schema);
+  }
+}
+
+function setPaging(query: URLSearchParams, q: { limit?: number; offset?: number }): void {
+  if (q.limit !== undefined) query.set('limit', String(q.limit));
+  if (q.offset !== undefined) query.set('offset', String(q.offset));
+}
+
+function secretValues(secrets: readonly { value: string }[] | null | undefined): string[] {
+  return (secrets ?? []).map((s) => s.value);
+}
+
+function parseBody<T>(operation: string, status: number, text: string, schema: z.ZodType<T>): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new MalformedResponseError(operation, status, 'the body is not JSON');
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  // Paths and codes only: zod's messages could quote the values, which may be secrets.
+  const issues = parsed.error.issues.slice(0, MAX_LISTED_ISSUES).map((i) => ({
+    path: i.path.map(String).join('.') || '(root)',
+    code: i.code,
+  }));
+  throw new MalformedResponseError(operation, status, 'the body does not have the expected fields', issues);
+}
+
+const TRANSPORT_REASONS: Record<string, string> = {
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response headers',
+  UND_ERR_BODY_TIMEOUT: 'timed out reading the response body',
+  UND_ERR_SOCKET: 'the connection was closed',
+  UND_ERR_CLOSED: 'the connection pool is closed',
+  UND_ERR_DESTROYED: 'the connection pool is closed',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host lookup failed',
+  ETIMEDOUT: 'connect timed out',
+};
+
+/** A failure below HTTP: the reason from the error code; the original error is kept as the cause. */
+function transportError(operation: string, err: unknown): ControlPlaneError {
+  if (err instanceof ControlPlaneError) return err;
+  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
+  const reason = (code && TRANSPORT_REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`;
+  return new UnavailableError(operation, reason, { cause: err });
+}

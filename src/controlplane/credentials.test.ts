@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { authHeaders, Credentials, credentialsKey, parseCredentials } from './credentials.ts';
+import { CredentialsConfigError } from './errors.ts';
+
+const BASE = 'https://cp.example.test';
+
+describe('authHeaders', () => {
+  it.each<[string, Credentials, Record<string, string>]>([
+    ['API key', { baseUrl: BASE, apiKey: 'key-1' }, { 'x-api-key': 'key-1' }],
+    [
+      'API key with tenant',
+      { baseUrl: BASE, apiKey: 'key-1', tenantId: 'ten-1' },
+      { 'x-api-key': 'key-1', 'x-tenant-id': 'ten-1' },
+    ],
+    [
+      'bearer with tenant',
+      { baseUrl: BASE, bearerToken: 'tok-1', tenantId: 'ten-1' },
+      { authorization: 'Bearer tok-1', 'x-tenant-id': 'ten-1' },
+    ],
+    [
+      'API key wins over a bearer token',
+      { baseUrl: BASE, apiKey: 'key-1', bearerToken: 'tok-1' },
+      { 'x-api-key': 'key-1' },
+    ],
+  ])('%s', (_name, credentials, expected) => {
+    expect(authHeaders(credentials)).toEqual(expected);
+  });
+
+  it.each<[string, Credentials, RegExp]>([
+    ['bearer without tenant', { baseUrl: BASE, bearerToken: 'tok-secret-1' }, /tenant id/],
+    ['nothing to authenticate with', { baseUrl: BASE }, /no API key or bearer token/],
+  ])('refuses %s', (_name, credentials, message) => {
+    expect(() => authHeaders(credentials)).toThrow(CredentialsConfigError);
+    expect(() => authHeaders(credentials)).toThrow(message);
+    expect(() => authHeaders(credentials)).not.toThrow(/tok-secret-1/);
+  });
+});
+
+describe('Credentials schema', () => {
+  it.each<[string, unknown]>([
+    ['no secret at all', { baseUrl: BASE }],
+    ['bearer without tenant', { baseUrl: BASE, bearerToken: 'tok-secret-1' }],
+    ['not a URL', { baseUrl: 'cp.example.test', apiKey: 'key-secret-1' }],
+    ['not http(s)', { baseUrl: 'ftp://cp.example.test', apiKey: 'key-secret-1' }],
+    ['key with a space', { baseUrl: BASE, apiKey: 'key secret-1' }],
+    ['empty key', { baseUrl: BASE, apiKey: '' }],
+  ])('refuses %s without quoting a value', (_name, input) => {
+    expect(Credentials.safeParse(input).success).toBe(false);
+    expect(() => parseCredentials(input as Credentials)).toThrow(CredentialsConfigError);
+    try {
+      parseCredentials(input as Credentials);
+    } catch (err) {
+      expect(String((err as Error).message)).not.toMatch(/secret-1/);
+    }
+  });
+
+  it('trims the newline a Secret value often ends with', () => {
+    expect(parseCredentials({ baseUrl: BASE, apiKey: 'key-1\n' }).apiKey).toBe('key-1');
+  });
+});
+
+describe('credentialsKey', () => {
+  const a: Credentials = { baseUrl: BASE, apiKey: 'key-abcdef-123456' };
+
+  it('is stable for equal credentials', () => {
+    expect(credentialsKey({ ...a })).toBe(credentialsKey(a));
+  });
+
+  it.each<[string, Credentials]>([
+    ['another key', { ...a, apiKey: 'key-abcdef-654321' }],
+    ['a tenant', { ...a, tenantId: 't-1' }],
+    ['another base URL', { ...a, baseUrl: 'https://other.example.test' }],
+    ['the same value as a bearer token', { baseUrl: BASE, bearerToken: a.apiKey, tenantId: 't-1' }],
+  ])('differs for %s', (_name, other) => {
+    expect(credentialsKey(other)).not.toBe(credentialsKey(a));
+  });
+
+  it('is a digest, not the key', () => {
+    const key = credentialsKey(a);
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    expect(key).not.toContain('abcdef');
+  });
+});

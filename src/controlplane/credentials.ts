@@ -1,0 +1,78 @@
+/**
+ * Control-plane credentials: the headers they turn into, and a key that tells them apart without
+ * revealing them.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { CredentialsConfigError } from './errors.ts';
+
+// Trimmed because values read from Secrets often end in a newline; header-safe characters only.
+const nonEmpty = z
+  .string()
+  .trim()
+  .regex(/^[\x21-\x7e]+$/, 'must be non-empty printable ASCII without spaces');
+
+/** API key, or bearer token with tenant id. Messages never quote a value. */
+export const Credentials = z
+  .object({
+    baseUrl: z.url({ protocol: /^https?$/ }),
+    apiKey: nonEmpty.optional(),
+    bearerToken: nonEmpty.optional(),
+    tenantId: nonEmpty.optional(),
+  })
+  .check((ctx) => {
+    const c = ctx.value;
+    if (c.apiKey === undefined && c.bearerToken === undefined) {
+      ctx.issues.push({ code: 'custom', input: c, message: 'either apiKey or bearerToken is required' });
+    }
+    if (c.apiKey === undefined && c.bearerToken !== undefined && c.tenantId === undefined) {
+      ctx.issues.push({
+        code: 'custom',
+        input: c,
+        path: ['tenantId'],
+        message: 'a bearer token must come with a tenant id',
+      });
+    }
+  });
+export type Credentials = z.infer<typeof Credentials>;
+
+/** The credentials checked by the schema; throws CredentialsConfigError naming what is wrong. */
+export function parseCredentials(c: Credentials): Credentials {
+  const parsed = Credentials.safeParse(c);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'credentials'}: ${i.message}`);
+  throw new CredentialsConfigError(`invalid control-plane credentials: ${problems.join('; ')}`);
+}
+
+/**
+ * The authentication headers: X-Api-Key when there is an API key, otherwise Authorization: Bearer
+ * (which the control plane accepts only with a tenant id); X-Tenant-Id whenever a tenant id is set.
+ * Throws CredentialsConfigError when the credentials cannot authenticate.
+ */
+export function authHeaders(c: Credentials): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (c.apiKey) {
+    headers['x-api-key'] = c.apiKey;
+  } else if (c.bearerToken) {
+    if (!c.tenantId) {
+      throw new CredentialsConfigError('a bearer token needs a tenant id (X-Tenant-Id); none is configured');
+    }
+    headers.authorization = `Bearer ${c.bearerToken}`;
+  } else {
+    throw new CredentialsConfigError('no API key or bearer token is configured');
+  }
+  if (c.tenantId) headers['x-tenant-id'] = c.tenantId;
+  return headers;
+}
+
+// A per-process key: the digest cannot be checked against guessed keys outside this process.
+const KEY_SECRET = randomBytes(32);
+
+/**
+ * A stable (within this process), non-reversible key for per-credential pools and limiters. Equal
+ * credentials give equal keys; the key contains no part of any credential.
+ */
+export function credentialsKey(c: Credentials): string {
+  const fields = [new URL(c.baseUrl).href, c.apiKey ?? '', c.bearerToken ?? '', c.tenantId ?? ''];
+  return createHmac('sha256', KEY_SECRET).update(JSON.stringify(fields)).digest('hex').slice(0, 32);
+}

@@ -1,0 +1,233 @@
+/**
+ * Typed errors of the control-plane client, one class per thing a reconciler does differently.
+ * Messages carry the operation, the status and what the server said about the request (detail, the
+ * loc/msg of validation errors), never a credential, a request body or a response body.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { DetailError, HTTPValidationError } from './schemas.ts';
+
+type ErrorOptions = { operation: string; status?: number | undefined; cause?: unknown };
+
+export class ControlPlaneError extends Error {
+  readonly operation: string;
+  readonly status: number | undefined;
+  /** True when the same request may succeed later (back-pressure, outage, timeout). */
+  readonly retryable: boolean;
+
+  constructor(message: string, options: ErrorOptions, retryable: boolean) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.operation = options.operation;
+    this.status = options.status;
+    this.retryable = retryable;
+  }
+}
+
+/** The credentials cannot be used as configured; no request was sent. */
+export class CredentialsConfigError extends ControlPlaneError {
+  constructor(message: string) {
+    super(message, { operation: 'configure credentials' }, false);
+  }
+}
+
+export type ValidationIssue = { loc: (string | number)[]; msg: string; type: string };
+
+/** 422: the server refused the request's shape or values. */
+export class ValidationFailedError extends ControlPlaneError {
+  readonly issues: ValidationIssue[];
+
+  constructor(operation: string, issues: ValidationIssue[]) {
+    const listed = issues.map((i) => (i.loc.length > 0 ? `${i.loc.join('.')}: ${i.msg}` : i.msg)).join('; ');
+    super(
+      `${operation}: the control plane refused the request (422): ${listed || 'no details given'}`,
+      { operation, status: 422 },
+      false,
+    );
+    this.issues = issues;
+  }
+}
+
+/** 400: for example a change to an immutable field, or a deployment name already taken. */
+export class BadRequestError extends ControlPlaneError {
+  readonly detail: string;
+
+  constructor(operation: string, detail: string) {
+    super(
+      `${operation}: the control plane refused the request (400): ${detail || 'no details given'}`,
+      {
+        operation,
+        status: 400,
+      },
+      false,
+    );
+    this.detail = detail;
+  }
+}
+
+/** 401 or 403: the credentials are wrong or lack permission. */
+export class UnauthorizedError extends ControlPlaneError {
+  readonly detail: string;
+
+  constructor(operation: string, status: number, detail: string) {
+    const what = status === 403 ? 'forbidden' : 'unauthorized';
+    super(`${operation}: ${what} (${status})${detail ? `: ${detail}` : ''}`, { operation, status }, false);
+    this.detail = detail;
+  }
+}
+
+export class NotFoundError extends ControlPlaneError {
+  readonly detail: string;
+
+  constructor(operation: string, detail: string) {
+    super(`${operation}: not found (404)${detail ? `: ${detail}` : ''}`, { operation, status: 404 }, false);
+    this.detail = detail;
+  }
+}
+
+export class ConflictError extends ControlPlaneError {
+  readonly detail: string;
+
+  constructor(operation: string, detail: string) {
+    super(`${operation}: conflict (409)${detail ? `: ${detail}` : ''}`, { operation, status: 409 }, false);
+    this.detail = detail;
+  }
+}
+
+/** 429: back off; `retryAfterMs` is what the server asked for, when it said. */
+export class RateLimitedError extends ControlPlaneError {
+  readonly retryAfterMs: number | undefined;
+
+  constructor(operation: string, retryAfterMs: number | undefined) {
+    super(
+      `${operation}: rate limited (429)${retryAfterMs === undefined ? '' : `, retry after ${retryAfterMs} ms`}`,
+      { operation, status: 429 },
+      true,
+    );
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** 5xx, a refused or dropped connection, or a timeout. `status` is unset when no response came. */
+export class UnavailableError extends ControlPlaneError {
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    operation: string,
+    reason: string,
+    options: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {},
+  ) {
+    super(`${operation}: control plane unavailable: ${reason}`, { operation, ...options }, true);
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+export type MalformedIssue = { path: string; code: string };
+
+/** A response body that is not JSON or does not have the expected shape. */
+export class MalformedResponseError extends ControlPlaneError {
+  readonly issues: MalformedIssue[];
+
+  constructor(operation: string, status: number, what: string, issues: MalformedIssue[] = []) {
+    const listed = issues.map((i) => `${i.path} (${i.code})`).join(', ');
+    super(
+      `${operation}: malformed response (${status}): ${what}${listed ? `: ${listed}` : ''}`,
+      {
+        operation,
+        status,
+      },
+      false,
+    );
+    this.issues = issues;
+  }
+}
+
+/** Any other status the contract does not describe. */
+export class UnexpectedStatusError extends ControlPlaneError {
+  constructor(operation: string, status: number) {
+    super(`${operation}: unexpected response status ${status}`, { operation, status }, false);
+  }
+}
+
+/**
+ * Retry-After as milliseconds from `now`: delay-seconds or an HTTP date (a date in the past gives 0).
+ * Anything else gives undefined.
+ */
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  const raw = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!raw) return undefined;
+  if (/^\d+$/.test(raw)) return Number(raw) * 1000;
+  // Only date-shaped text: Date.parse would also accept things like "1.5".
+  if (!/[a-z]/i.test(raw)) return undefined;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+const MAX_DETAIL_CHARS = 500;
+
+/** Removes every occurrence of the given secret values, then bounds the length. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    // Very short values would blank out ordinary words; credentials and secrets are longer.
+    if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  }
+  return out.length > MAX_DETAIL_CHARS ? `${out.slice(0, MAX_DETAIL_CHARS)}…` : out;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The typed error for a non-2xx response. `secrets` are values to strip from anything the server said
+ * (credentials, secret values of the request), in case it echoes them.
+ */
+export function errorFromResponse(args: {
+  operation: string;
+  status: number;
+  headers: IncomingHttpHeaders;
+  bodyText: string;
+  secrets: readonly string[];
+  now?: number;
+}): ControlPlaneError {
+  const { operation, status, headers, secrets } = args;
+  const body = parseJson(args.bodyText);
+  const detailResult = DetailError.safeParse(body);
+  const detail = detailResult.success ? redact(detailResult.data.detail, secrets) : '';
+  const retryAfterMs = parseRetryAfter(headers['retry-after'], args.now);
+
+  switch (true) {
+    case status === 400:
+      return new BadRequestError(operation, detail);
+    case status === 401 || status === 403:
+      return new UnauthorizedError(operation, status, detail);
+    case status === 404:
+      return new NotFoundError(operation, detail);
+    case status === 409:
+      return new ConflictError(operation, detail);
+    case status === 422: {
+      const parsed = HTTPValidationError.safeParse(body);
+      const issues = parsed.success
+        ? parsed.data.detail.map((i) => ({ loc: i.loc, msg: redact(i.msg, secrets), type: i.type }))
+        : [];
+      if (!parsed.success && detail) issues.push({ loc: [], msg: detail, type: 'detail' });
+      return new ValidationFailedError(operation, issues);
+    }
+    case status === 429:
+      return new RateLimitedError(operation, retryAfterMs);
+    case status === 408 || status >= 500:
+      return new UnavailableError(operation, `HTTP ${status}${detail ? `: ${detail}` : ''}`, {
+        status,
+        retryAfterMs,
+      });
+    default:
+      return new UnexpectedStatusError(operation, status);
+  }
+}

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator } from '../simulator/index.ts';
+import { CredentialsConfigError, UnauthorizedError, UnavailableError } from './errors.ts';
+import { ControlPlanePools } from './pools.ts';
+
+type Sim = Awaited<ReturnType<typeof startSimulator>>;
+let sim: Sim;
+
+beforeAll(async () => {
+  sim = await startSimulator({ apiKeys: ['sim-api-key', 'second-api-key'] });
+});
+
+afterAll(async () => {
+  await sim.close();
+});
+
+describe('ControlPlanePools', () => {
+  it('serves clients of different credentials on one origin, each with its own headers', async () => {
+    const pools = new ControlPlanePools({ connections: 2 });
+    const first = pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' });
+    const second = pools.clientFor({ baseUrl: `${sim.url}/`, apiKey: 'second-api-key' });
+    const stranger = pools.clientFor({ baseUrl: sim.url, apiKey: 'unknown-api-key' });
+    await Promise.all([first.listListeners(), second.listListeners(), first.listListeners()]);
+    await expect(stranger.listListeners()).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(sim.requests({ route: '/v2/listeners' })).toHaveLength(4);
+    // A client does not close the shared pool.
+    await first.close();
+    await second.listListeners();
+    await pools.close();
+  });
+
+  it('refuses bad credentials and anything after close', async () => {
+    const pools = new ControlPlanePools();
+    expect(() => pools.clientFor({ baseUrl: sim.url, bearerToken: 'tok-1234' })).toThrow(
+      CredentialsConfigError,
+    );
+    const client = pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' }, { getRetries: 0 });
+    await pools.close();
+    await expect(client.listListeners()).rejects.toBeInstanceOf(UnavailableError);
+    expect(() => pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' })).toThrow(/closed/);
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * Connection pools for the control plane: one undici Pool per origin, shared by every client of that
+ * origin whatever its credentials (authentication is per request, not per connection).
+ */
+import { Pool } from 'undici';
+import { ControlPlaneClient, type ControlPlaneClientOptions, DEFAULT_TIMEOUTS } from './client.ts';
+import { type Credentials, parseCredentials } from './credentials.ts';
+
+export type ClientOptions = Omit<ControlPlaneClientOptions, 'credentials' | 'dispatcher'>;
+
+export type ControlPlanePoolsOptions = {
+  /** Connections per origin. Default 8. */
+  connections?: number;
+  /** How long an idle connection is kept. Default 30 s. */
+  keepAliveTimeoutMs?: number;
+  /** Default 5 s. */
+  connectTimeoutMs?: number;
+  /** Defaults for every client; clientFor's options override them. */
+  clientDefaults?: ClientOptions;
+};
+
+export class ControlPlanePools {
+  readonly #pools = new Map<string, Pool>();
+  readonly #options: ControlPlanePoolsOptions;
+  #closed = false;
+
+  constructor(options: ControlPlanePoolsOptions = {}) {
+    this.#options = options;
+  }
+
+  /** A client on the shared pool of the credentials' origin. Throws CredentialsConfigError. */
+  clientFor(credentials: Credentials, opts: ClientOptions = {}): ControlPlaneClient {
+    if (this.#closed) throw new Error('ControlPlanePools is closed');
+    const origin = new URL(parseCredentials(credentials).baseUrl).origin;
+    return new ControlPlaneClient({
+      ...this.#options.clientDefaults,
+      ...opts,
+      credentials,
+      dispatcher: this.#poolFor(origin),
+    });
+  }
+
+  /** Closes every pool, letting requests in flight finish. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
+  }
+
+  #poolFor(origin: string): Pool {
+    let pool = this.#pools.get(origin);
+    if (pool === undefined) {
+      pool = new Pool(origin, {
+        connections: this.#options.connections ?? 8,
+        keepAliveTimeout: this.#options.keepAliveTimeoutMs ?? 30_000,
+        connect: { timeout: this.#options.connectTimeoutMs ?? DEFAULT_TIMEOUTS.connectMs },
+      });
+      this.#pools.set(origin, pool);
+    }
+    return pool;
+  }
+}
