@@ -1,0 +1,661 @@
+/**
+ * AgentDeployment (deploy.agents.dev/v1alpha1): the single source of truth for its CRD schema
+ * (scripts/generate.ts) and for the controller's types. The spec mirrors the control plane's Deployment in
+ * camelCase, one to one; the document's rules are CEL rules the API server enforces at admission.
+ */
+import { z } from 'zod';
+import {
+  API_VERSION_DESCRIPTION,
+  C_IDENTIFIER_CEL,
+  type CelRule,
+  cel,
+  celHas,
+  celImmutable,
+  celUnique,
+  conditions,
+  dnsLabel,
+  envName,
+  freeForm,
+  KIND_DESCRIPTION,
+  localRef,
+  ObjectMeta,
+  objectName,
+  quantity,
+  stringMap,
+} from './common.ts';
+
+const RS = 'spec.sourceConfig.resourceSpec';
+
+// Bounds keep the CEL rules' estimated cost within what the API server accepts.
+const MAX_VOLUMES = 64;
+const MAX_MOUNTS = 64;
+const MAX_CONTAINERS = 10;
+const MAX_ENV = 128;
+
+export const Source = z.enum(['repo_host', 'external_image']);
+export type Source = z.infer<typeof Source>;
+
+export const DeploymentType = z.enum(['dev_free', 'dev', 'prod']);
+export type DeploymentType = z.infer<typeof DeploymentType>;
+
+export const DeletionPolicy = z.enum(['Delete', 'Orphan']);
+export type DeletionPolicy = z.infer<typeof DeletionPolicy>;
+
+// ---- native Kubernetes shapes, limited to what the control plane accepts ----
+
+const VOLUME_SOURCE_DESCRIPTIONS = {
+  configMap: 'A ConfigMap to populate the volume (core/v1 ConfigMapVolumeSource, kept as written).',
+  secret: 'A Secret to populate the volume (core/v1 SecretVolumeSource, kept as written).',
+  emptyDir: 'A temporary directory that shares the pod lifetime (core/v1 EmptyDirVolumeSource).',
+  persistentVolumeClaim:
+    'A PersistentVolumeClaim in the target namespace (core/v1 PersistentVolumeClaimVolumeSource).',
+  nfs: 'An NFS mount (core/v1 NFSVolumeSource, kept as written).',
+  projected: 'Several sources projected into one directory (core/v1 ProjectedVolumeSource).',
+  downwardAPI: 'Pod fields exposed as files (core/v1 DownwardAPIVolumeSource, kept as written).',
+  csi: 'A volume provided by a CSI driver (core/v1 CSIVolumeSource, kept as written).',
+} as const;
+
+export const Volume = z.object({
+  name: dnsLabel(`${RS}.volumes[].name`).describe(
+    'Name of the volume: a DNS label, unique within the pod; volume mounts refer to it.',
+  ),
+  configMap: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.configMap),
+  secret: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.secret),
+  emptyDir: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.emptyDir),
+  persistentVolumeClaim: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.persistentVolumeClaim),
+  nfs: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.nfs),
+  projected: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.projected),
+  downwardAPI: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.downwardAPI),
+  csi: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.csi),
+});
+export type Volume = z.infer<typeof Volume>;
+
+export const VolumeMount = z.object({
+  name: z
+    .string()
+    .min(1)
+    .max(63)
+    .describe('Name of the volume to mount: must match a name in resourceSpec.volumes.'),
+  mountPath: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe('Path inside the container at which the volume is mounted.'),
+  subPath: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe("Path within the volume to mount instead of the volume's root."),
+  mountPropagation: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('How mounts propagate between host and container (None, HostToContainer, Bidirectional).'),
+  readOnly: z.boolean().optional().describe('Mount read-only when true. Defaults to false.'),
+  subPathExpr: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe('Like subPath, with $(VAR_NAME) references expanded from the container environment.'),
+});
+export type VolumeMount = z.infer<typeof VolumeMount>;
+
+function volumeMounts(description: string) {
+  return z.array(VolumeMount).max(MAX_MOUNTS).describe(description);
+}
+
+function envVar(path: string) {
+  return z
+    .object({
+      name: envName(`${path}.name`).describe('Name of the environment variable: a C identifier.'),
+      value: z
+        .string()
+        .max(65536)
+        .optional()
+        .describe('Value of the variable, with $(VAR_NAME) references expanded. Defaults to "".'),
+      valueFrom: freeForm()
+        .optional()
+        .describe(
+          'Source of the value (core/v1 EnvVarSource, kept as written). Not allowed with a non-empty value.',
+        ),
+    })
+    .meta(
+      cel({
+        rule: "!(has(self.valueFrom) && has(self.value) && self.value != '')",
+        message: `${path}: value and valueFrom must not both be set`,
+      }),
+    );
+}
+
+export const ImagePullPolicy = z.enum(['Always', 'Never', 'IfNotPresent']);
+export const ContainerRestartPolicy = z.enum(['Always', 'OnFailure']);
+
+/** core/v1 Container limited to the fields the control plane accepts. `path` names it in messages. */
+function container(path: string) {
+  return z.object({
+    name: dnsLabel(`${path}.name`).describe('Name of the container: a DNS label, unique within the pod.'),
+    image: z.string().min(1).max(4096).describe('Container image reference.'),
+    imagePullPolicy: ImagePullPolicy.optional().describe(
+      'When to pull the image: Always, Never or IfNotPresent.',
+    ),
+    command: z
+      .array(z.string().max(16384))
+      .max(256)
+      .optional()
+      .describe("Entrypoint array, replacing the image's ENTRYPOINT."),
+    args: z
+      .array(z.string().max(16384))
+      .max(256)
+      .optional()
+      .describe("Arguments, replacing the image's CMD."),
+    workingDir: z.string().max(4096).optional().describe("Working directory; defaults to the image's."),
+    env: z
+      .array(envVar(`${path}.env[]`))
+      .max(MAX_ENV)
+      .optional()
+      .describe('Environment variables of the container.'),
+    envFrom: z
+      .array(freeForm())
+      .max(32)
+      .optional()
+      .describe('Sources of environment variables (core/v1 EnvFromSource, kept as written).'),
+    resources: z
+      .object({
+        limits: z
+          .record(z.string(), quantity())
+          .optional()
+          .describe('Maximum compute resources, e.g. cpu: 500m, memory: 256Mi.'),
+        requests: z
+          .record(z.string(), quantity())
+          .optional()
+          .describe('Minimum compute resources, e.g. cpu: 100m, memory: 128Mi.'),
+      })
+      .optional()
+      .describe('Compute resources of the container (core/v1 ResourceRequirements).'),
+    volumeMounts: volumeMounts(
+      'Volumes mounted into the container; each names a volume in resourceSpec.volumes.',
+    ).optional(),
+    securityContext: freeForm()
+      .optional()
+      .describe('Security options of the container (core/v1 SecurityContext, kept as written).'),
+    restartPolicy: ContainerRestartPolicy.optional().describe(
+      'Restart policy of the container: Always or OnFailure.',
+    ),
+  });
+}
+
+export const InitContainer = container(`${RS}.initContainers[]`);
+export const Sidecar = container(`${RS}.sidecars[]`);
+export type Container = z.infer<typeof Sidecar>;
+
+function containers(field: 'initContainers' | 'sidecars', item: typeof Sidecar, description: string) {
+  return z
+    .array(item)
+    .max(MAX_CONTAINERS)
+    .meta(cel(celUnique('name', `${RS}.${field}[].name must be unique`)))
+    .describe(description);
+}
+
+// ---- ResourceSpec ----
+
+function cpuRange(field: string, max: number) {
+  return z.number().meta(
+    cel({
+      rule: `self >= 0.1 && self <= ${max.toFixed(1)}`,
+      message: `${RS}.${field} must be between 0.1 and ${max}`,
+    }),
+  );
+}
+
+const count = () => z.int().min(0);
+const megabytes = () => z.int().min(0);
+
+/** Declared only so that CEL can refuse them by name; otherwise pruning would drop them silently. */
+const FORBIDDEN_RESOURCE_FIELDS = [
+  'orchestratorCpu',
+  'orchestratorCpuLimit',
+  'orchestratorMemoryMb',
+  'orchestratorMemoryLimitMb',
+  'orchestratorMinScale',
+  'orchestratorMaxScale',
+  'executorCpu',
+  'executorCpuLimit',
+  'executorMemoryMb',
+  'executorMemoryLimitMb',
+] as const;
+
+const forbiddenFields = Object.fromEntries(
+  FORBIDDEN_RESOURCE_FIELDS.map((field) => [
+    field,
+    z.number().optional().describe('Marked "do not use" by the control plane: refused at admission.'),
+  ]),
+) as Record<(typeof FORBIDDEN_RESOURCE_FIELDS)[number], z.ZodOptional<z.ZodNumber>>;
+
+function mountsNameVolumes(list: string): string {
+  return `${list}.all(m, has(self.volumes) && self.volumes.exists(v, v.name == m.name))`;
+}
+
+const resourceSpecRules: CelRule[] = [
+  ...FORBIDDEN_RESOURCE_FIELDS.map((field) => ({
+    rule: `!has(self.${field})`,
+    message: `${RS}.${field} must not be set: the control plane marks it do not use`,
+    fieldPath: `.${field}`,
+  })),
+  {
+    rule: `!has(self.volumeMounts) || ${mountsNameVolumes('self.volumeMounts')}`,
+    message: `${RS}.volumeMounts[].name must name a volume in ${RS}.volumes`,
+    fieldPath: '.volumeMounts',
+  },
+  ...(['initContainers', 'sidecars'] as const).map((field) => ({
+    rule: `!has(self.${field}) || self.${field}.all(c, !has(c.volumeMounts) || ${mountsNameVolumes('c.volumeMounts')})`,
+    message: `${RS}.${field}[].volumeMounts[].name must name a volume in ${RS}.volumes`,
+    fieldPath: `.${field}`,
+  })),
+];
+
+export const ResourceSpec = z
+  .object({
+    minScale: count().optional().describe('Minimum replica count of the deployment.'),
+    maxScale: count().optional().describe('Maximum replica count of the deployment.'),
+    cpu: cpuRange('cpu', 8)
+      .optional()
+      .describe(
+        'CPU request in cores per replica, 0.1 to 8, rounded to 1 decimal. The limit defaults to 2x.',
+      ),
+    cpuLimit: cpuRange('cpuLimit', 16)
+      .optional()
+      .describe('CPU limit in cores per replica, 0.1 to 16, rounded to 1 decimal. Defaults to 2x cpu.'),
+    memoryMb: megabytes().optional().describe('Memory request in MB per replica. The limit defaults to 2x.'),
+    memoryLimitMb: megabytes()
+      .optional()
+      .describe('Memory limit in MB per replica. Defaults to 2x memoryMb.'),
+    queueMinScale: count()
+      .optional()
+      .describe('Minimum replica count of the queue deployment. Defaults to minScale.'),
+    queueMaxScale: count()
+      .optional()
+      .describe('Maximum replica count of the queue deployment. Defaults to maxScale.'),
+    queueCpu: cpuRange('queueCpu', 8)
+      .optional()
+      .describe('CPU request of the queue deployment, 0.1 to 8, rounded to 1 decimal. Defaults to cpu.'),
+    queueCpuLimit: cpuRange('queueCpuLimit', 16)
+      .optional()
+      .describe(
+        'CPU limit of the queue deployment, 0.1 to 16, rounded to 1 decimal. Defaults to 2x queueCpu.',
+      ),
+    queueMemoryMb: megabytes()
+      .optional()
+      .describe('Memory request of the queue deployment in MB. Defaults to memoryMb.'),
+    queueMemoryLimitMb: megabytes()
+      .optional()
+      .describe('Memory limit of the queue deployment in MB. Defaults to 2x queueMemoryMb.'),
+    ...forbiddenFields,
+    cacheMemoryMb: megabytes().optional().describe('Memory in MB of the key-value cache deployment.'),
+    labels: stringMap().optional().describe('Extra labels on the resources the control plane creates.'),
+    annotations: stringMap()
+      .optional()
+      .describe('Extra annotations on the resources the control plane creates.'),
+    serviceAccountName: z
+      .string()
+      .max(253)
+      .optional()
+      .describe('Service account of the pods; must already exist in the target namespace.'),
+    imagePullSecrets: z
+      .array(localRef('Name of a registry-credentials Secret in the target namespace.'))
+      .max(32)
+      .optional()
+      .describe('Registry-credentials Secrets in the target namespace (core/v1 LocalObjectReference).'),
+    volumes: z
+      .array(Volume)
+      .max(MAX_VOLUMES)
+      .meta(cel(celUnique('name', `${RS}.volumes[].name must be unique`)))
+      .optional()
+      .describe(
+        'Volumes mountable by the containers of the pod (core/v1 Volume, limited to the listed sources).',
+      ),
+    volumeMounts: volumeMounts(
+      'Mounts into the main container; each names a volume in volumes (core/v1 VolumeMount).',
+    ).optional(),
+    initContainers: containers(
+      'initContainers',
+      InitContainer,
+      'Containers that run to completion before the main container starts (core/v1 Container, limited).',
+    ).optional(),
+    sidecars: containers(
+      'sidecars',
+      Sidecar,
+      'Containers that run alongside the main container (core/v1 Container, limited).',
+    ).optional(),
+    dbCpu: z.number().min(0).optional().describe('Database CPU request in cores. The limit defaults to 2x.'),
+    dbCpuLimit: z.number().min(0).optional().describe('Database CPU limit in cores. Defaults to 2x dbCpu.'),
+    dbMemoryMb: megabytes().optional().describe('Database memory request in MB. The limit defaults to 2x.'),
+    dbMemoryLimitMb: megabytes()
+      .optional()
+      .describe('Database memory limit in MB. Defaults to 2x dbMemoryMb.'),
+    dbStorageGi: z.int().min(0).optional().describe('Database storage in GiB.'),
+    dbMaxConnections: z.int().min(0).optional().describe('Maximum number of database connections.'),
+  })
+  .meta(cel(...resourceSpecRules));
+export type ResourceSpec = z.infer<typeof ResourceSpec>;
+
+// ---- SourceConfig and SourceRevisionConfig ----
+
+export const SourceConfig = z.object({
+  integrationId: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      'Id of the repository-host integration (from GET /v1/integrations/<repo_host>/install). Only for repo_host. Immutable.',
+    ),
+  repoUrl: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe('Git repository URL. Only for repo_host; required there. Immutable.'),
+  deploymentType: DeploymentType.optional().describe(
+    'Deployment type: dev_free, dev or prod. Only for repo_host. Immutable.',
+  ),
+  buildOnPush: z
+    .boolean()
+    .optional()
+    .describe(
+      'Build a new revision on every push to sourceRevisionConfig.repoRef. Only for repo_host; not allowed with a tag ref (refs/tags/...).',
+    ),
+  customUrl: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe('Custom URL of the deployment. Only for external_image (repo_host sets it automatically).'),
+  listenerId: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      'Id of the listener (from GET /v2/listeners) that runs the deployment. Only for external_image. Immutable.',
+    ),
+  listenerConfig: z
+    .object({
+      k8sNamespace: z
+        .string()
+        .max(63)
+        .optional()
+        .describe(
+          'Orchestrator namespace the deployment goes to (listeners of compute type k8s). Immutable.',
+        ),
+    })
+    .optional()
+    .describe('Listener settings. Only for external_image.'),
+  installCommand: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe(
+      'JS deployments only: install command, run from the repository root. Autodetected when absent.',
+    ),
+  buildCommand: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe(
+      'JS deployments only: build command, run from the directory holding the graph configuration file.',
+    ),
+  resourceSpec: ResourceSpec.optional().describe(
+    'Replicas, compute, volumes and containers of the deployment. Only for external_image. Replaced as a whole on change.',
+  ),
+});
+export type SourceConfig = z.infer<typeof SourceConfig>;
+
+export const SourceRevisionConfig = z.object({
+  repoRef: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe(
+      'Git ref to deploy: a branch by its bare name, a tag as refs/tags/<tag>. Only for repo_host; required there.',
+    ),
+  graphConfigPath: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe('Path of the graph configuration file in the repository. Only for repo_host.'),
+  imageUri: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe('URI of the container image. Only for external_image; required there.'),
+});
+export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
+
+// ---- secrets ----
+
+export const SecretKeySelector = z.object({
+  name: objectName().describe("Name of a Secret in the object's namespace."),
+  key: z.string().min(1).max(253).describe('Key within the Secret.'),
+});
+
+export const SecretEnv = z
+  .object({
+    name: envName('spec.secrets[].name').describe('Name of the environment variable: a C identifier.'),
+    value: z
+      .string()
+      .max(65536)
+      .optional()
+      .describe('Literal value. Prefer valueFrom: a literal value sits in git and in the object.'),
+    valueFrom: z
+      .object({
+        secretKeyRef: SecretKeySelector.describe("A key of a Secret in the object's namespace."),
+      })
+      .optional()
+      .describe('Take the value from a key of a Secret, resolved by the controller at reconcile time.'),
+  })
+  .meta(
+    cel(
+      {
+        rule: '!(has(self.value) && has(self.valueFrom))',
+        message: 'spec.secrets[]: value and valueFrom must not both be set',
+      },
+      {
+        rule: 'has(self.value) || has(self.valueFrom)',
+        message: 'spec.secrets[]: one of value or valueFrom is required',
+      },
+    ),
+  );
+export type SecretEnv = z.infer<typeof SecretEnv>;
+
+export const SecretsFrom = z.object({
+  secretRef: localRef("Name of a Secret in the object's namespace; every key becomes a secret.").describe(
+    "A Secret in the object's namespace.",
+  ),
+  prefix: z
+    .string()
+    .max(253)
+    .meta(
+      cel({
+        rule: C_IDENTIFIER_CEL,
+        message: 'spec.secretsFrom[].prefix must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)',
+      }),
+    )
+    .optional()
+    .describe('Prefix prepended to every key of the Secret to form the secret names.'),
+});
+export type SecretsFrom = z.infer<typeof SecretsFrom>;
+
+// ---- spec ----
+
+const SC = ['sourceConfig'] as const;
+const SRC = ['sourceRevisionConfig'] as const;
+
+/** Fields the document allows for one source only, as paths below spec. */
+const ONLY_FOR: Record<Source, readonly (readonly string[])[]> = {
+  repo_host: [
+    [...SC, 'integrationId'],
+    [...SC, 'repoUrl'],
+    [...SC, 'deploymentType'],
+    [...SC, 'buildOnPush'],
+    [...SRC, 'repoRef'],
+    [...SRC, 'graphConfigPath'],
+  ],
+  external_image: [
+    [...SC, 'resourceSpec'],
+    [...SC, 'listenerId'],
+    [...SC, 'listenerConfig'],
+    [...SC, 'customUrl'],
+    [...SRC, 'imageUri'],
+  ],
+};
+
+const REQUIRED_FOR: Record<Source, readonly (readonly string[])[]> = {
+  repo_host: [
+    [...SC, 'repoUrl'],
+    [...SRC, 'repoRef'],
+  ],
+  external_image: [[...SRC, 'imageUri']],
+};
+
+/** Cannot be changed after creation (spec.source, always present, carries its own rule; spec.name is checked at the root, where metadata.name is visible). */
+const IMMUTABLE_SPEC_FIELDS: readonly (readonly string[])[] = [
+  [...SC, 'integrationId'],
+  [...SC, 'repoUrl'],
+  [...SC, 'deploymentType'],
+  [...SC, 'listenerId'],
+  [...SC, 'listenerConfig', 'k8sNamespace'],
+];
+
+const specRules: CelRule[] = [
+  ...Object.entries(ONLY_FOR).flatMap(([source, paths]) =>
+    paths.map((path) => ({
+      rule: `self.source == '${source}' || !(${celHas('self', path)})`,
+      message: `spec.${path.join('.')} is only allowed when spec.source is ${source}`,
+      fieldPath: `.${path.join('.')}`,
+      reason: 'FieldValueForbidden' as const,
+    })),
+  ),
+  ...Object.entries(REQUIRED_FOR).flatMap(([source, paths]) =>
+    paths.map((path) => ({
+      rule: `self.source != '${source}' || (${celHas('self', path)})`,
+      message: `spec.${path.join('.')} is required when spec.source is ${source}`,
+      fieldPath: `.${path.join('.')}`,
+      reason: 'FieldValueRequired' as const,
+    })),
+  ),
+  {
+    rule:
+      `!(${celHas('self', [...SC, 'buildOnPush'])} && self.sourceConfig.buildOnPush) || ` +
+      `!(${celHas('self', [...SRC, 'repoRef'])} && self.sourceRevisionConfig.repoRef.startsWith('refs/tags/'))`,
+    message:
+      'spec.sourceConfig.buildOnPush must not be true when spec.sourceRevisionConfig.repoRef is a tag (refs/tags/...): tags are immutable',
+    fieldPath: '.sourceConfig.buildOnPush',
+  },
+  ...IMMUTABLE_SPEC_FIELDS.map((path) => celImmutable(path, `spec.${path.join('.')} is immutable`)),
+];
+
+export const AgentDeploymentSpec = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(253)
+      .optional()
+      .describe(
+        'Name of the deployment on the control plane. Defaults to metadata.name. Immutable once set.',
+      ),
+    source: Source.meta(cel({ rule: 'self == oldSelf', message: 'spec.source is immutable' })).describe(
+      'Where the deployment comes from: repo_host (a hosted git repository, cloud only) or external_image (a container image, self-hosted). Immutable.',
+    ),
+    sourceConfig: SourceConfig.optional().describe(
+      'Settings that do not need a new revision when changed (or cannot be changed). Fields are validated according to source.',
+    ),
+    sourceRevisionConfig: SourceRevisionConfig.optional().describe(
+      'Settings of the latest revision; changing them creates a new revision. Fields are validated according to source.',
+    ),
+    secrets: z
+      .array(SecretEnv)
+      .max(256)
+      .meta(cel(celUnique('name', 'spec.secrets[].name must be unique')))
+      .optional()
+      .describe(
+        'Secrets exposed as environment variables in the deployment: each a literal value or a key of a Secret (valueFrom.secretKeyRef).',
+      ),
+    secretsFrom: z
+      .array(SecretsFrom)
+      .max(32)
+      .optional()
+      .describe(
+        'Take every key of a Secret as a secret (name = prefix + key). Explicit secrets win on conflicts.',
+      ),
+    credentialsSecretRef: localRef(
+      "Name of a Secret in the object's namespace with keys apiKey, and optionally tenantId, bearerToken and baseUrl.",
+    )
+      .optional()
+      .describe(
+        "Control-plane credentials for this object instead of the controller's own; never another namespace's.",
+      ),
+    deletionPolicy: DeletionPolicy.default('Delete').describe(
+      'What deleting this object does: Delete (the default) deletes the deployment; Orphan leaves it running.',
+    ),
+  })
+  .meta(cel(...specRules));
+export type AgentDeploymentSpec = z.infer<typeof AgentDeploymentSpec>;
+
+export const AgentDeploymentStatus = z.object({
+  deploymentId: z.string().max(64).optional().describe('Id of the deployment on the control plane.'),
+  latestRevisionId: z.string().max(64).optional().describe('Id of the latest revision.'),
+  activeRevisionId: z.string().max(64).optional().describe('Id of the revision currently deployed.'),
+  revisionStatus: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('Status of the latest revision, e.g. BUILDING, DEPLOYING, DEPLOYED, BUILD_FAILED.'),
+  deploymentStatus: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('Status of the deployment, e.g. AWAITING_DATABASE, READY, UNUSED.'),
+  url: z.string().max(2048).optional().describe('URL of the deployment.'),
+  imageVersion: z.string().max(256).optional().describe('Image version of the deployment.'),
+  repoCommitSha: z.string().max(64).optional().describe('Commit of the latest revision (repo_host).'),
+  observedGeneration: z.int().min(0).optional().describe('metadata.generation this status describes.'),
+  secretsDigest: z
+    .string()
+    .max(256)
+    .optional()
+    .describe(
+      'Keyed digest of the secrets last applied, to detect changes. Never a value or a plain hash of one.',
+    ),
+  appliedConfigDigest: z
+    .string()
+    .max(256)
+    .optional()
+    .describe(
+      'Digest of the applied settings the control plane does not echo back (installCommand, buildCommand), to detect their changes.',
+    ),
+  lastHandledReconcileAt: z
+    .string()
+    .max(256)
+    .optional()
+    .describe('Value of the deploy.agents.dev/reconcile-requested-at annotation last handled.'),
+  conditions: conditions().optional(),
+});
+export type AgentDeploymentStatus = z.infer<typeof AgentDeploymentStatus>;
+
+const rootRules: CelRule[] = [
+  {
+    rule:
+      '(has(self.spec.name) ? self.spec.name : self.metadata.name) == ' +
+      '(has(oldSelf.spec.name) ? oldSelf.spec.name : oldSelf.metadata.name)',
+    message: 'spec.name is immutable',
+    fieldPath: '.spec.name',
+  },
+];
+
+export const AgentDeployment = z
+  .object({
+    apiVersion: z.string().describe(API_VERSION_DESCRIPTION),
+    kind: z.string().describe(KIND_DESCRIPTION),
+    metadata: ObjectMeta,
+    spec: AgentDeploymentSpec.describe('Desired state of the deployment on the control plane.'),
+    status: AgentDeploymentStatus.optional().describe('State observed by the controller.'),
+  })
+  .meta(cel(...rootRules));
+export type AgentDeployment = z.infer<typeof AgentDeployment>;
