@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { sleep } from './clock.ts';
+import type { WorkQueue } from './workqueue.ts';
+
+export interface ReconcileContext {
+  /** Aborted when the controller stops and the grace period is over. */
+  signal: AbortSignal;
+  /** Carries the controller name, the key and a reconcile id. */
+  log: Logger;
+}
+
+export interface ReconcileResult {
+  /** Reconcile this key again after about this long (jittered). */
+  requeueAfterMs?: number;
+}
+
+export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<ReconcileResult>;
+
+export interface ControllerOptions {
+  name: string;
+  queue: WorkQueue;
+  reconcile: Reconciler;
+  workers: number;
+  logger: Logger;
+  /** Spreads requeues so objects created together do not poll together; default +-10%. */
+  jitter?: (ms: number) => number;
+}
+
+export interface RunningController {
+  /** Stops taking work, aborts in-flight reconciles after graceMs, and waits for them. */
+  stop(graceMs: number): Promise<void>;
+}
+
+export function tenPercentJitter(ms: number): number {
+  return Math.round(ms * (0.9 + Math.random() * 0.2));
+}
+
+export function runController(options: ControllerOptions): RunningController {
+  const { name, queue, reconcile, logger } = options;
+  const jitter = options.jitter ?? tenPercentJitter;
+  const log = logger.child({ controller: name });
+  const inFlight = new Set<AbortController>();
+
+  async function processOne(key: string): Promise<void> {
+    const abort = new AbortController();
+    inFlight.add(abort);
+    const reconcileLog = log.child({ key, reconcileId: randomUUID() });
+    try {
+      const result = await reconcile(key, { signal: abort.signal, log: reconcileLog });
+      queue.forget(key);
+      if (result.requeueAfterMs !== undefined) queue.addAfter(key, jitter(result.requeueAfterMs));
+    } catch (err) {
+      // Message only: error objects from HTTP clients can carry request headers.
+      reconcileLog.error({ error: err instanceof Error ? err.message : String(err) }, 'reconcile failed');
+      queue.addRateLimited(key);
+    } finally {
+      inFlight.delete(abort);
+      queue.done(key);
+    }
+  }
+
+  async function worker(): Promise<void> {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      await processOne(key);
+    }
+  }
+
+  const workers = Array.from({ length: Math.max(1, options.workers) }, () => worker());
+  const allDone = Promise.all(workers).then(() => undefined);
+  log.info({ workers: workers.length }, 'controller started');
+
+  return {
+    async stop(graceMs: number): Promise<void> {
+      queue.shutdown();
+      const grace = new AbortController();
+      await Promise.race([allDone, sleep(graceMs, grace.signal)]);
+      grace.abort();
+      for (const abort of inFlight) abort.abort(new Error(`controller ${name} stopping`));
+      await allDone;
+      log.info('controller stopped');
+    },
+  };
+}

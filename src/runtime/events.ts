@@ -1,0 +1,153 @@
+import {
+  CoreV1Api,
+  type CoreV1Event,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { isNotFound } from './errors.ts';
+
+export interface EventObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+export type EventType = 'Normal' | 'Warning';
+
+export interface EventRecorderOptions {
+  kc: KubeConfig;
+  /** Reporting component, e.g. agent-deployment-operator. */
+  component: string;
+  /** This replica, e.g. the pod name. */
+  instance: string;
+  logger: Logger;
+  /** Injectable for tests; the event API calls made. */
+  api?: Pick<CoreV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
+}
+
+const MAX_MESSAGE = 1024;
+const AGGREGATION_WINDOW_MS = 10 * 60_000;
+const MAX_REMEMBERED = 4096;
+
+interface Recorded {
+  namespace: string;
+  eventName: string;
+  count: number;
+  lastSeen: number;
+}
+
+/**
+ * Writes core/v1 Events about objects. A repeat of the same event (object, type, reason, message)
+ * within 10 minutes bumps count and lastTimestamp on the existing Event instead of creating another.
+ * Writes are serialised (events are few) and never throw into the caller: failures are logged.
+ */
+export class EventRecorder {
+  readonly #api: Pick<CoreV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
+  readonly #component: string;
+  readonly #instance: string;
+  readonly #log: Logger;
+  readonly #recent = new Map<string, Recorded>();
+  #tail: Promise<void> = Promise.resolve();
+  #sequence = 0;
+
+  constructor(options: EventRecorderOptions) {
+    this.#api = options.api ?? options.kc.makeApiClient(CoreV1Api);
+    this.#component = options.component;
+    this.#instance = options.instance;
+    this.#log = options.logger.child({ component: 'events' });
+  }
+
+  /** Resolves once this event is written (or its failure logged); never rejects. */
+  record(ref: EventObjectRef, type: EventType, reason: string, message: string): Promise<void> {
+    const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
+    const write = this.#tail.then(() => this.#write(ref, type, reason, text));
+    this.#tail = write.catch((err: unknown) => {
+      this.#log.warn(
+        {
+          object: `${ref.namespace}/${ref.name}`,
+          reason,
+          error: err instanceof Error ? err.message : String(err),
+        },
+        'could not record event',
+      );
+    });
+    return this.#tail;
+  }
+
+  async #write(ref: EventObjectRef, type: EventType, reason: string, message: string): Promise<void> {
+    const now = Date.now();
+    this.#forgetOlderThan(now - AGGREGATION_WINDOW_MS);
+    const key = JSON.stringify([ref.uid, type, reason, message]);
+    const seen = this.#recent.get(key);
+    if (seen) {
+      try {
+        await this.#api.patchNamespacedEvent(
+          {
+            namespace: seen.namespace,
+            name: seen.eventName,
+            body: { count: seen.count + 1, lastTimestamp: new Date(now).toISOString() },
+          },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+        seen.count += 1;
+        seen.lastSeen = now;
+        this.#recent.delete(key);
+        this.#recent.set(key, seen);
+        return;
+      } catch (err) {
+        // The Event expired or was deleted: start a new one.
+        if (!isNotFound(err)) throw err;
+        this.#recent.delete(key);
+      }
+    }
+    const timestamp = new Date(now);
+    const event: CoreV1Event = {
+      metadata: { name: this.#eventName(ref.name, now), namespace: ref.namespace },
+      involvedObject: {
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        namespace: ref.namespace,
+        name: ref.name,
+        uid: ref.uid,
+      },
+      type,
+      reason,
+      message,
+      count: 1,
+      firstTimestamp: timestamp,
+      lastTimestamp: timestamp,
+      source: { component: this.#component, host: this.#instance },
+      reportingComponent: this.#component,
+      reportingInstance: this.#instance,
+    };
+    const created = await this.#api.createNamespacedEvent({ namespace: ref.namespace, body: event });
+    this.#recent.set(key, {
+      namespace: ref.namespace,
+      eventName: created.metadata?.name ?? event.metadata.name ?? '',
+      count: 1,
+      lastSeen: now,
+    });
+    if (this.#recent.size > MAX_REMEMBERED) {
+      const oldest = this.#recent.keys().next();
+      if (!oldest.done) this.#recent.delete(oldest.value);
+    }
+  }
+
+  /** client-go's `<object>.<unix nanos in hex>`; the sequence keeps two events in one ms apart. */
+  #eventName(objectName: string, now: number): string {
+    this.#sequence = (this.#sequence + 1) % 1_000_000;
+    return `${objectName}.${(BigInt(now) * 1_000_000n + BigInt(this.#sequence)).toString(16)}`;
+  }
+
+  /** The map is kept in lastSeen order (entries are re-inserted on use), so expiry stops early. */
+  #forgetOlderThan(cutoff: number): void {
+    for (const [key, seen] of this.#recent) {
+      if (seen.lastSeen >= cutoff) return;
+      this.#recent.delete(key);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { fetch } from 'undici';
+import { z } from 'zod';
+import { ConflictError, KubeApiError, NotFoundError } from './errors.ts';
+
+export type KubeMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface KubeRequest {
+  method: KubeMethod;
+  /** Absolute API path, e.g. /api/v1/namespaces/default/configmaps/x */
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  contentType?: string;
+}
+
+const Status = z.looseObject({ message: z.string().optional(), reason: z.string().optional() });
+
+/**
+ * One request to the API server with the KubeConfig's credentials, for any resource path: the typed
+ * clients cover only built-in kinds, and CustomObjectsApi only /apis groups.
+ * Returns the parsed JSON body; a non-2xx answer throws KubeApiError (NotFoundError, ConflictError).
+ */
+export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise<unknown> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster');
+  const url = new URL(cluster.server.replace(/\/$/, '') + request.path);
+  for (const [key, value] of Object.entries(request.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(key, value);
+  }
+  const method = HttpMethod[request.method];
+  const ctx = new RequestContext(url.toString(), method);
+  await kc.applySecurityAuthentication(ctx);
+  const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
+  if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/json';
+  const response = await fetch(url, {
+    method: request.method,
+    headers,
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    dispatcher: ctx.getDispatcher(),
+  });
+  const text = await response.text();
+  if (response.ok) return text === '' ? undefined : JSON.parse(text);
+
+  const status = Status.safeParse(parseOrUndefined(text));
+
+  const message = status.success && status.data.message ? status.data.message : response.statusText;
+  const reason = status.success ? status.data.reason : undefined;
+  if (response.status === 404) throw new NotFoundError(message);
+  if (response.status === 409) throw new ConflictError(message);
+  throw new KubeApiError(response.status, message, reason);
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,128 @@
+import type { V1Lease } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type LeaseApi, startLeaderElection } from './leader.ts';
+
+/** An in-memory Lease store with resourceVersion checks, like the API server's. */
+function fakeLeaseApi() {
+  let lease: V1Lease | undefined;
+  let version = 0;
+  const state = { failing: false, writes: 0 };
+  const fail = () => Promise.reject(Object.assign(new Error('connection refused'), { code: 503 }));
+  const store = (body: V1Lease): V1Lease => {
+    version++;
+    state.writes++;
+    lease = structuredClone({ ...body, metadata: { ...body.metadata, resourceVersion: String(version) } });
+    return structuredClone(lease);
+  };
+  const api: LeaseApi = {
+    readNamespacedLease: () => {
+      if (state.failing) return fail();
+      if (!lease) return Promise.reject(Object.assign(new Error('not found'), { code: 404 }));
+      return Promise.resolve(structuredClone(lease));
+    },
+    createNamespacedLease: ({ body }) => {
+      if (state.failing) return fail();
+      if (lease) return Promise.reject(Object.assign(new Error('exists'), { code: 409 }));
+      return Promise.resolve(store(body));
+    },
+    replaceNamespacedLease: ({ body }) => {
+      if (state.failing) return fail();
+      if (body.metadata?.resourceVersion !== lease?.metadata?.resourceVersion) {
+        return Promise.reject(Object.assign(new Error('conflict'), { code: 409 }));
+      }
+      return Promise.resolve(store(body));
+    },
+  };
+  return {
+    api,
+    state,
+    current: () => lease,
+    setHolder: (holder: string) => store({ ...lease, spec: { ...lease?.spec, holderIdentity: holder } }),
+  };
+}
+
+describe('startLeaderElection', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function start(api: LeaseApi, events: string[]) {
+    return startLeaderElection({
+      kc: undefined as never,
+      api,
+      namespace: 'ns',
+      name: 'lock',
+      identity: 'me',
+      logger: pino({ level: 'silent' }),
+      onStartedLeading: () => events.push('started'),
+      onStoppedLeading: () => events.push('stopped'),
+    });
+  }
+
+  it('creates the lease, renews it, and stops leading once renewals fail past the renew deadline', async () => {
+    const fake = fakeLeaseApi();
+    const events: string[] = [];
+    const elector = start(fake.api, events);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(elector.isLeader()).toBe(true);
+    expect(fake.current()?.spec).toMatchObject({ holderIdentity: 'me', leaseDurationSeconds: 15 });
+    await vi.advanceTimersByTimeAsync(6000);
+    expect(fake.state.writes).toBeGreaterThanOrEqual(3);
+
+    fake.state.failing = true;
+    await vi.advanceTimersByTimeAsync(7000);
+    expect(elector.isLeader()).toBe(true);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(elector.isLeader()).toBe(false);
+    expect(events).toEqual(['started', 'stopped']);
+
+    fake.state.failing = false;
+    await vi.advanceTimersByTimeAsync(2500);
+    expect(elector.isLeader()).toBe(true);
+    expect(events).toEqual(['started', 'stopped', 'started']);
+    await elector.release();
+  });
+
+  it('stops leading at once when another replica holds the lease', async () => {
+    const fake = fakeLeaseApi();
+    const events: string[] = [];
+    const elector = start(fake.api, events);
+    await vi.advanceTimersByTimeAsync(0);
+    fake.setHolder('other');
+    await vi.advanceTimersByTimeAsync(2500);
+    expect(elector.isLeader()).toBe(false);
+    expect(events).toEqual(['started', 'stopped']);
+    await elector.release();
+    expect(fake.current()?.spec?.holderIdentity).toBe('other');
+  });
+
+  it('release empties holderIdentity and shortens the lease', async () => {
+    const fake = fakeLeaseApi();
+    const elector = start(fake.api, []);
+    await vi.advanceTimersByTimeAsync(0);
+    await elector.release();
+    expect(elector.isLeader()).toBe(false);
+    expect(fake.current()?.spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
+  });
+
+  it('refuses a renew deadline not below the lease duration', () => {
+    expect(() =>
+      startLeaderElection({
+        kc: undefined as never,
+        api: fakeLeaseApi().api,
+        namespace: 'ns',
+        name: 'lock',
+        identity: 'me',
+        leaseDurationMs: 5000,
+        renewDeadlineMs: 5000,
+        logger: pino({ level: 'silent' }),
+        onStartedLeading: () => undefined,
+        onStoppedLeading: () => undefined,
+      }),
+    ).toThrow(/renewDeadline/);
+  });
+});

@@ -1,0 +1,152 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WorkQueue } from './workqueue.ts';
+
+/** Starts a get() and records what it resolved to, so a test can check it without blocking. */
+function track(queue: WorkQueue): { value: string | undefined; settled: boolean } {
+  const state = { value: undefined as string | undefined, settled: false };
+  void queue.get().then((value) => {
+    state.value = value;
+    state.settled = true;
+  });
+  return state;
+}
+
+const flush = () => vi.advanceTimersByTimeAsync(0);
+
+describe('WorkQueue', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it.each([
+    { adds: ['a', 'a', 'b', 'a'], expected: ['a', 'b'] },
+    { adds: ['b', 'a', 'b'], expected: ['b', 'a'] },
+    { adds: [], expected: [] },
+  ])('deduplicates waiting keys: $adds', async ({ adds, expected }) => {
+    const queue = new WorkQueue();
+    for (const key of adds) queue.add(key);
+    expect(queue.len()).toBe(expected.length);
+    const got: Array<string | undefined> = [];
+    for (let i = 0; i < expected.length; i++) got.push(await queue.get());
+    expect(got).toEqual(expected);
+  });
+
+  it('keeps a key added while in flight until done, and hands it out once', async () => {
+    const queue = new WorkQueue();
+    queue.add('a');
+    expect(await queue.get()).toBe('a');
+    const second = track(queue);
+    queue.add('a');
+    queue.add('a');
+    await flush();
+    expect(second.settled).toBe(false);
+    expect(queue.len()).toBe(0);
+    queue.done('a');
+    await flush();
+    expect(second.value).toBe('a');
+    queue.done('a');
+    expect(queue.len()).toBe(0);
+  });
+
+  it('does not hand out a key done without being re-added', async () => {
+    const queue = new WorkQueue();
+    queue.add('a');
+    expect(await queue.get()).toBe('a');
+    queue.done('a');
+    const next = track(queue);
+    await flush();
+    expect(next.settled).toBe(false);
+  });
+
+  it.each([
+    { first: 1000, second: 500, readyAt: 500 },
+    { first: 500, second: 1000, readyAt: 500 },
+    { first: 800, second: 800, readyAt: 800 },
+  ])('addAfter keeps the earliest time ($first then $second)', async ({ first, second, readyAt }) => {
+    const queue = new WorkQueue();
+    queue.addAfter('a', first);
+    queue.addAfter('a', second);
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(readyAt - 1);
+    expect(queue.len()).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(queue.len()).toBe(1);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it.each([
+    { failures: 1, delay: 1000 },
+    { failures: 2, delay: 2000 },
+    { failures: 4, delay: 8000 },
+    { failures: 9, delay: 256_000 },
+    { failures: 10, delay: 300_000 },
+    { failures: 20, delay: 300_000 },
+  ])('backs off exponentially: failure $failures waits $delay ms', async ({ failures, delay }) => {
+    const queue = new WorkQueue();
+    for (let i = 1; i < failures; i++) {
+      queue.addRateLimited('a');
+      await vi.runAllTimersAsync();
+      expect(await queue.get()).toBe('a');
+      queue.done('a');
+    }
+    queue.addRateLimited('a');
+    expect(queue.numRequeues('a')).toBe(failures);
+    await vi.advanceTimersByTimeAsync(delay - 1);
+    expect(queue.len()).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(queue.len()).toBe(1);
+  });
+
+  it('forget resets the backoff', async () => {
+    const queue = new WorkQueue({ baseDelayMs: 100, maxDelayMs: 1000 });
+    queue.addRateLimited('a');
+    queue.addRateLimited('a');
+    expect(queue.numRequeues('a')).toBe(2);
+    queue.forget('a');
+    expect(queue.numRequeues('a')).toBe(0);
+    await vi.runAllTimersAsync();
+    expect(await queue.get()).toBe('a');
+    queue.done('a');
+    queue.addRateLimited('a');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(queue.len()).toBe(1);
+  });
+
+  it('paces hand-outs with the global token bucket', async () => {
+    const queue = new WorkQueue({ qps: 2, burst: 1 });
+    for (const key of ['a', 'b', 'c']) queue.add(key);
+    const gets = [track(queue), track(queue), track(queue)];
+    await flush();
+    expect(gets.map((g) => g.settled)).toEqual([true, false, false]);
+    await vi.advanceTimersByTimeAsync(499);
+    expect(gets.map((g) => g.settled)).toEqual([true, false, false]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(gets.map((g) => g.settled)).toEqual([true, true, false]);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(gets.map((g) => g.value)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('lets a burst through at once', async () => {
+    const queue = new WorkQueue({ qps: 1, burst: 3 });
+    for (const key of ['a', 'b', 'c', 'd']) queue.add(key);
+    const gets = [track(queue), track(queue), track(queue), track(queue)];
+    await flush();
+    expect(gets.map((g) => g.settled)).toEqual([true, true, true, false]);
+  });
+
+  it('shutdown resolves waiting and later getters with undefined and drops delayed keys', async () => {
+    const queue = new WorkQueue();
+    const waiting = track(queue);
+    queue.addAfter('a', 1000);
+    queue.shutdown();
+    await flush();
+    expect(waiting).toEqual({ value: undefined, settled: true });
+    expect(await queue.get()).toBeUndefined();
+    queue.add('b');
+    expect(queue.len()).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});

@@ -1,0 +1,158 @@
+import { type Clock, systemClock } from './clock.ts';
+
+export interface WorkQueueOptions {
+  clock?: Clock;
+  /** Per-key backoff for addRateLimited: baseDelayMs * 2^failures, capped at maxDelayMs. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Global token bucket on handing keys out: the overall pace of work toward the control plane. */
+  qps?: number;
+  burst?: number;
+}
+
+interface Delayed {
+  at: number;
+  handle: unknown;
+}
+
+/**
+ * A level-based queue of `namespace/name` keys in the manner of controller-runtime's work queue:
+ * a key waits at most once, is in flight at most once, and a key added while in flight is handed out
+ * again after done().
+ */
+export class WorkQueue {
+  readonly #clock: Clock;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #qps: number;
+  readonly #burst: number;
+
+  readonly #queue: string[] = [];
+  /** Keys that need processing: waiting in #queue, or added again while in flight. */
+  readonly #dirty = new Set<string>();
+  readonly #processing = new Set<string>();
+  readonly #delayed = new Map<string, Delayed>();
+  readonly #failures = new Map<string, number>();
+  readonly #waiters: Array<(key: string | undefined) => void> = [];
+  #tokens: number;
+  #lastRefill: number;
+  #pumpTimer: unknown;
+  #shuttingDown = false;
+
+  constructor(options: WorkQueueOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#baseDelayMs = options.baseDelayMs ?? 1000;
+    this.#maxDelayMs = options.maxDelayMs ?? 5 * 60_000;
+    this.#qps = options.qps ?? 10;
+    this.#burst = options.burst ?? 100;
+    this.#tokens = this.#burst;
+    this.#lastRefill = this.#clock.now();
+  }
+
+  add(key: string): void {
+    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#dirty.add(key);
+    if (this.#processing.has(key)) return;
+    this.#queue.push(key);
+    this.#pump();
+  }
+
+  /** Adds the key after ms; when the key is already scheduled, the earlier time wins. */
+  addAfter(key: string, ms: number): void {
+    if (this.#shuttingDown) return;
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
+    const at = this.#clock.now() + ms;
+    const existing = this.#delayed.get(key);
+    if (existing) {
+      if (existing.at <= at) return;
+      this.#clock.clearTimeout(existing.handle);
+    }
+    const handle = this.#clock.setTimeout(() => {
+      this.#delayed.delete(key);
+      this.add(key);
+    }, ms);
+    this.#delayed.set(key, { at, handle });
+  }
+
+  /** Adds the key after its exponential backoff, and counts one more failure for it. */
+  addRateLimited(key: string): void {
+    const failures = this.#failures.get(key) ?? 0;
+    this.#failures.set(key, failures + 1);
+    this.addAfter(key, Math.min(this.#baseDelayMs * 2 ** failures, this.#maxDelayMs));
+  }
+
+  /** Resets the key's backoff (call after a successful reconcile). */
+  forget(key: string): void {
+    this.#failures.delete(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.#failures.get(key) ?? 0;
+  }
+
+  /** Keys waiting to be handed out (not in flight, not delayed). */
+  len(): number {
+    return this.#queue.length;
+  }
+
+  /** The next key, once one is waiting and the rate limit allows; undefined after shutdown. */
+  get(): Promise<string | undefined> {
+    if (this.#shuttingDown) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.#waiters.push(resolve);
+      this.#pump();
+    });
+  }
+
+  done(key: string): void {
+    this.#processing.delete(key);
+    if (this.#dirty.has(key) && !this.#shuttingDown) {
+      this.#queue.push(key);
+      this.#pump();
+    }
+  }
+
+  /** Stops handing out keys: pending and later get() calls resolve to undefined. */
+  shutdown(): void {
+    this.#shuttingDown = true;
+    for (const { handle } of this.#delayed.values()) this.#clock.clearTimeout(handle);
+    this.#delayed.clear();
+    if (this.#pumpTimer !== undefined) this.#clock.clearTimeout(this.#pumpTimer);
+    this.#pumpTimer = undefined;
+    for (const resolve of this.#waiters.splice(0)) resolve(undefined);
+  }
+
+  /** Hands waiting keys to waiting getters while tokens last; otherwise waits for the next token. */
+  #pump(): void {
+    while (this.#waiters.length > 0 && this.#queue.length > 0) {
+      this.#refill();
+      if (this.#tokens < 1) {
+        this.#scheduleRefill();
+        return;
+      }
+      this.#tokens -= 1;
+      const key = this.#queue.shift() as string;
+      this.#dirty.delete(key);
+      this.#processing.add(key);
+      this.#waiters.shift()?.(key);
+    }
+  }
+
+  #refill(): void {
+    const now = this.#clock.now();
+    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#lastRefill) * this.#qps) / 1000);
+    this.#lastRefill = now;
+  }
+
+  #scheduleRefill(): void {
+    if (this.#pumpTimer !== undefined) return;
+    const ms = Math.ceil(((1 - this.#tokens) * 1000) / this.#qps);
+    this.#pumpTimer = this.#clock.setTimeout(() => {
+      this.#pumpTimer = undefined;
+      this.#pump();
+    }, ms);
+  }
+}
