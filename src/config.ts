@@ -1,0 +1,232 @@
+/**
+ * Controller configuration from flags and environment variables (a flag wins over its variable), parsed
+ * with zod so a bad value stops start-up with a message naming the flag and the rule. Every option is
+ * listed in OPTIONS, which also generates the README's table (`node src/main.ts --help`).
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { parseDuration } from './controllers/duration.ts';
+
+interface OptionSpec {
+  flag: string;
+  env: string;
+  help: string;
+  default?: string;
+  /** Secret values: never printed, and read from a file with `--<flag>-file` rather than a flag. */
+  secret?: boolean;
+}
+
+export const OPTIONS = [
+  {
+    flag: 'control-plane-url',
+    env: 'CONTROL_PLANE_URL',
+    help: 'Base URL of the control plane (default credentials).',
+  },
+  {
+    flag: 'control-plane-api-key',
+    env: 'CONTROL_PLANE_API_KEY',
+    help: 'API key sent as X-Api-Key.',
+    secret: true,
+  },
+  {
+    flag: 'control-plane-bearer-token',
+    env: 'CONTROL_PLANE_BEARER_TOKEN',
+    help: 'Bearer token, instead of an API key (needs the tenant id).',
+    secret: true,
+  },
+  {
+    flag: 'control-plane-tenant-id',
+    env: 'CONTROL_PLANE_TENANT_ID',
+    help: 'Tenant (workspace) id sent as X-Tenant-Id.',
+  },
+  {
+    flag: 'watch-namespaces',
+    env: 'WATCH_NAMESPACES',
+    help: 'Comma-separated namespaces to watch; empty watches all.',
+    default: '',
+  },
+  {
+    flag: 'label-selector',
+    env: 'LABEL_SELECTOR',
+    help: 'Only objects matching this label selector (sharding).',
+    default: '',
+  },
+  {
+    flag: 'poll-interval',
+    env: 'POLL_INTERVAL',
+    help: 'How often every object is checked for drift.',
+    default: '60s',
+  },
+  {
+    flag: 'revision-poll-interval',
+    env: 'REVISION_POLL_INTERVAL',
+    help: 'How often a revision in progress is polled.',
+    default: '5s',
+  },
+  {
+    flag: 'template-poll-interval',
+    env: 'TEMPLATE_POLL_INTERVAL',
+    help: 'How often sandbox templates are listed (default: the poll interval).',
+  },
+  {
+    flag: 'import-templates-namespace',
+    env: 'IMPORT_TEMPLATES_NAMESPACE',
+    help: 'Create an observe-only SandboxTemplate in this namespace for every listed template.',
+  },
+  { flag: 'workers', env: 'WORKERS', help: 'Reconciles run at once.', default: '4' },
+  {
+    flag: 'control-plane-qps',
+    env: 'CONTROL_PLANE_QPS',
+    help: 'Reconciles started per second (global).',
+    default: '20',
+  },
+  {
+    flag: 'leader-elect',
+    env: 'LEADER_ELECT',
+    help: 'Elect a leader on a Lease so one replica writes.',
+    default: 'true',
+  },
+  {
+    flag: 'leader-election-namespace',
+    env: 'LEADER_ELECTION_NAMESPACE',
+    help: 'Namespace of the Lease (default: the pod namespace, else default).',
+  },
+  {
+    flag: 'leader-election-id',
+    env: 'LEADER_ELECTION_ID',
+    help: 'Name of the Lease; one per shard.',
+    default: 'agent-deployment-operator',
+  },
+  { flag: 'pod-name', env: 'POD_NAME', help: 'Identity in leader election (default: hostname and pid).' },
+  { flag: 'pod-namespace', env: 'POD_NAMESPACE', help: 'Namespace the controller runs in.' },
+  { flag: 'http-port', env: 'HTTP_PORT', help: 'Port of /healthz, /readyz and /metrics.', default: '8080' },
+  { flag: 'log-level', env: 'LOG_LEVEL', help: 'trace, debug, info, warn or error.', default: 'info' },
+  {
+    flag: 'secrets-digest-key',
+    env: 'SECRETS_DIGEST_KEY',
+    help: 'Key of the secrets digest kept in status (default: derived from the API key).',
+    secret: true,
+  },
+] as const satisfies readonly OptionSpec[];
+
+type OptionFlag = (typeof OPTIONS)[number]['flag'];
+
+const duration = (flag: string) =>
+  z.string().transform((v, ctx) => {
+    const ms = parseDuration(v);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `--${flag}: "${v}" is not a duration such as 30s, 5m or 1h` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const positiveInt = (flag: string) =>
+  z.coerce
+    .number({ error: `--${flag} must be a number` })
+    .int(`--${flag} must be a whole number`)
+    .positive(`--${flag} must be above 0`);
+
+const ConfigSchema = z.object({
+  controlPlaneUrl: z
+    .url({ protocol: /^https?$/, error: '--control-plane-url must be an http(s) URL' })
+    .optional(),
+  controlPlaneApiKey: z.string().optional(),
+  controlPlaneBearerToken: z.string().optional(),
+  controlPlaneTenantId: z.string().optional(),
+  watchNamespaces: z.string().transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ),
+  labelSelector: z.string(),
+  pollInterval: duration('poll-interval'),
+  revisionPollInterval: duration('revision-poll-interval'),
+  templatePollInterval: duration('template-poll-interval').optional(),
+  importTemplatesNamespace: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, '--import-templates-namespace must be a namespace name')
+    .optional(),
+  workers: positiveInt('workers'),
+  controlPlaneQps: positiveInt('control-plane-qps'),
+  leaderElect: z
+    .enum(['true', 'false'], { error: '--leader-elect must be true or false' })
+    .transform((v) => v === 'true'),
+  leaderElectionNamespace: z.string().optional(),
+  leaderElectionId: z.string().min(1),
+  podName: z.string().optional(),
+  podNamespace: z.string().optional(),
+  httpPort: z.coerce
+    .number()
+    .int()
+    .min(0, '--http-port must be 0..65535')
+    .max(65535, '--http-port must be 0..65535'),
+  logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error'], {
+    error: '--log-level must be trace, debug, info, warn or error',
+  }),
+  secretsDigestKey: z.string().optional(),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+export class ConfigError extends Error {}
+
+/** Parses argv (`--flag=value`, `--flag value`, `--secret-file path`) over env over defaults. */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument "${arg}"; see --help`);
+    const eq = arg.indexOf('=');
+    const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new ConfigError(`--${name} needs a value`);
+    flags.set(name, value);
+  }
+  const known = new Set<string>(
+    OPTIONS.flatMap((o) => ('secret' in o && o.secret ? [`${o.flag}-file`] : [o.flag])),
+  );
+  for (const name of flags.keys()) {
+    if (!known.has(name)) throw new ConfigError(`unknown flag --${name}; see --help`);
+  }
+  const raw: Record<string, string | undefined> = {};
+  for (const o of OPTIONS) {
+    const fromFile = flags.get(`${o.flag}-file`);
+    const value =
+      fromFile !== undefined ? readSecretFile(o.flag, fromFile) : (flags.get(o.flag) ?? env[o.env]);
+    raw[camel(o.flag)] =
+      value === undefined || value === '' ? ('default' in o ? o.default : value || undefined) : value;
+  }
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => i.message).join('\n'));
+  }
+  return parsed.data;
+}
+
+function readSecretFile(flag: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    throw new ConfigError(`--${flag}-file: cannot read ${path}`);
+  }
+}
+
+export function helpText(): string {
+  const lines = [
+    'Usage: node src/main.ts [--flag=value ...]',
+    '',
+    'Each flag can also be set by its environment variable.',
+    '',
+  ];
+  for (const o of OPTIONS) {
+    const flag = 'secret' in o && o.secret ? `--${o.flag}-file PATH` : `--${o.flag}`;
+    const def = 'default' in o && o.default !== '' ? ` (default ${o.default})` : '';
+    lines.push(`  ${flag.padEnd(36)} ${o.env.padEnd(28)} ${o.help}${def}`);
+  }
+  return lines.join('\n');
+}
+
+export type { OptionFlag };

@@ -1,0 +1,162 @@
+/**
+ * Wiring of the AgentDeployment controller: its informers (the objects and the Secrets they reference),
+ * the Secret -> object index behind the secondary watch, and the reconciler's dependencies on the
+ * Kubernetes API. Informers run on every replica (warm caches); reconciles run only on the leader.
+ */
+import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
+import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
+import type { ControlPlanePools } from '../../controlplane/pools.ts';
+import type { EventRecorder } from '../../runtime/events.ts';
+import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
+import { objectKey } from '../../runtime/keys.ts';
+import {
+  addFinalizer,
+  type ObjectRef,
+  patchStatus,
+  removeFinalizer,
+  resourcePath,
+} from '../../runtime/objects.ts';
+import type { WorkQueue } from '../../runtime/workqueue.ts';
+import { referencedSecretNames } from '../../translate/secrets.ts';
+import { statusMergePatch } from '../status-patch.ts';
+import type { AgentDeploymentDeps } from './reconciler.ts';
+import { AgentDeploymentReconciler, FINALIZER } from './reconciler.ts';
+
+export interface AgentDeploymentControllerOptions {
+  kc: KubeConfig;
+  queue: WorkQueue;
+  pools: ControlPlanePools;
+  events: EventRecorder;
+  logger: Logger;
+  namespaces: string[];
+  labelSelector: string;
+  settings: Pick<
+    AgentDeploymentDeps,
+    'defaultCredentials' | 'digestKey' | 'pollIntervalMs' | 'revisionPollMs'
+  >;
+}
+
+export interface AgentDeploymentController {
+  reconciler: AgentDeploymentReconciler;
+  objects: RunningInformer<AgentDeployment>;
+  secrets: RunningInformer<V1Secret>;
+  hasSynced(): boolean;
+  stop(): Promise<void>;
+}
+
+const resource = { group: GROUP, version: VERSION, plural: AGENT_DEPLOYMENT.plural };
+
+function refOf(obj: AgentDeployment): ObjectRef {
+  return { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name };
+}
+
+/** `namespace/secret` -> keys of the objects that read it; kept current by the object informer. */
+class SecretIndex {
+  readonly #readers = new Map<string, Set<string>>();
+  readonly #reads = new Map<string, string[]>();
+
+  set(obj: AgentDeployment): void {
+    const key = objectKey(obj);
+    this.delete(key);
+    const ns = obj.metadata.namespace ?? '';
+    const secrets = referencedSecretNames(obj.spec).map((name) => `${ns}/${name}`);
+    this.#reads.set(key, secrets);
+    for (const s of secrets) {
+      const readers = this.#readers.get(s) ?? new Set<string>();
+      readers.add(key);
+      this.#readers.set(s, readers);
+    }
+  }
+
+  delete(key: string): void {
+    for (const s of this.#reads.get(key) ?? []) this.#readers.get(s)?.delete(key);
+    this.#reads.delete(key);
+  }
+
+  readersOf(secretKey: string): string[] {
+    return [...(this.#readers.get(secretKey) ?? [])];
+  }
+}
+
+export function startAgentDeploymentController(
+  options: AgentDeploymentControllerOptions,
+): AgentDeploymentController {
+  const { kc, queue, logger } = options;
+  const index = new SecretIndex();
+  const enqueue = (obj: AgentDeployment) => queue.add(objectKey(obj));
+
+  const objects = startInformer<AgentDeployment>({
+    kc,
+    path: resourcePath(resource),
+    namespaces: options.namespaces,
+    labelSelector: options.labelSelector || undefined,
+    logger: logger.child({ informer: 'agentdeployments' }),
+    onAdd: (obj) => {
+      index.set(obj);
+      enqueue(obj);
+    },
+    onUpdate: (oldObj, newObj) => {
+      index.set(newObj);
+      if (shouldEnqueueUpdate(oldObj, newObj)) enqueue(newObj);
+    },
+    onDelete: (obj) => index.delete(objectKey(obj)),
+  });
+
+  const secretChanged = (secret: V1Secret) => {
+    for (const key of index.readersOf(objectKey(secret))) queue.add(key);
+  };
+  const secrets = startInformer<V1Secret>({
+    kc,
+    path: '/api/v1/secrets',
+    namespaces: options.namespaces,
+    logger: logger.child({ informer: 'secrets' }),
+    onAdd: secretChanged,
+    onUpdate: (oldSecret, newSecret) => {
+      if (oldSecret.metadata?.resourceVersion !== newSecret.metadata?.resourceVersion)
+        secretChanged(newSecret);
+    },
+    onDelete: secretChanged,
+  });
+
+  const reconciler = new AgentDeploymentReconciler({
+    ...options.settings,
+    getObject: (namespace, name) => objects.get(namespace, name),
+    getSecretData: (namespace, name) => secrets.get(namespace, name)?.data,
+    writeStatus: async (obj, status) => {
+      await patchStatus(kc, refOf(obj), statusMergePatch(obj.status ?? {}, status as AgentDeploymentStatus));
+    },
+    addFinalizer: async (obj) => {
+      await addFinalizer(kc, refOf(obj), FINALIZER, obj);
+    },
+    removeFinalizer: async (obj) => {
+      await removeFinalizer(kc, refOf(obj), FINALIZER, obj);
+    },
+    recordEvent: (obj, type, reason, message) =>
+      options.events.record(
+        {
+          apiVersion: `${resource.group}/${resource.version}`,
+          kind: AGENT_DEPLOYMENT.kind,
+          namespace: obj.metadata.namespace ?? '',
+          name: obj.metadata.name,
+          uid: obj.metadata.uid ?? '',
+        },
+        type,
+        reason,
+        message,
+      ),
+    controlPlane: (credentials) => options.pools.clientFor(credentials),
+    now: () => new Date(),
+  });
+
+  return {
+    reconciler,
+    objects,
+    secrets,
+    hasSynced: () => objects.hasSynced() && secrets.hasSynced(),
+    stop: async () => {
+      await Promise.all([objects.stop(), secrets.stop()]);
+    },
+  };
+}

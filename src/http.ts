@@ -1,0 +1,45 @@
+/** /healthz (the process serves), /readyz (caches synced) and /metrics (Prometheus text). */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { register } from 'prom-client';
+
+export interface HttpEndpoints {
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startHttpEndpoints(options: {
+  port: number;
+  logger: Logger;
+  ready: () => boolean;
+}): Promise<HttpEndpoints> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    } else if (path === '/readyz') {
+      const ready = options.ready();
+      res
+        .writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' })
+        .end(ready ? 'ok' : 'caches not synced');
+    } else if (path === '/metrics') {
+      register
+        .metrics()
+        .then((text) => res.writeHead(200, { 'content-type': register.contentType }).end(text))
+        .catch(() => res.writeHead(500).end());
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  options.logger.info({ port }, 'health and metrics endpoints listening');
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

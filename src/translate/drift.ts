@@ -1,0 +1,165 @@
+/**
+ * Desired (from the object) against observed (from the control plane): which immutable fields differ,
+ * and the smallest PATCH that makes the deployment match. Only fields the object sets are compared, after
+ * the control plane's own normalisation; fields the service does not echo back are compared through a
+ * digest of what was last applied instead, so they are not "corrected" on every poll.
+ */
+import type {
+  Deployment,
+  DeploymentCreateRequest,
+  DeploymentPatchRequest,
+  ResourceSpec,
+  SourceConfigRequest,
+  SourceRevisionConfigRequest,
+} from '../controlplane/schemas.ts';
+import { normaliseResourceSpec } from './normalise.ts';
+
+export interface FieldDifference {
+  /** Path in the control plane's request, e.g. `source_config.repo_url`. */
+  field: string;
+  desired: unknown;
+  observed: unknown;
+}
+
+export interface DriftInput {
+  desired: DeploymentCreateRequest;
+  observed: Deployment;
+  /** Keyed digests of the secrets: what the object resolves to now, and what was last applied. */
+  secretsDigest: { desired: string; applied?: string };
+  /** Digest of the fields the service does not echo (install/build command): now and last applied. */
+  unechoedDigest: { desired: string; applied?: string };
+}
+
+export interface DriftResult {
+  immutable: FieldDifference[];
+  /** Paths that differ (never values: secrets are among them). */
+  changed: string[];
+  patch?: DeploymentPatchRequest;
+  /** True when the patch carries a field that makes the control plane build a new revision. */
+  createsRevision: boolean;
+}
+
+const IMMUTABLE_SOURCE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'listener_id'] as const;
+const MUTABLE_SOURCE_CONFIG = ['build_on_push', 'custom_url'] as const;
+const UNECHOED_SOURCE_CONFIG = ['install_command', 'build_command'] as const;
+const REVISION_FIELDS = ['repo_ref', 'graph_config_path', 'image_uri'] as const;
+
+function isUnset(v: unknown): boolean {
+  return v === undefined || v === null;
+}
+
+/** Structural equality where null, undefined and a missing key are the same thing. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (isUnset(a) || isUnset(b)) return isUnset(a) && isUnset(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameValue(item, b[i]));
+  }
+  if (typeof a === 'object' && typeof b === 'object') {
+    const ra = a as Record<string, unknown>;
+    const rb = b as Record<string, unknown>;
+    const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
+    for (const k of keys) if (!sameValue(ra[k], rb[k])) return false;
+    return true;
+  }
+  return a === b;
+}
+
+/** Top-level resource_spec keys the desired spec sets (after normalisation) that differ from observed. */
+export function resourceSpecDifferences(
+  desired: ResourceSpec,
+  observed: ResourceSpec | null | undefined,
+): string[] {
+  const want = normaliseResourceSpec(desired) as Record<string, unknown>;
+  const have = normaliseResourceSpec(observed ?? {}) as Record<string, unknown>;
+  return Object.keys(want)
+    .filter((k) => !isUnset(want[k]) && !sameValue(want[k], have[k]))
+    .sort();
+}
+
+export function computeDrift(input: DriftInput): DriftResult {
+  const { desired, observed } = input;
+  const immutable: FieldDifference[] = [];
+  const changed: string[] = [];
+  const sourceConfig: SourceConfigRequest = {};
+  const revisionConfig: SourceRevisionConfigRequest = {};
+  let secrets: DeploymentPatchRequest['secrets'];
+
+  const checkImmutable = (field: string, want: unknown, have: unknown) => {
+    // An unechoed observed value (undefined) cannot be compared; null on the service side is a value.
+    if (!isUnset(want) && have !== undefined && !sameValue(want, have)) {
+      immutable.push({ field, desired: want, observed: have ?? null });
+    }
+  };
+  checkImmutable('name', desired.name, observed.name);
+  checkImmutable('source', desired.source, observed.source);
+  const dsc = desired.source_config;
+  const osc = observed.source_config;
+  for (const f of IMMUTABLE_SOURCE_CONFIG) checkImmutable(`source_config.${f}`, dsc[f], osc[f]);
+  checkImmutable(
+    'source_config.listener_config.k8s_namespace',
+    dsc.listener_config?.k8s_namespace,
+    osc.listener_config === undefined ? undefined : (osc.listener_config?.k8s_namespace ?? null),
+  );
+
+  for (const f of MUTABLE_SOURCE_CONFIG) {
+    if (!isUnset(dsc[f]) && !sameValue(dsc[f], osc[f])) {
+      changed.push(`source_config.${f}`);
+      Object.assign(sourceConfig, { [f]: dsc[f] });
+    }
+  }
+  // Unechoed fields: compare directly when the service does echo them, else through the applied digest.
+  const unechoedEchoed = UNECHOED_SOURCE_CONFIG.every((f) => osc[f] !== undefined);
+  const unechoedDiffer = UNECHOED_SOURCE_CONFIG.filter((f) => !isUnset(dsc[f])).filter((f) =>
+    unechoedEchoed
+      ? !sameValue(dsc[f], osc[f])
+      : input.unechoedDigest.desired !== input.unechoedDigest.applied,
+  );
+  for (const f of unechoedDiffer) {
+    changed.push(`source_config.${f}`);
+    Object.assign(sourceConfig, { [f]: dsc[f] });
+  }
+
+  if (dsc.resource_spec) {
+    const parts = resourceSpecDifferences(dsc.resource_spec, osc.resource_spec);
+    if (parts.length > 0) {
+      // A non-null resource_spec replaces the whole one: send all of it.
+      changed.push(...parts.map((p) => `source_config.resource_spec.${p}`));
+      sourceConfig.resource_spec = dsc.resource_spec;
+    }
+  }
+
+  for (const f of REVISION_FIELDS) {
+    const want = desired.source_revision_config[f];
+    if (!isUnset(want) && !sameValue(want, observed.source_revision_config[f])) {
+      changed.push(`source_revision_config.${f}`);
+      revisionConfig[f] = want;
+    }
+  }
+
+  const desiredNames = desired.secrets.map((s) => s.name).sort();
+  const observedNames = observed.secrets.map((s) => s.name).sort();
+  const secretsDiffer =
+    input.secretsDigest.desired !== input.secretsDigest.applied || !sameValue(desiredNames, observedNames);
+  // An empty secrets array means "unchanged" to the service: all secrets cannot be removed by PATCH.
+  if (secretsDiffer && desired.secrets.length > 0) {
+    changed.push('secrets');
+    secrets = desired.secrets;
+  }
+
+  const patch: DeploymentPatchRequest = {};
+  if (Object.keys(sourceConfig).length > 0) patch.source_config = sourceConfig;
+  if (Object.keys(revisionConfig).length > 0) patch.source_revision_config = revisionConfig;
+  if (secrets) patch.secrets = secrets;
+  const hasPatch = Object.keys(patch).length > 0;
+  return {
+    immutable,
+    changed,
+    ...(hasPatch && immutable.length === 0 ? { patch } : {}),
+    createsRevision:
+      immutable.length === 0 &&
+      (Object.keys(revisionConfig).length > 0 ||
+        secrets !== undefined ||
+        sourceConfig.resource_spec !== undefined),
+  };
+}

@@ -1,0 +1,442 @@
+/**
+ * AgentDeployment end to end: the real API server, the operator in-process, the simulator over HTTP.
+ * Each test asserts on the simulator's request log and on the object's status.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlPlaneClient } from '../src/controlplane/client.ts';
+import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
+import {
+  condition,
+  createAgd,
+  deleteAgd,
+  eventually,
+  getAgd,
+  type Harness,
+  listEvents,
+  mergePatchAgd,
+  putSecret,
+  sleep,
+  startHarness,
+  waitReady,
+} from './support/harness.ts';
+
+const LISTENER = defaultListeners()[0]?.id as string;
+const INTEGRATION = '6f1f7a4e-8d7b-4c43-9a57-2f6a9b1c0d11';
+
+const repoHost = (name: string, spec: Record<string, unknown> = {}) => ({
+  metadata: { name },
+  spec: {
+    source: 'repo_host',
+    sourceConfig: {
+      integrationId: INTEGRATION,
+      repoUrl: 'https://git.example.com/team/agent',
+      deploymentType: 'dev',
+    },
+    sourceRevisionConfig: { repoRef: 'main', graphConfigPath: 'langgraph.json' },
+    ...spec,
+  },
+});
+
+const externalImage = (
+  name: string,
+  spec: Record<string, unknown> = {},
+  sourceConfig: Record<string, unknown> = {},
+) => ({
+  metadata: { name },
+  spec: {
+    source: 'external_image',
+    sourceConfig: {
+      listenerId: LISTENER,
+      resourceSpec: { cpu: 0.5, memoryMb: 512, minScale: 1 },
+      ...sourceConfig,
+    },
+    sourceRevisionConfig: { imageUri: 'registry.example.com/agent:1' },
+    ...spec,
+  },
+});
+
+let h: Harness;
+let client: ControlPlaneClient;
+
+beforeAll(async () => {
+  h = await startHarness('agd');
+  client = new ControlPlaneClient({ credentials: { baseUrl: h.sim.url, apiKey: DEFAULT_API_KEY } });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await h?.stop();
+});
+
+const deploymentsNamed = (name: string) => h.sim.deployments().filter((d) => d.name === name);
+const patchesOf = (id: string) => h.sim.requests({ method: 'PATCH' }).filter((r) => r.path.endsWith(id));
+const postsNamed = (name: string) =>
+  h.sim
+    .requests({ method: 'POST', route: '/v2/deployments' })
+    .filter((r) => (r.body as { name?: string })?.name === name);
+
+async function stalled(name: string) {
+  return eventually(async () => {
+    const obj = await getAgd(h, name);
+    const c = condition(obj, 'Stalled');
+    return c?.status === 'True' && c.observedGeneration === obj.metadata.generation ? { obj, c } : undefined;
+  }, `${name} Stalled`);
+}
+
+describe('create', () => {
+  it('creates a repo_host deployment and follows its revision to DEPLOYED', async () => {
+    await createAgd(h, repoHost('repo-agent'));
+    const obj = await waitReady(h, 'repo-agent');
+    const [deployment] = deploymentsNamed('repo-agent');
+    expect(deploymentsNamed('repo-agent')).toHaveLength(1);
+    expect(postsNamed('repo-agent')).toHaveLength(1);
+    expect(obj.status).toMatchObject({
+      deploymentId: deployment?.id,
+      latestRevisionId: deployment?.latest_revision_id,
+      activeRevisionId: deployment?.latest_revision_id,
+      revisionStatus: 'DEPLOYED',
+      deploymentStatus: 'READY',
+      url: deployment?.source_config.custom_url,
+    });
+    expect(obj.status?.repoCommitSha).toMatch(/^[0-9a-f]{7,}$/);
+    expect(obj.metadata.finalizers).toContain('deploy.agents.dev/finalizer');
+    const reasons = (await listEvents(h, 'repo-agent')).map((e) => e.reason);
+    expect(reasons).toEqual(expect.arrayContaining(['Created', 'RevisionDeployed']));
+  });
+
+  it('creates an external_image deployment with its resource spec in the document shapes', async () => {
+    await createAgd(
+      h,
+      externalImage(
+        'image-agent',
+        {},
+        {
+          resourceSpec: {
+            cpu: 0.5,
+            memoryMb: 512,
+            volumes: [{ name: 'cache', emptyDir: {} }],
+            volumeMounts: [{ name: 'cache', mountPath: '/cache' }],
+            sidecars: [{ name: 'proxy', image: 'envoy:1', resources: { limits: { cpu: '250m' } } }],
+          },
+        },
+      ),
+    );
+    await waitReady(h, 'image-agent');
+    const [post] = postsNamed('image-agent');
+    expect(post?.body).toMatchObject({
+      name: 'image-agent',
+      source: 'external_image',
+      source_config: {
+        listener_id: LISTENER,
+        resource_spec: {
+          cpu: 0.5,
+          memory_mb: 512,
+          volumes: [{ name: 'cache', emptyDir: {} }],
+          volume_mounts: [{ name: 'cache', mountPath: '/cache' }],
+          sidecars: [{ name: 'proxy', image: 'envoy:1', resources: { limits: { cpu: '250m' } } }],
+        },
+      },
+      source_revision_config: { image_uri: 'registry.example.com/agent:1' },
+      secrets: [],
+    });
+  });
+});
+
+describe('steady state', () => {
+  it('makes no PATCH and no status write over several poll intervals', async () => {
+    await createAgd(h, externalImage('steady'));
+    const ready = await waitReady(h, 'steady');
+    const id = ready.status?.deploymentId as string;
+    await sleep(1_500); // let the last post-ready pass settle
+    const before = await getAgd(h, 'steady');
+    const getsBefore = h.sim.requests({ method: 'GET' }).filter((r) => r.path.endsWith(id)).length;
+    await sleep(3_500); // three poll intervals of 1 s
+    const after = await getAgd(h, 'steady');
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(patchesOf(id)).toHaveLength(0);
+    // It did keep observing.
+    expect(h.sim.requests({ method: 'GET' }).filter((r) => r.path.endsWith(id)).length).toBeGreaterThan(
+      getsBefore,
+    );
+  });
+});
+
+describe('drift', () => {
+  it.each<[string, (name: string) => Promise<void>, unknown]>([
+    [
+      'a revision field',
+      (name) =>
+        mergePatchAgd(h, name, {
+          spec: { sourceRevisionConfig: { imageUri: 'registry.example.com/agent:2' } },
+        }).then(() => {}),
+      { source_revision_config: { image_uri: 'registry.example.com/agent:2' } },
+    ],
+    [
+      'a resourceSpec part (the whole desired resourceSpec is sent)',
+      (name) =>
+        mergePatchAgd(h, name, { spec: { sourceConfig: { resourceSpec: { cpu: 1 } } } }).then(() => {}),
+      { source_config: { resource_spec: { cpu: 1, memory_mb: 512, min_scale: 1 } } },
+    ],
+    [
+      'a non-revision field',
+      (name) =>
+        mergePatchAgd(h, name, { spec: { sourceConfig: { customUrl: 'https://agent.example.com' } } }).then(
+          () => {},
+        ),
+      { source_config: { custom_url: 'https://agent.example.com' } },
+    ],
+  ])('%s produces exactly the expected PATCH', async (what, change, body) => {
+    const name = `drift-${what.split(' ')[1]}`.toLowerCase().replace(/[^a-z-]/g, '');
+    await createAgd(h, externalImage(name));
+    const ready = await waitReady(h, name);
+    const id = ready.status?.deploymentId as string;
+    await change(name);
+    await eventually(async () => patchesOf(id).length > 0, `PATCH of ${name}`);
+    const changed = await waitReady(h, name);
+    expect(patchesOf(id).map((r) => r.body)).toEqual([body]);
+    expect(changed.status?.observedGeneration).toBe(changed.metadata.generation);
+  });
+
+  it('sends the rotated value when a referenced Secret changes, and never shows it', async () => {
+    await putSecret(h, 'llm-keys', { OPENAI_API_KEY: 'sk-rotate-me-1' });
+    await createAgd(
+      h,
+      externalImage('rotate', {
+        secrets: [
+          {
+            name: 'OPENAI_API_KEY',
+            valueFrom: { secretKeyRef: { name: 'llm-keys', key: 'OPENAI_API_KEY' } },
+          },
+        ],
+      }),
+    );
+    const ready = await waitReady(h, 'rotate');
+    const id = ready.status?.deploymentId as string;
+    expect(postsNamed('rotate')[0]?.body).toMatchObject({
+      secrets: [{ name: 'OPENAI_API_KEY', value: 'sk-rotate-me-1' }],
+    });
+    await putSecret(h, 'llm-keys', { OPENAI_API_KEY: 'sk-rotate-me-2' });
+    await eventually(async () => patchesOf(id).length > 0, 'PATCH after rotation');
+    const after = await waitReady(h, 'rotate');
+    expect(patchesOf(id).map((r) => r.body)).toEqual([
+      { secrets: [{ name: 'OPENAI_API_KEY', value: 'sk-rotate-me-2' }] },
+    ]);
+    expect(after.status?.secretsDigest).not.toBe(ready.status?.secretsDigest);
+    const visible = JSON.stringify([after, await listEvents(h, 'rotate'), h.logs]);
+    expect(visible).not.toContain('sk-rotate-me');
+  });
+
+  it('waits, without creating anything, while a referenced Secret is missing', async () => {
+    await createAgd(
+      h,
+      externalImage('waits', {
+        secrets: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'later', key: 'token' } } }],
+      }),
+    );
+    const waiting = await eventually(async () => {
+      const c = condition(await getAgd(h, 'waits'), 'Ready');
+      return c?.reason === 'WaitingForSecret' ? c : undefined;
+    }, 'WaitingForSecret');
+    expect(waiting.message).toContain('Secret later');
+    expect(postsNamed('waits')).toHaveLength(0);
+    await putSecret(h, 'later', { token: 'tok-123' });
+    await waitReady(h, 'waits');
+    expect(postsNamed('waits')).toHaveLength(1);
+  });
+});
+
+describe('refusals', () => {
+  it('refuses an immutable difference before any call (adopted deployment with another name)', async () => {
+    const other = await client.createDeployment({
+      name: 'someone-else',
+      source: 'external_image',
+      source_config: { listener_id: LISTENER },
+      source_revision_config: { image_uri: 'registry.example.com/other:1' },
+      secrets: [],
+    });
+    await createAgd(h, {
+      ...externalImage('adopt-wrong-name'),
+      metadata: {
+        name: 'adopt-wrong-name',
+        annotations: { 'deploy.agents.dev/adopt-deployment-id': other.id },
+      },
+    });
+    const { c } = await stalled('adopt-wrong-name');
+    expect(c.reason).toBe('ImmutableFieldChanged');
+    expect(c.message).toContain('name');
+    await sleep(1_500);
+    expect(patchesOf(other.id)).toHaveLength(0);
+  });
+
+  it('turns a 422 into Stalled with the validation message', async () => {
+    await createAgd(h, externalImage('bad-listener', {}, { listenerId: 'not-a-uuid' }));
+    const { c } = await stalled('bad-listener');
+    expect(c.reason).toBe('Rejected');
+    expect(c.message).toContain('listener_id');
+    const posts = postsNamed('bad-listener').length;
+    await sleep(2_500);
+    expect(postsNamed('bad-listener')).toHaveLength(posts); // no retry until the object changes
+  });
+
+  it('turns a 400 into Stalled with the detail quoted', async () => {
+    const remove = h.sim.addFault({ method: 'POST', route: '/v2/deployments', status: 400, times: 1 });
+    await createAgd(h, externalImage('refused'));
+    const { c } = await stalled('refused');
+    remove();
+    expect(c.reason).toBe('Rejected');
+    expect(c.message).toContain('Injected fault: status 400');
+  });
+
+  it('marks a failed build Stalled and does not retry until the spec changes', async () => {
+    h.sim.failRevisions({ deploymentName: 'broken-build', at: 'BUILD' });
+    await createAgd(h, repoHost('broken-build'));
+    const { obj, c } = await stalled('broken-build');
+    expect(c.reason).toBe('RevisionFailed');
+    expect(c.message).toContain('BUILD_FAILED');
+    expect(obj.status?.revisionStatus).toBe('BUILD_FAILED');
+    expect(condition(obj, 'Ready')?.status).toBe('False');
+    await sleep(2_000);
+    expect(patchesOf(obj.status?.deploymentId as string)).toHaveLength(0);
+    await mergePatchAgd(h, 'broken-build', { spec: { sourceRevisionConfig: { repoRef: 'fix' } } });
+    await waitReady(h, 'broken-build');
+    expect(patchesOf(obj.status?.deploymentId as string).map((r) => r.body)).toEqual([
+      { source_revision_config: { repo_ref: 'fix' } },
+    ]);
+  });
+});
+
+describe('lifecycle', () => {
+  it('creates the deployment again when it is deleted behind the operator', async () => {
+    await createAgd(h, externalImage('recreate'));
+    const first = await waitReady(h, 'recreate');
+    h.sim.deleteDeploymentBehindOperator(first.status?.deploymentId as string);
+    const second = await eventually(async () => {
+      const obj = await getAgd(h, 'recreate');
+      return obj.status?.deploymentId && obj.status.deploymentId !== first.status?.deploymentId
+        ? obj
+        : undefined;
+    }, 'a new deployment id');
+    await waitReady(h, 'recreate');
+    expect(deploymentsNamed('recreate').map((d) => d.id)).toEqual([second.status?.deploymentId]);
+    expect((await listEvents(h, 'recreate')).map((e) => e.reason)).toContain('DeploymentMissing');
+  });
+
+  it.each([
+    ['Delete', 0],
+    ['Orphan', 1],
+  ])('deletion policy %s', async (policy, remaining) => {
+    const name = `delete-${policy.toLowerCase()}`;
+    await createAgd(h, externalImage(name, { deletionPolicy: policy }));
+    await waitReady(h, name);
+    await deleteAgd(h, name);
+    await eventually(async () => {
+      try {
+        await getAgd(h, name);
+        return false;
+      } catch {
+        return true;
+      }
+    }, `${name} gone`);
+    expect(deploymentsNamed(name)).toHaveLength(remaining);
+  });
+
+  it('keeps the finalizer while delete fails, and releases it when the policy becomes Orphan', async () => {
+    await createAgd(h, externalImage('stuck-delete'));
+    const ready = await waitReady(h, 'stuck-delete');
+    const remove = h.sim.addFault({
+      method: 'DELETE',
+      route: '/v2/deployments/{deployment_id}',
+      status: 503,
+    });
+    await deleteAgd(h, 'stuck-delete');
+    const failing = await eventually(async () => {
+      const c = condition(await getAgd(h, 'stuck-delete'), 'Reconciling');
+      return c?.reason === 'DeleteFailed' ? c : undefined;
+    }, 'DeleteFailed');
+    expect(failing.message).toContain('Orphan');
+    await mergePatchAgd(h, 'stuck-delete', { spec: { deletionPolicy: 'Orphan' } });
+    await eventually(async () => {
+      try {
+        await getAgd(h, 'stuck-delete');
+        return false;
+      } catch {
+        return true;
+      }
+    }, 'stuck-delete gone');
+    remove();
+    expect(deploymentsNamed('stuck-delete').map((d) => d.id)).toEqual([ready.status?.deploymentId]);
+  });
+
+  it('does nothing while paused, and catches up when resumed', async () => {
+    await createAgd(h, externalImage('paused'));
+    const ready = await waitReady(h, 'paused');
+    const id = ready.status?.deploymentId as string;
+    await mergePatchAgd(h, 'paused', {
+      metadata: { annotations: { 'deploy.agents.dev/paused': 'true' } },
+      spec: { sourceRevisionConfig: { imageUri: 'registry.example.com/agent:9' } },
+    });
+    await eventually(async () => condition(await getAgd(h, 'paused'), 'Paused')?.status === 'True', 'Paused');
+    await sleep(2_000);
+    expect(patchesOf(id)).toHaveLength(0);
+    await mergePatchAgd(h, 'paused', { metadata: { annotations: { 'deploy.agents.dev/paused': null } } });
+    await eventually(async () => patchesOf(id).length === 1, 'PATCH after resume');
+    const resumed = await waitReady(h, 'paused');
+    expect(condition(resumed, 'Paused')).toBeUndefined();
+  });
+
+  it('adopts an existing deployment by annotation without creating one', async () => {
+    const existing = await client.createDeployment({
+      name: 'adopted',
+      source: 'external_image',
+      source_config: { listener_id: LISTENER, resource_spec: { cpu: 0.5, memory_mb: 512, min_scale: 1 } },
+      source_revision_config: { image_uri: 'registry.example.com/agent:1' },
+      secrets: [],
+    });
+    await createAgd(h, {
+      ...externalImage('adopted'),
+      metadata: { name: 'adopted', annotations: { 'deploy.agents.dev/adopt-deployment-id': existing.id } },
+    });
+    const obj = await waitReady(h, 'adopted');
+    expect(obj.status?.deploymentId).toBe(existing.id);
+    expect(postsNamed('adopted')).toHaveLength(1); // the one this test made
+    expect(patchesOf(existing.id)).toHaveLength(0);
+  });
+
+  it('finds the deployment a crashed pass created instead of creating a second one', async () => {
+    // The state a crash between the POST and the status write leaves: a deployment, no id in status.
+    const created = await client.createDeployment({
+      name: 'crashed',
+      source: 'external_image',
+      source_config: { listener_id: LISTENER, resource_spec: { cpu: 0.5, memory_mb: 512, min_scale: 1 } },
+      source_revision_config: { image_uri: 'registry.example.com/agent:1' },
+      secrets: [],
+    });
+    await createAgd(h, externalImage('crashed'));
+    const obj = await waitReady(h, 'crashed');
+    expect(obj.status?.deploymentId).toBe(created.id);
+    expect(deploymentsNamed('crashed')).toHaveLength(1);
+  });
+
+  it('retries 429, 503 and timeouts with backoff and ends Ready with one deployment', async () => {
+    const removers = [
+      h.sim.addFault({
+        method: 'GET',
+        route: '/v2/deployments',
+        status: 429,
+        retryAfterSeconds: 1,
+        times: 2,
+      }),
+      h.sim.addFault({ method: 'POST', route: '/v2/deployments', status: 503, times: 2 }),
+      h.sim.addFault({
+        method: 'GET',
+        route: '/v2/deployments/{deployment_id}/revisions/{revision_id}',
+        dropConnection: true,
+        times: 3,
+      }),
+    ];
+    await createAgd(h, externalImage('flaky'));
+    await waitReady(h, 'flaky', 60_000);
+    for (const remove of removers) remove();
+    expect(deploymentsNamed('flaky')).toHaveLength(1);
+  });
+});
