@@ -100,9 +100,9 @@ export const ObservedTemplate = z.object({
   image: z.string().max(4096).optional().describe('Container image of the template.'),
   resources: z
     .object({
-      cpu: z.string().max(64).optional().describe('CPU as the control plane reports it.'),
-      memory: z.string().max(64).optional().describe('Memory as the control plane reports it.'),
-      storage: z.string().max(64).optional().describe('Storage as the control plane reports it.'),
+      cpu: z.string().max(64).optional().describe('CPU as a Kubernetes quantity (cores or m).'),
+      memory: z.string().max(64).optional().describe('Memory as a Kubernetes quantity (Mi, Gi).'),
+      storage: z.string().max(64).optional().describe('Storage as a Kubernetes quantity (Gi).'),
     })
     .optional()
     .describe('Resources of the template.'),
@@ -144,6 +144,11 @@ export const SandboxTemplateStatus = z.object({
     .optional()
     .describe('Fields where the observed template differs from the spec; empty when in sync.'),
   lastSyncTime: z.iso.datetime().optional().describe('When the template was last observed (RFC 3339).'),
+  lastHandledReconcileAt: z
+    .string()
+    .max(256)
+    .optional()
+    .describe('Value of the reconcile-requested-at annotation the controller last acted on.'),
   observedGeneration: z.int().min(0).optional().describe('metadata.generation this status describes.'),
   conditions: conditions().optional(),
 });

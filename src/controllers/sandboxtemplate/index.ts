@@ -1,0 +1,154 @@
+/**
+ * Wiring of the SandboxTemplate controller: its informers (the objects and the Secrets holding their
+ * credentials), the shared per-credential listing snapshots, the optional importer, and the reconcile
+ * entry point its workers call. Informers run on every replica; reconciles and imports only on the leader.
+ */
+import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { GROUP, SANDBOX_TEMPLATE, VERSION } from '../../api/group.ts';
+import type { SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
+import type { Credentials } from '../../controlplane/credentials.ts';
+import { credentialsKey } from '../../controlplane/credentials.ts';
+import type { ControlPlanePools } from '../../controlplane/pools.ts';
+import { isConflict } from '../../runtime/errors.ts';
+import type { EventRecorder } from '../../runtime/events.ts';
+import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
+import { objectKey } from '../../runtime/keys.ts';
+import { kubeRequest } from '../../runtime/kubehttp.ts';
+import { type ObjectRef, patchStatus, resourcePath } from '../../runtime/objects.ts';
+import type { WorkQueue } from '../../runtime/workqueue.ts';
+import { resolveCredentials } from '../agentdeployment/credentials.ts';
+import { statusMergePatch } from '../status-patch.ts';
+import { IMPORT_KEY, importedObject, TemplateImporter } from './importer.ts';
+import { type ReconcileResult, SandboxTemplateReconciler } from './reconciler.ts';
+import { TemplateSnapshots } from './snapshots.ts';
+
+export { IMPORTED_LABEL } from './importer.ts';
+
+export interface SandboxTemplateControllerOptions {
+  kc: KubeConfig;
+  queue: WorkQueue;
+  pools: ControlPlanePools;
+  events: EventRecorder;
+  logger: Logger;
+  namespaces: string[];
+  labelSelector: string;
+  /**
+   * The Secrets cache (shared with the AgentDeployment controller). A credentials Secret that appears
+   * is picked up at the object's next poll.
+   */
+  secrets: RunningInformer<V1Secret>;
+  defaultCredentials: Partial<Credentials>;
+  pollIntervalMs: number;
+  /** Namespace to import every listed template into; undefined leaves import off. */
+  importNamespace?: string;
+  /** Templates per listing page (1 to 500); default 500. */
+  pageSize?: number;
+}
+
+export interface SandboxTemplateController {
+  reconcile(key: string, log: Logger): Promise<ReconcileResult>;
+  objects: RunningInformer<SandboxTemplate>;
+  hasSynced(): boolean;
+  stop(): Promise<void>;
+}
+
+const resource = { group: GROUP, version: VERSION, plural: SANDBOX_TEMPLATE.plural };
+const API_VERSION = `${GROUP}/${VERSION}`;
+
+function refOf(obj: SandboxTemplate): ObjectRef {
+  return { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name };
+}
+
+export function startSandboxTemplateController(
+  options: SandboxTemplateControllerOptions,
+): SandboxTemplateController {
+  const { kc, queue, logger, importNamespace, secrets } = options;
+  const watchesAll = options.namespaces.length === 0 || options.namespaces.includes('');
+  if (importNamespace !== undefined && !watchesAll && !options.namespaces.includes(importNamespace)) {
+    throw new Error(
+      `the sandbox template import namespace ${importNamespace} must be among the watched namespaces (${options.namespaces.join(', ')})`,
+    );
+  }
+  const enqueue = (obj: SandboxTemplate) => queue.add(objectKey(obj));
+  const objects = startInformer<SandboxTemplate>({
+    kc,
+    path: resourcePath(resource),
+    namespaces: options.namespaces,
+    labelSelector: options.labelSelector || undefined,
+    logger: logger.child({ informer: 'sandboxtemplates' }),
+    onAdd: enqueue,
+    onUpdate: (oldObj, newObj) => {
+      if (shouldEnqueueUpdate(oldObj, newObj)) enqueue(newObj);
+    },
+  });
+
+  const snapshots = new TemplateSnapshots();
+  const listAll = (credentials: Credentials) =>
+    options.pools
+      .clientFor(credentials)
+      .listAllSandboxTemplates(options.pageSize ? { pageSize: options.pageSize } : {});
+
+  const reconciler = new SandboxTemplateReconciler({
+    getObject: (namespace, name) => objects.get(namespace, name),
+    getSecretData: (namespace, name) => secrets.get(namespace, name)?.data,
+    writeStatus: async (obj, status) => {
+      await patchStatus(kc, refOf(obj), statusMergePatch(obj.status ?? {}, status as SandboxTemplateStatus));
+    },
+    recordEvent: (obj, type, reason, message) =>
+      options.events.record(
+        {
+          apiVersion: API_VERSION,
+          kind: SANDBOX_TEMPLATE.kind,
+          namespace: obj.metadata.namespace ?? '',
+          name: obj.metadata.name,
+          uid: obj.metadata.uid ?? '',
+        },
+        type,
+        reason,
+        message,
+      ),
+    listTemplates: listAll,
+    snapshots,
+    defaultCredentials: options.defaultCredentials,
+    pollIntervalMs: options.pollIntervalMs,
+    now: () => new Date(),
+  });
+
+  const importer =
+    importNamespace === undefined
+      ? undefined
+      : new TemplateImporter({
+          namespace: importNamespace,
+          hasSynced: () => objects.hasSynced(),
+          existing: () => objects.list(importNamespace),
+          listTemplates: async () => {
+            const credentials = resolveCredentials(undefined, () => undefined, options.defaultCredentials);
+            const snapshot = await snapshots.get(credentialsKey(credentials), options.pollIntervalMs, () =>
+              listAll(credentials),
+            );
+            return snapshot.templates;
+          },
+          create: async (name, templateName) => {
+            try {
+              await kubeRequest(kc, {
+                method: 'POST',
+                path: resourcePath(resource, importNamespace),
+                body: importedObject(API_VERSION, SANDBOX_TEMPLATE.kind, importNamespace, name, templateName),
+              });
+            } catch (err) {
+              if (!isConflict(err)) throw err;
+            }
+          },
+          pollIntervalMs: options.pollIntervalMs,
+        });
+  if (importer) queue.add(IMPORT_KEY);
+
+  return {
+    reconcile: (key, log) =>
+      key === IMPORT_KEY && importer ? importer.sync(log) : reconciler.reconcile(key, log),
+    objects,
+    hasSynced: () => objects.hasSynced(),
+    stop: () => objects.stop(),
+  };
+}

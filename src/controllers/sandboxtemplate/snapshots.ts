@@ -1,0 +1,61 @@
+/**
+ * One listing pass serves every object that shares credentials: a snapshot of all templates (all pages)
+ * per credential key, reused while it is younger than the age a reconcile accepts (its poll interval),
+ * with concurrent requests for the same credentials joining the pass in flight. A failed pass is not
+ * kept: the next request tries again.
+ */
+import type { SandboxTemplate } from '../../controlplane/schemas.ts';
+
+export interface Snapshot {
+  templates: readonly SandboxTemplate[];
+  /** When the pass started (ms since the epoch): nothing older than this is in it. */
+  takenAt: number;
+}
+
+export interface TemplateSnapshotsOptions {
+  now?: () => number;
+  /** Snapshots unused for this long are dropped (rotated credentials leave old keys behind). */
+  retainMs?: number;
+}
+
+export class TemplateSnapshots {
+  readonly #now: () => number;
+  readonly #retainMs: number;
+  readonly #done = new Map<string, Snapshot>();
+  readonly #inFlight = new Map<string, Promise<Snapshot>>();
+
+  constructor(options: TemplateSnapshotsOptions = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#retainMs = options.retainMs ?? 30 * 60_000;
+  }
+
+  /**
+   * The templates listed for `key`, at most `maxAgeMs` old; `list` runs a pass when none is fresh and
+   * none is under way. A pass under way is always fresh enough: it started no earlier than now.
+   */
+  get(key: string, maxAgeMs: number, list: () => Promise<SandboxTemplate[]>): Promise<Snapshot> {
+    const now = this.#now();
+    this.#prune(now);
+    const running = this.#inFlight.get(key);
+    if (running) return running;
+    const done = this.#done.get(key);
+    if (done && now - done.takenAt < maxAgeMs) return Promise.resolve(done);
+    const pass = (async () => {
+      try {
+        const snapshot = { templates: await list(), takenAt: now };
+        this.#done.set(key, snapshot);
+        return snapshot;
+      } finally {
+        this.#inFlight.delete(key);
+      }
+    })();
+    this.#inFlight.set(key, pass);
+    return pass;
+  }
+
+  #prune(now: number) {
+    for (const [key, snapshot] of this.#done) {
+      if (now - snapshot.takenAt > this.#retainMs) this.#done.delete(key);
+    }
+  }
+}
