@@ -9,6 +9,7 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -17,6 +18,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['./test/support/global-setup.ts'],
+          // Unit tests first, then the integration files, which share one API server.
+          sequence: { groupOrder: 1 },
           testTimeout: 120_000,
           hookTimeout: 600_000,
           // The files share one API server; each works in namespaces of its own.

@@ -75,10 +75,22 @@ export const OPTIONS = [
   },
   { flag: 'workers', env: 'WORKERS', help: 'Reconciles run at once.', default: '4' },
   {
-    flag: 'control-plane-qps',
-    env: 'CONTROL_PLANE_QPS',
-    help: 'Reconciles started per second (global).',
-    default: '20',
+    flag: 'reconcile-rate',
+    env: 'RECONCILE_RATE',
+    help: 'Reconciles started per second, all objects together.',
+    default: '50',
+  },
+  {
+    flag: 'control-plane-rps',
+    env: 'CONTROL_PLANE_RPS',
+    help: 'Control-plane requests per second, per credential (429 Retry-After slows it further).',
+    default: '50',
+  },
+  {
+    flag: 'control-plane-concurrency',
+    env: 'CONTROL_PLANE_CONCURRENCY',
+    help: 'Control-plane requests in flight, per credential.',
+    default: '16',
   },
   {
     flag: 'leader-elect',
@@ -108,8 +120,6 @@ export const OPTIONS = [
     secret: true,
   },
 ] as const satisfies readonly OptionSpec[];
-
-type OptionFlag = (typeof OPTIONS)[number]['flag'];
 
 const duration = (flag: string) =>
   z.string().transform((v, ctx) => {
@@ -149,7 +159,9 @@ const ConfigSchema = z.object({
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, '--import-templates-namespace must be a namespace name')
     .optional(),
   workers: positiveInt('workers'),
-  controlPlaneQps: positiveInt('control-plane-qps'),
+  reconcileRate: positiveInt('reconcile-rate'),
+  controlPlaneRps: positiveInt('control-plane-rps'),
+  controlPlaneConcurrency: positiveInt('control-plane-concurrency'),
   leaderElect: z
     .enum(['true', 'false'], { error: '--leader-elect must be true or false' })
     .transform((v) => v === 'true'),
@@ -224,9 +236,7 @@ export function helpText(): string {
   for (const o of OPTIONS) {
     const flag = 'secret' in o && o.secret ? `--${o.flag}-file PATH` : `--${o.flag}`;
     const def = 'default' in o && o.default !== '' ? ` (default ${o.default})` : '';
-    lines.push(`  ${flag.padEnd(36)} ${o.env.padEnd(28)} ${o.help}${def}`);
+    lines.push(`  ${flag.padEnd(40)} ${o.env.padEnd(28)} ${o.help}${def}`);
   }
   return lines.join('\n');
 }
-
-export type { OptionFlag };

@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { register } from 'prom-client';
+import type { Registry } from 'prom-client';
 
 export interface HttpEndpoints {
   port: number;
@@ -12,6 +12,7 @@ export interface HttpEndpoints {
 export async function startHttpEndpoints(options: {
   port: number;
   logger: Logger;
+  registry: Registry;
   ready: () => boolean;
 }): Promise<HttpEndpoints> {
   const server = createServer((req, res) => {
@@ -24,9 +25,9 @@ export async function startHttpEndpoints(options: {
         .writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' })
         .end(ready ? 'ok' : 'caches not synced');
     } else if (path === '/metrics') {
-      register
+      options.registry
         .metrics()
-        .then((text) => res.writeHead(200, { 'content-type': register.contentType }).end(text))
+        .then((text) => res.writeHead(200, { 'content-type': options.registry.contentType }).end(text))
         .catch(() => res.writeHead(500).end());
     } else {
       res.writeHead(404).end();

@@ -12,8 +12,10 @@ import { startAgentDeploymentController } from './controllers/agentdeployment/in
 import { startSandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
 import { ControlPlanePools } from './controlplane/pools.ts';
 import { startHttpEndpoints } from './http.ts';
-import { type RunningController, runController } from './runtime/controller.ts';
+import { OperatorMetrics } from './metrics.ts';
+import { type ReconcileResult, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
+import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 
@@ -40,17 +42,69 @@ function digestKey(config: Config): string {
   return createHmac('sha256', 'agent-deployment-operator/secrets-digest').update(seed).digest('hex');
 }
 
+/** Runs a kind's workers with its metrics: reconciles by result, duration, retries. */
+function startKindWorkers(
+  kind: string,
+  queue: WorkQueue,
+  workers: number,
+  logger: Logger,
+  metrics: OperatorMetrics,
+  reconcile: (key: string, log: Logger) => Promise<ReconcileResult>,
+): RunningController {
+  return runController({
+    name: kind.toLowerCase(),
+    queue,
+    workers,
+    logger,
+    reconcile: async (key, ctx) => {
+      const { namespace, name } = splitKey(key);
+      const end = metrics.reconcileDuration.startTimer({ kind });
+      try {
+        const result = await reconcile(key, ctx.log.child({ kind, namespace, name }));
+        metrics.reconciles.inc({ kind, result: result.requeueAfterMs === undefined ? 'success' : 'requeue' });
+        return result;
+      } catch (err) {
+        metrics.reconciles.inc({ kind, result: 'error' });
+        metrics.retries.inc({ kind });
+        throw err;
+      } finally {
+        end();
+      }
+    },
+  });
+}
+
 export async function startOperator(options: OperatorOptions): Promise<Operator> {
   const { config, kc, logger } = options;
   const identity = `${config.podName ?? hostname()}_${randomBytes(4).toString('hex')}`;
-  const pools = new ControlPlanePools();
+  const metrics = new OperatorMetrics();
+  const pools = new ControlPlanePools({
+    limits: { rps: config.controlPlaneRps, concurrency: config.controlPlaneConcurrency },
+    clientDefaults: {
+      onRequest: (e) => {
+        metrics.controlPlaneRequests.inc({ operation: e.operation, code: String(e.status) });
+        metrics.controlPlaneLatency.observe({ operation: e.operation }, e.durationMs / 1000);
+      },
+    },
+  });
   const events = new EventRecorder({
     kc,
     component: 'agent-deployment-operator',
     instance: identity,
     logger,
   });
-  const queue = new WorkQueue({ qps: config.controlPlaneQps, burst: config.controlPlaneQps * 2 });
+  // One queue per kind: both use namespace/name keys, which must not merge across kinds.
+  const newQueue = (kind: string) => {
+    const queue = new WorkQueue({
+      qps: config.reconcileRate,
+      burst: config.reconcileRate * 2,
+      onHandOut: (waitMs) => metrics.queueWait.observe({ kind }, waitMs / 1000),
+    });
+    metrics.watchQueueDepth(kind, () => queue.len());
+    return queue;
+  };
+  const queue = newQueue('AgentDeployment');
+  const templateQueue = newQueue('SandboxTemplate');
 
   const defaultCredentials = {
     ...(config.controlPlaneUrl ? { baseUrl: config.controlPlaneUrl } : {}),
@@ -73,9 +127,6 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       revisionPollMs: config.revisionPollInterval,
     },
   });
-
-  // A queue of its own: its keys are namespace/name too, and must not merge with AgentDeployment keys.
-  const templateQueue = new WorkQueue({ qps: config.controlPlaneQps, burst: config.controlPlaneQps * 2 });
   const sandboxTemplates = startSandboxTemplateController({
     kc,
     queue: templateQueue,
@@ -89,27 +140,25 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     pollIntervalMs: config.templatePollInterval ?? config.pollInterval,
     importNamespace: config.importTemplatesNamespace,
   });
+  metrics.watchObjects('AgentDeployment', () => agentDeployments.objects.list());
+  metrics.watchObjects('SandboxTemplate', () => sandboxTemplates.objects.list());
 
-  let workers: RunningController | undefined;
-  let templateWorkers: RunningController | undefined;
+  let running: RunningController[] | undefined;
   const startWorkers = () => {
-    if (workers) return;
+    if (running) return;
     logger.info({ identity }, 'starting workers');
-    workers = runController({
-      name: 'agentdeployment',
-      queue,
-      workers: config.workers,
-      logger,
-      reconcile: (key, ctx) => agentDeployments.reconciler.reconcile(key, ctx.log),
-    });
-    templateWorkers = runController({
-      name: 'sandboxtemplate',
-      queue: templateQueue,
-      workers: config.workers,
-      logger,
-      reconcile: (key, ctx) => sandboxTemplates.reconcile(key, ctx.log),
-    });
+    metrics.leader.set(1);
+    agentDeployments.observer.start();
+    running = [
+      startKindWorkers('AgentDeployment', queue, config.workers, logger, metrics, (key, log) =>
+        agentDeployments.reconciler.reconcile(key, log),
+      ),
+      startKindWorkers('SandboxTemplate', templateQueue, config.workers, logger, metrics, (key, log) =>
+        sandboxTemplates.reconcile(key, log),
+      ),
+    ];
   };
+  const stopWorkers = (graceMs: number) => Promise.all((running ?? []).map((w) => w.stop(graceMs)));
 
   let elector: LeaderElector | undefined;
   if (config.leaderElect) {
@@ -121,9 +170,11 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       logger,
       onStartedLeading: startWorkers,
       onStoppedLeading: () => {
+        // Stop writing at once; main exits so a fresh process campaigns again.
         logger.error('lost leadership; stopping');
-        void workers?.stop(0);
-        void templateWorkers?.stop(0);
+        metrics.leader.set(0);
+        agentDeployments.observer.stop();
+        void stopWorkers(0);
         options.onLostLeadership?.();
       },
     });
@@ -131,10 +182,13 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     startWorkers();
   }
 
+  const synced = () => agentDeployments.hasSynced() && sandboxTemplates.hasSynced();
   const http = await startHttpEndpoints({
     port: config.httpPort,
     logger,
-    ready: () => agentDeployments.hasSynced() && sandboxTemplates.hasSynced(),
+    registry: metrics.registry,
+    // A leader is ready once its workers run; a follower once its caches are warm for a takeover.
+    ready: () => synced() && (!elector?.isLeader() || running !== undefined),
   });
 
   return {
@@ -143,7 +197,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     stop: async (graceMs = 10_000) => {
       queue.shutdown();
       templateQueue.shutdown();
-      await Promise.all([workers?.stop(graceMs), templateWorkers?.stop(graceMs)]);
+      agentDeployments.observer.stop();
+      await stopWorkers(graceMs);
       await elector?.release();
       await Promise.all([agentDeployments.stop(), sandboxTemplates.stop()]);
       await pools.close();

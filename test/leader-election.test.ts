@@ -9,7 +9,10 @@ import { createAgd, eventually, type Harness, sleep, startHarness, waitReady } f
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness('leader', { withOperator: false, env: { LEADER_ELECT: 'true', LEADER_ELECTION_ID: 'shard-a' } });
+  h = await startHarness('leader', {
+    withOperator: false,
+    env: { LEADER_ELECT: 'true', LEADER_ELECTION_ID: 'shard-a' },
+  });
 });
 
 afterAll(async () => {

@@ -6,7 +6,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import type { z } from 'zod';
 import { authHeaders, type Credentials, parseCredentials } from './credentials.ts';
-import { ControlPlaneError, errorFromResponse, MalformedResponseError, UnavailableError } from './errors.ts';
+import {
+  ControlPlaneError,
+  errorFromResponse,
+  MalformedResponseError,
+  RateLimitedError,
+  UnavailableError,
+} from './errors.ts';
+import type { RequestLimiter } from './limiter.ts';
 import {
   Deployment,
   type DeploymentCreateRequest,
@@ -43,6 +50,8 @@ export type ControlPlaneClientOptions = {
   /** Exponential backoff with jitter between GET attempts. Defaults 200 ms, capped at 5 s. */
   retryDelay?: { baseMs?: number; maxMs?: number };
   onRequest?: (event: RequestEvent) => void;
+  /** Shared by every client of one credential: pace, concurrency, and pauses asked by 429/503. */
+  limiter?: RequestLimiter;
 };
 
 export type ListDeploymentsQuery = {
@@ -103,6 +112,7 @@ export class ControlPlaneClient {
   readonly #retryBaseMs: number;
   readonly #retryMaxMs: number;
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
+  readonly #limiter: RequestLimiter | undefined;
 
   /** Throws CredentialsConfigError when the credentials cannot be used. */
   constructor(options: ControlPlaneClientOptions) {
@@ -123,6 +133,7 @@ export class ControlPlaneClient {
     this.#retryBaseMs = options.retryDelay?.baseMs ?? 200;
     this.#retryMaxMs = options.retryDelay?.maxMs ?? 5_000;
     this.#onRequest = options.onRequest;
+    this.#limiter = options.limiter;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
       options.dispatcher ?? new Pool(this.#origin, { connect: { timeout: this.#timeouts.connectMs } });
@@ -327,6 +338,19 @@ export class ControlPlaneClient {
   }
 
   async #attempt<T>(call: Call<T>): Promise<T> {
+    if (!this.#limiter) return this.#send(call);
+    const limiter = this.#limiter;
+    try {
+      return await limiter.run(() => this.#send(call));
+    } catch (err) {
+      if (err instanceof RateLimitedError || err instanceof UnavailableError) {
+        if (err.retryAfterMs !== undefined) limiter.pause(err.retryAfterMs);
+      }
+      throw err;
+    }
+  }
+
+  async #send<T>(call: Call<T>): Promise<T> {
     const query = call.query?.toString();
     const path = `${this.#basePath}${call.path}${query ? `?${query}` : ''}`;
     const headers =

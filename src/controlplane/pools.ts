@@ -4,9 +4,10 @@
  */
 import { Pool } from 'undici';
 import { ControlPlaneClient, type ControlPlaneClientOptions, DEFAULT_TIMEOUTS } from './client.ts';
-import { type Credentials, parseCredentials } from './credentials.ts';
+import { type Credentials, credentialsKey, parseCredentials } from './credentials.ts';
+import { RequestLimiter } from './limiter.ts';
 
-export type ClientOptions = Omit<ControlPlaneClientOptions, 'credentials' | 'dispatcher'>;
+export type ClientOptions = Omit<ControlPlaneClientOptions, 'credentials' | 'dispatcher' | 'limiter'>;
 
 export type ControlPlanePoolsOptions = {
   /** Connections per origin. Default 8. */
@@ -17,10 +18,13 @@ export type ControlPlanePoolsOptions = {
   connectTimeoutMs?: number;
   /** Defaults for every client; clientFor's options override them. */
   clientDefaults?: ClientOptions;
+  /** Per-credential limits shared by all clients of one credential. Default: unlimited rate, 16 in flight. */
+  limits?: { rps: number; concurrency: number };
 };
 
 export class ControlPlanePools {
   readonly #pools = new Map<string, Pool>();
+  readonly #limiters = new Map<string, RequestLimiter>();
   readonly #options: ControlPlanePoolsOptions;
   #closed = false;
 
@@ -37,6 +41,7 @@ export class ControlPlanePools {
       ...opts,
       credentials,
       dispatcher: this.#poolFor(origin),
+      limiter: this.#limiterFor(credentials),
     });
   }
 
@@ -46,6 +51,17 @@ export class ControlPlanePools {
     const pools = [...this.#pools.values()];
     this.#pools.clear();
     await Promise.all(pools.map((p) => p.close()));
+  }
+
+  #limiterFor(credentials: Credentials): RequestLimiter {
+    const key = credentialsKey(credentials);
+    let limiter = this.#limiters.get(key);
+    if (limiter === undefined) {
+      const limits = this.#options.limits ?? { rps: Number.POSITIVE_INFINITY, concurrency: 16 };
+      limiter = new RequestLimiter(limits);
+      this.#limiters.set(key, limiter);
+    }
+    return limiter;
   }
 
   #poolFor(origin: string): Pool {

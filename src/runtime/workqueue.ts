@@ -8,6 +8,8 @@ export interface WorkQueueOptions {
   /** Global token bucket on handing keys out: the overall pace of work toward the control plane. */
   qps?: number;
   burst?: number;
+  /** Called as each key is handed out, with how long it waited since it was added (for metrics). */
+  onHandOut?: (waitMs: number) => void;
 }
 
 interface Delayed {
@@ -38,6 +40,9 @@ export class WorkQueue {
   #lastRefill: number;
   #pumpTimer: unknown;
   #shuttingDown = false;
+  /** When each waiting key was first added, for the wait-time hook. */
+  readonly #addedAt = new Map<string, number>();
+  readonly #onHandOut: ((waitMs: number) => void) | undefined;
 
   constructor(options: WorkQueueOptions = {}) {
     this.#clock = options.clock ?? systemClock;
@@ -47,11 +52,13 @@ export class WorkQueue {
     this.#burst = options.burst ?? 100;
     this.#tokens = this.#burst;
     this.#lastRefill = this.#clock.now();
+    this.#onHandOut = options.onHandOut;
   }
 
   add(key: string): void {
     if (this.#shuttingDown || this.#dirty.has(key)) return;
     this.#dirty.add(key);
+    this.#addedAt.set(key, this.#clock.now());
     if (this.#processing.has(key)) return;
     this.#queue.push(key);
     this.#pump();
@@ -137,6 +144,9 @@ export class WorkQueue {
       const key = this.#queue.shift() as string;
       this.#dirty.delete(key);
       this.#processing.add(key);
+      const addedAt = this.#addedAt.get(key);
+      this.#addedAt.delete(key);
+      if (addedAt !== undefined) this.#onHandOut?.(this.#clock.now() - addedAt);
       this.#waiters.shift()?.(key);
     }
   }

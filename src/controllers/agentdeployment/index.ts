@@ -21,6 +21,7 @@ import {
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { statusMergePatch } from '../status-patch.ts';
+import { DeploymentObserver } from './observer.ts';
 import type { AgentDeploymentDeps } from './reconciler.ts';
 import { AgentDeploymentReconciler, FINALIZER } from './reconciler.ts';
 
@@ -40,6 +41,8 @@ export interface AgentDeploymentControllerOptions {
 
 export interface AgentDeploymentController {
   reconciler: AgentDeploymentReconciler;
+  /** Batched polling of the control plane; runs only while this replica leads. */
+  observer: DeploymentObserver;
   objects: RunningInformer<AgentDeployment>;
   secrets: RunningInformer<V1Secret>;
   hasSynced(): boolean;
@@ -120,7 +123,15 @@ export function startAgentDeploymentController(
     onDelete: secretChanged,
   });
 
+  const observer = new DeploymentObserver({
+    pollIntervalMs: options.settings.pollIntervalMs,
+    clientFor: (credentials) => options.pools.clientFor(credentials),
+    onChange: (key) => queue.add(key),
+    logger: logger.child({ component: 'observer' }),
+  });
+
   const reconciler = new AgentDeploymentReconciler({
+    observer,
     ...options.settings,
     getObject: (namespace, name) => objects.get(namespace, name),
     getSecretData: (namespace, name) => secrets.get(namespace, name)?.data,
@@ -152,10 +163,12 @@ export function startAgentDeploymentController(
 
   return {
     reconciler,
+    observer,
     objects,
     secrets,
     hasSynced: () => objects.hasSynced() && secrets.hasSynced(),
     stop: async () => {
+      observer.stop();
       await Promise.all([objects.stop(), secrets.stop()]);
     },
   };

@@ -28,6 +28,7 @@ import { plainDigest, resolveSecrets, type SecretLookup, secretsDigest } from '.
 import { parseDuration } from '../duration.ts';
 import { applyOutcome, type Outcome, outcomeOf, STICKY_STALL_REASONS, Stall, Wait } from '../outcome.ts';
 import { resolveCredentials } from './credentials.ts';
+import type { DeploymentObserver } from './observer.ts';
 
 export const FINALIZER = 'deploy.agents.dev/finalizer';
 
@@ -41,6 +42,8 @@ export interface AgentDeploymentDeps {
   removeFinalizer(obj: AgentDeployment): Promise<void>;
   recordEvent(obj: AgentDeployment, type: EventType, reason: string, message: string): void;
   controlPlane(credentials: Credentials): ControlPlaneClient;
+  /** Batched observation: fresh snapshots instead of GETs, and which deployments to poll. */
+  observer: Pick<DeploymentObserver, 'fresh' | 'remember' | 'forget' | 'track' | 'untrack'>;
   defaultCredentials: Partial<Credentials>;
   /** Keys the secrets digest (per object, with its uid); never leaves the process. */
   digestKey: string;
@@ -61,6 +64,7 @@ interface Pass {
   status: AgentDeploymentStatus;
   log: Logger;
   lookup: SecretLookup;
+  key: string;
 }
 
 export class AgentDeploymentReconciler {
@@ -81,6 +85,7 @@ export class AgentDeploymentReconciler {
       status: structuredClone(obj.status ?? {}),
       log,
       lookup: (secretName) => this.#deps.getSecretData(namespace, secretName),
+      key,
     };
 
     if (obj.metadata.deletionTimestamp) return this.#finalize(pass);
@@ -101,7 +106,8 @@ export class AgentDeploymentReconciler {
       }
       this.#noteProblem(pass, outcome);
     }
-    pass.status.observedGeneration = pass.generation;
+    // A paused object has not been reconciled at this generation: status must not claim it was.
+    if (outcome.kind !== 'paused') pass.status.observedGeneration = pass.generation;
     pass.status.conditions = applyOutcome(
       pass.status.conditions ?? [],
       outcome,
@@ -168,6 +174,8 @@ export class AgentDeploymentReconciler {
     let observed = await this.#observe(pass, client, deploymentName);
     if (!observed) {
       observed = await client.createDeployment(desired);
+      this.#deps.observer.remember(observed);
+      this.#deps.observer.track(pass.key, credentials, observed.id);
       this.#recordApplied(pass, observed, digests);
       this.#deps.recordEvent(
         obj,
@@ -181,6 +189,7 @@ export class AgentDeploymentReconciler {
       );
     }
 
+    this.#deps.observer.track(pass.key, credentials, observed.id);
     const drift = computeDrift({
       desired,
       observed,
@@ -199,6 +208,7 @@ export class AgentDeploymentReconciler {
     }
     if (drift.patch) {
       const patched = await client.patchDeployment(observed.id, drift.patch);
+      this.#deps.observer.remember(patched);
       this.#recordApplied(pass, patched, digests);
       const what = drift.createsRevision ? `; new revision ${patched.latest_revision_id}` : '';
       this.#deps.recordEvent(obj, 'Normal', 'Patched', `patched ${drift.changed.join(', ')}${what}`);
@@ -230,10 +240,15 @@ export class AgentDeploymentReconciler {
           `annotation ${Annotation.AdoptDeploymentId} names ${adoptId} but this object manages ${status.deploymentId}`,
         );
       }
+      const cached = this.#deps.observer.fresh(status.deploymentId);
+      if (cached) return cached;
       try {
-        return await client.getDeployment(status.deploymentId);
+        const current = await client.getDeployment(status.deploymentId);
+        this.#deps.observer.remember(current);
+        return current;
       } catch (err) {
         if (!(err instanceof NotFoundError)) throw err;
+        this.#deps.observer.forget(status.deploymentId);
         this.#deps.recordEvent(
           obj,
           'Warning',
@@ -246,6 +261,7 @@ export class AgentDeploymentReconciler {
     } else if (adoptId) {
       try {
         const adopted = await client.getDeployment(adoptId);
+        this.#deps.observer.remember(adopted);
         status.deploymentId = adopted.id;
         this.#deps.recordEvent(
           obj,
@@ -268,6 +284,7 @@ export class AgentDeploymentReconciler {
     const found = await client.findDeploymentsByName(deploymentName);
     const existing = found[0];
     if (existing) {
+      this.#deps.observer.remember(existing);
       status.deploymentId = existing.id;
       this.#deps.recordEvent(
         obj,
@@ -300,6 +317,12 @@ export class AgentDeploymentReconciler {
       const revision: Revision = await client.getRevision(deployment.id, revisionId);
       revisionStatus = revision.status;
       if (revision.status !== known) this.#noteRevision(pass, revision);
+      if (REVISION_SUCCEEDED.has(revision.status) && deployment.active_revision_id !== revisionId) {
+        // The snapshot predates the deploy: read the deployment once so status shows what now runs.
+        const current = await client.getDeployment(deployment.id);
+        this.#deps.observer.remember(current);
+        this.#recordObserved(pass, current);
+      }
     }
     status.latestRevisionId = revisionId;
     status.revisionStatus = revisionStatus;
@@ -394,6 +417,7 @@ export class AgentDeploymentReconciler {
   /** Step 1: apply the deletion policy, then release the finalizer. */
   async #finalize(pass: Pass): Promise<ReconcileResult> {
     const { obj, spec, status } = pass;
+    this.#deps.observer.untrack(pass.key);
     if (!obj.metadata.finalizers?.includes(FINALIZER)) return {};
     if ((spec.deletionPolicy ?? 'Delete') === 'Delete') {
       try {

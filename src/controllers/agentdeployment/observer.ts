@@ -1,0 +1,137 @@
+/**
+ * Batched observation: one loop per poll interval lists the deployments of every tracked object through
+ * the list endpoint with `deployment_ids` (100 per call, grouped by credentials), keeps each as a
+ * snapshot, and enqueues only the objects whose deployment changed or vanished. Reconciles read a fresh
+ * snapshot instead of a GET, so a poll of N steady objects costs ceil(N/100) calls.
+ */
+import type { Logger } from 'pino';
+import type { ControlPlaneClient } from '../../controlplane/client.ts';
+import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
+import type { Deployment } from '../../controlplane/schemas.ts';
+
+export const IDS_PER_LIST = 100;
+
+interface Snapshot {
+  deployment: Deployment;
+  fingerprint: string;
+  at: number;
+}
+
+interface Tracked {
+  credentials: Credentials;
+  deploymentId: string;
+}
+
+export interface DeploymentObserverOptions {
+  pollIntervalMs: number;
+  clientFor: (credentials: Credentials) => ControlPlaneClient;
+  onChange: (key: string) => void;
+  logger: Logger;
+  now?: () => number;
+}
+
+export class DeploymentObserver {
+  readonly #options: DeploymentObserverOptions;
+  readonly #now: () => number;
+  readonly #snapshots = new Map<string, Snapshot>();
+  readonly #tracked = new Map<string, Tracked>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopped = true;
+
+  constructor(options: DeploymentObserverOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** A snapshot younger than 1.5 poll intervals (one batched poll always lands within that), if any. */
+  fresh(deploymentId: string): Deployment | undefined {
+    const snap = this.#snapshots.get(deploymentId);
+    if (!snap || this.#now() - snap.at > this.#options.pollIntervalMs * 1.5) return undefined;
+    return snap.deployment;
+  }
+
+  /** What a reconcile saw first-hand (GET, POST or PATCH response). */
+  remember(deployment: Deployment): void {
+    this.#snapshots.set(deployment.id, {
+      deployment,
+      fingerprint: JSON.stringify(deployment),
+      at: this.#now(),
+    });
+  }
+
+  forget(deploymentId: string): void {
+    this.#snapshots.delete(deploymentId);
+  }
+
+  track(key: string, credentials: Credentials, deploymentId: string): void {
+    this.#tracked.set(key, { credentials, deploymentId });
+  }
+
+  untrack(key: string): void {
+    const tracked = this.#tracked.get(key);
+    this.#tracked.delete(key);
+    if (tracked) this.#snapshots.delete(tracked.deploymentId);
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#schedule();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.pollOnce()
+        .catch((err: unknown) =>
+          this.#options.logger.warn(
+            { error: err instanceof Error ? err.message : String(err) },
+            'batched poll failed',
+          ),
+        )
+        .finally(() => this.#schedule());
+    }, this.#options.pollIntervalMs);
+  }
+
+  /** One pass over every tracked deployment, ceil(n/100) list calls per credential. */
+  async pollOnce(): Promise<void> {
+    const groups = new Map<string, { credentials: Credentials; keysById: Map<string, string> }>();
+    for (const [key, t] of this.#tracked) {
+      const groupKey = credentialsKey(t.credentials);
+      const group = groups.get(groupKey) ?? {
+        credentials: t.credentials,
+        keysById: new Map<string, string>(),
+      };
+      group.keysById.set(t.deploymentId, key);
+      groups.set(groupKey, group);
+    }
+    for (const { credentials, keysById } of groups.values()) {
+      const client = this.#options.clientFor(credentials);
+      const ids = [...keysById.keys()];
+      for (let i = 0; i < ids.length; i += IDS_PER_LIST) {
+        const chunk = ids.slice(i, i + IDS_PER_LIST);
+        const page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
+        const seen = new Set<string>();
+        for (const deployment of page.resources) {
+          seen.add(deployment.id);
+          const before = this.#snapshots.get(deployment.id);
+          const fingerprint = JSON.stringify(deployment);
+          this.#snapshots.set(deployment.id, { deployment, fingerprint, at: this.#now() });
+          const key = keysById.get(deployment.id);
+          if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);
+        }
+        for (const id of chunk) {
+          if (seen.has(id)) continue;
+          // Gone (or not listed): let the object's reconcile find out first-hand.
+          this.#snapshots.delete(id);
+          const key = keysById.get(id);
+          if (key) this.#options.onChange(key);
+        }
+      }
+    }
+  }
+}
