@@ -1,7 +1,7 @@
 /** The controller process: configuration, logger, Kubernetes client, the operator, signals. */
 import { KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { ConfigError, helpText, loadConfig } from './config.ts';
+import { createLogger } from './logging.ts';
 import { startOperator } from './operator.ts';
 
 const argv = process.argv.slice(2);
@@ -19,7 +19,7 @@ try {
   process.exit(2);
 }
 
-const logger = pino({ level: config.logLevel, base: { component: 'agent-deployment-operator' } });
+const logger = createLogger(config.logLevel);
 const kc = new KubeConfig();
 kc.loadFromDefault();
 

@@ -4,8 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
+import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
 import {
+  AGD_PATH,
   condition,
   createAgd,
   deleteAgd,
@@ -442,5 +444,26 @@ describe('lifecycle', () => {
     await waitReady(h, 'flaky', 60_000);
     for (const remove of removers) remove();
     expect(deploymentsNamed('flaky')).toHaveLength(1);
+  });
+});
+
+describe('secrets stay secret', () => {
+  // Runs last in this file: every log line, event and status the tests above produced.
+  it('no secret value or credential appears in any log line, event or status', async () => {
+    const used = ['sk-rotate-me-1', 'sk-rotate-me-2', 'tok-123', DEFAULT_API_KEY];
+    const events = await kubeRequest(h.kc, { method: 'GET', path: `/api/v1/namespaces/${h.ns}/events` });
+    const objects = (await kubeRequest(h.kc, { method: 'GET', path: AGD_PATH(h.ns) })) as {
+      items: { status?: unknown }[];
+    };
+    const statuses = objects.items.map((o) => o.status);
+    expect(h.logs.length).toBeGreaterThan(20);
+    expect(objects.items.length).toBeGreaterThan(10);
+    for (const [what, text] of [
+      ['logs', h.logs.join('\n')],
+      ['events', JSON.stringify(events)],
+      ['statuses', JSON.stringify(statuses)],
+    ] as const) {
+      for (const secret of used) expect(text.includes(secret), `${secret} in ${what}`).toBe(false);
+    }
   });
 });

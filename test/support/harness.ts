@@ -5,10 +5,10 @@
  */
 import { Writable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import type { AgentDeployment } from '../../src/api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../src/api/group.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logging.ts';
 import { type Operator, startOperator } from '../../src/operator.ts';
 import { kubeRequest } from '../../src/runtime/kubehttp.ts';
 import {
@@ -65,7 +65,7 @@ export async function startHarness(
     });
   const start = async (overrides?: Partial<Record<string, string>>) => {
     const config = configFor(overrides);
-    const logger = pino({ level: config.logLevel }, sink);
+    const logger = createLogger(config.logLevel, sink);
     const op = await startOperator({ config, kc, logger });
     operators.push(op);
     return op;
