@@ -6,6 +6,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Deployment, Listener, Revision, SandboxTemplate } from '../controlplane/schemas.ts';
 import { adminRoutes } from './admin-routes.ts';
+import { agentServerAdminRoutes } from './agentserver/admin-routes.ts';
+import { createAgentServerHost } from './agentserver/host.ts';
+import type { AgentServer, AgentServerConfig, WebhookDelivery } from './agentserver/index.ts';
 import { authenticate } from './auth.ts';
 import { controlPlaneRoutes } from './control-plane-routes.ts';
 import { FaultBook, type FaultRule, type Latency, pickLatency, spoilBody } from './faults.ts';
@@ -22,6 +25,7 @@ import {
 import { DeploymentStore, type FailRevisionsRule } from './store.ts';
 import { type SandboxTemplateSeed, seedTemplates, stableUuid } from './templates.ts';
 
+export type { AgentServer, AgentServerConfig, WebhookDelivery } from './agentserver/index.ts';
 export type { FaultRule } from './faults.ts';
 export type { FailRevisionsRule } from './store.ts';
 export type { SandboxTemplateSeed } from './templates.ts';
@@ -64,6 +68,12 @@ export interface Simulator {
   deployments(): Deployment[];
   revisions(deploymentId: string): Revision[];
   setTemplates(templates: SandboxTemplateSeed[]): void;
+  /** Configures the agent server of a deployment (by id or name, before or after it exists). */
+  configureAgentServer(deployment: string, config: AgentServerConfig): void;
+  agentServerConfig(deployment: string): AgentServerConfig | undefined;
+  webhookDeliveries(deployment: string): WebhookDelivery[];
+  /** The agent server served at the deployment's custom_url; undefined when there is no such deployment. */
+  agentServer(deployment: string): AgentServer | undefined;
 }
 
 export const DEFAULT_API_KEY = 'sim-api-key';
@@ -120,6 +130,17 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     stepMs: opts.revisionStepMs ?? 200,
     customUrlFor: (id) => `${url}/deployments/${id}`,
   });
+  const agentServers = createAgentServerHost({
+    deployment: (id) => store.get(id),
+    deployments: () => store.list(),
+    isApiKeyValid: (key) => auth.apiKeys.has(key),
+    baseUrl: () => url,
+    log,
+    onRequest: (record) => {
+      records.push({ ...record, query: {}, at: Date.now() });
+      log(`${record.method} ${record.path} ${record.status}`);
+    },
+  });
 
   const simulator: Simulator = {
     get url() {
@@ -127,6 +148,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     },
     close: async () => {
       store.close();
+      agentServers.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
@@ -155,12 +177,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     setTemplates: (seeds) => {
       templates = seedTemplates(seeds);
     },
+    configureAgentServer: (deployment, config) => agentServers.configureAgentServer(deployment, config),
+    agentServerConfig: (deployment) => agentServers.agentServerConfig(deployment),
+    webhookDeliveries: (deployment) => agentServers.webhookDeliveries(deployment),
+    agentServer: (deployment) => agentServers.agentServer(deployment),
   };
 
   const api = new Router(
     controlPlaneRoutes({ store, templates: () => templates, listeners: () => listeners }),
   );
-  const admin = new Router(adminRoutes(simulator));
+  const admin = new Router([...adminRoutes(simulator), ...agentServerAdminRoutes(simulator)]);
 
   async function run(handler: (ctx: RequestContext) => Reply | Promise<Reply>, ctx: RequestContext) {
     try {
@@ -269,6 +295,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
   const server = createServer((req, res) => {
     const target = new URL(req.url ?? '/', 'http://simulator.invalid');
+    if (target.pathname.startsWith('/deployments/')) {
+      // Each deployment's agent server reads its own body (it may answer with a stream).
+      agentServers.serve(req, res, `${target.pathname}${target.search}`).catch((error: unknown) => {
+        const reply = errorReply(error);
+        send(res, reply.status, JSON.stringify(reply.body));
+      });
+      return;
+    }
     readBody(req)
       .then((raw) =>
         target.pathname.startsWith('/_simulator/')

@@ -1,0 +1,38 @@
+/** `/_simulator/agent-servers/{deployment}`: configure a deployment's agent server out of process. */
+import { HttpError, type Route } from '../http.ts';
+import { parseOrFail } from '../validation.ts';
+import { type AgentServerConfig, AgentServerConfigSchema } from './config.ts';
+import type { WebhookDelivery } from './webhooks.ts';
+
+/** What the admin routes need of the simulator. `deployment` is a deployment id or name. */
+export interface AgentServerAdmin {
+  configureAgentServer(deployment: string, config: AgentServerConfig): void;
+  agentServerConfig(deployment: string): AgentServerConfig | undefined;
+  webhookDeliveries(deployment: string): WebhookDelivery[];
+}
+
+export function agentServerAdminRoutes(admin: AgentServerAdmin): Route[] {
+  return [
+    {
+      method: 'PUT',
+      template: '/_simulator/agent-servers/{deployment}',
+      handler: (ctx) => {
+        admin.configureAgentServer(
+          ctx.params.deployment ?? '',
+          parseOrFail(AgentServerConfigSchema, ctx.body ?? {}, ['body']),
+        );
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'GET',
+      template: '/_simulator/agent-servers/{deployment}',
+      handler: (ctx) => {
+        const deployment = ctx.params.deployment ?? '';
+        const config = admin.agentServerConfig(deployment);
+        if (!config) throw new HttpError(404, `No agent server configuration for ${deployment}`);
+        return { status: 200, body: { config, webhook_deliveries: admin.webhookDeliveries(deployment) } };
+      },
+    },
+  ];
+}
