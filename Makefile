@@ -33,9 +33,10 @@ lint: node_modules/.installed
 format: node_modules/.installed
 	biome check --write .
 
-## generate: regenerate crds/ (and every other generated file) from the zod schemas.
+## generate: regenerate crds/ from the zod schemas, then their copies, RBAC and Argo CD snippets.
 generate: node_modules/.installed
 	node scripts/generate.ts
+	node scripts/generate-packaging.ts
 
 simulator: node_modules/.installed
 	node src/simulator/main.ts

@@ -1,0 +1,23 @@
+# syntax=docker/dockerfile:1
+# The controller image: `make image`. Node.js 24 runs the TypeScript sources directly (type stripping), so
+# there is no build step. scripts/image-contents.sh assembles the app directory; CI runs the same script
+# (test/packaging-image.test.ts), so the steps here are proven without a Docker engine.
+
+FROM node:24-bookworm-slim AS app
+WORKDIR /build
+COPY package.json package-lock.json ./
+COPY src ./src
+COPY scripts/image-contents.sh ./scripts/image-contents.sh
+RUN scripts/image-contents.sh /build /app
+
+# No shell, no package manager; the nonroot variant's user is 65532.
+FROM gcr.io/distroless/nodejs24-debian12:nonroot
+WORKDIR /app
+# Owned by root and not writable by the runtime user: the root filesystem can be mounted read-only.
+COPY --from=app --chown=0:0 /app /app
+ENV NODE_ENV=production
+USER 65532:65532
+EXPOSE 8080
+# node is PID 1 and handles SIGTERM itself (src/main.ts drains the work queue and releases the Lease).
+# No HEALTHCHECK: Kubernetes probes /healthz and /readyz.
+ENTRYPOINT ["/nodejs/bin/node", "src/main.ts"]

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Assembles the controller's runtime directory: package files, src/ without tests or dev-only trees, and
+# production dependencies installed from the lock file. The Dockerfile runs it to build the image and
+# test/packaging-image.test.ts runs it into a temp dir, so CI proves the same steps without Docker.
+# Usage: scripts/image-contents.sh SOURCE_DIR TARGET_DIR
+set -euo pipefail
+
+src_dir=$(cd "${1:?usage: image-contents.sh SOURCE_DIR TARGET_DIR}" && pwd)
+target=${2:?usage: image-contents.sh SOURCE_DIR TARGET_DIR}
+
+mkdir -p "$target"
+cp "$src_dir/package.json" "$src_dir/package-lock.json" "$target/"
+# The simulator and the local API-server launcher are for development and tests only.
+(cd "$src_dir" && find src -type f -name '*.ts' ! -name '*.test.ts' \
+  ! -path 'src/simulator/*' ! -path 'src/localcluster/*' -print0) |
+  while IFS= read -r -d '' file; do
+    mkdir -p "$target/$(dirname "$file")"
+    cp "$src_dir/$file" "$target/$file"
+  done
+
+cd "$target"
+# npm ci refuses this lock file (npm drops other platforms' optional packages from it); npm install
+# --omit=dev still takes every version from it. No install scripts run: no production dependency needs one.
+npm install --omit=dev --ignore-scripts --no-audit --no-fund --no-update-notifier --loglevel=error
+# Keep the lock file as the source had it (npm may rewrite it) and drop npm's bookkeeping.
+cp "$src_dir/package-lock.json" "$target/package-lock.json"
+rm -f node_modules/.package-lock.json
+# Type declarations and source maps are never loaded at run time (they are half the size).
+find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -delete

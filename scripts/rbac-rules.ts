@@ -1,0 +1,102 @@
+/**
+ * The one list of Kubernetes permissions the controller uses. scripts/generate-packaging.ts writes it into
+ * manifests/rbac.yaml and into the chart (templates/_rules.tpl); the packaging tests fail when either
+ * grants anything outside it. Each rule names the code that needs it: add a rule here when the code
+ * starts calling a new verb, never in the YAML.
+ */
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+interface DocumentedRule extends PolicyRule {
+  /** Which code uses these verbs (kept out of the generated YAML). */
+  why: string;
+}
+
+const GROUP = 'deploy.agents.dev';
+
+/** Granted in every watched namespace (a ClusterRole when all namespaces are watched). */
+const WATCHED_NAMESPACE_RULES: readonly DocumentedRule[] = [
+  {
+    apiGroups: [GROUP],
+    resources: ['agentdeployments'],
+    verbs: ['get', 'list', 'watch', 'patch'],
+    why: 'informer (list, watch); runtime/objects.ts getObject and the finalizer JSON patch',
+  },
+  {
+    apiGroups: [GROUP],
+    resources: ['agentdeployments/status'],
+    verbs: ['patch'],
+    why: 'runtime/objects.ts patchStatus (merge patch of the status subresource)',
+  },
+  {
+    apiGroups: [GROUP],
+    resources: ['sandboxtemplates'],
+    verbs: ['get', 'list', 'watch'],
+    why: 'SandboxTemplate informer',
+  },
+  {
+    apiGroups: [GROUP],
+    resources: ['sandboxtemplates/status'],
+    verbs: ['patch'],
+    why: 'SandboxTemplate status patch',
+  },
+  {
+    apiGroups: [''],
+    resources: ['secrets'],
+    verbs: ['get', 'list', 'watch'],
+    why: 'Secret informer: credentials and spec.secrets references (read-only)',
+  },
+  {
+    apiGroups: [''],
+    resources: ['events'],
+    verbs: ['create', 'patch'],
+    why: 'runtime/events.ts EventRecorder (create, then patch the count of a repeated event)',
+  },
+];
+
+/** Granted only in the namespace the template import writes to (--import-templates-namespace), if set. */
+const TEMPLATE_IMPORT_RULES: readonly DocumentedRule[] = [
+  {
+    apiGroups: [GROUP],
+    resources: ['sandboxtemplates'],
+    verbs: ['get', 'list', 'watch', 'create'],
+    why: 'the template import creates an observe-only SandboxTemplate per listed template',
+  },
+];
+
+/** Granted in the controller's own namespace only. */
+const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
+  {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    verbs: ['get', 'create', 'update'],
+    why: 'runtime/leader.ts: read, create and replace (PUT) the Lease',
+  },
+];
+
+const strip = ({ apiGroups, resources, verbs }: DocumentedRule): PolicyRule => ({
+  apiGroups,
+  resources,
+  verbs,
+});
+
+export const watchedNamespaceRules = (): PolicyRule[] => WATCHED_NAMESPACE_RULES.map(strip);
+export const leaderElectionRules = (): PolicyRule[] => LEADER_ELECTION_RULES.map(strip);
+export const templateImportRules = (): PolicyRule[] => TEMPLATE_IMPORT_RULES.map(strip);
+
+/** Every (apiGroup, resource, verb) the controller may be granted, as "group/resource:verb" strings. */
+export function allowedPermissions(): Set<string> {
+  return new Set(
+    [...WATCHED_NAMESPACE_RULES, ...TEMPLATE_IMPORT_RULES, ...LEADER_ELECTION_RULES].flatMap(permissionsOf),
+  );
+}
+
+export function permissionsOf(rule: PolicyRule): string[] {
+  return rule.apiGroups.flatMap((g) =>
+    rule.resources.flatMap((r) => rule.verbs.map((v) => `${g}/${r}:${v}`)),
+  );
+}

@@ -1,0 +1,285 @@
+/**
+ * The Helm chart against the run's API server: lint and schema, rendering (default and namespaced) applied
+ * with a server-side dry run, a real install and upgrade, and the RBAC it grants compared with the one
+ * list the controller's code uses (scripts/rbac-rules.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { OPTIONS } from '../src/config.ts';
+import { CHART, excessPermissions, helm, type K8sObject, parseDocuments } from './packaging-helpers.ts';
+import { createTestNamespace, kubectl } from './support/kube.ts';
+
+const render = async (release: string, namespace: string, args: string[] = []) => {
+  const result = await helm(['template', release, CHART, '--namespace', namespace, ...args]);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return { text: result.stdout, objects: parseDocuments(result.stdout) };
+};
+
+const find = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+
+const dryRunApply = (text: string) =>
+  kubectl(['apply', '--server-side', '--dry-run=server', '--force-conflicts', '-f', '-'], { input: text });
+
+const canI = async (sa: string, verb: string, resource: string, namespace: string, subresource?: string) => {
+  const sub = subresource ? [`--subresource=${subresource}`] : [];
+  const result = await kubectl([
+    'auth',
+    'can-i',
+    verb,
+    resource,
+    ...sub,
+    '--namespace',
+    namespace,
+    '--as',
+    sa,
+  ]);
+  return result.stdout.trim();
+};
+
+describe('chart lint and values.schema.json', () => {
+  it('passes helm lint --strict', async () => {
+    const result = await helm(['lint', '--strict', CHART]);
+    expect(result.stdout).toContain('0 chart(s) failed');
+    expect(result.code).toBe(0);
+  });
+
+  it.each([
+    ['logLevel=verbose', "at '/logLevel'"],
+    ['pollInterval=soon', "at '/pollInterval'"],
+    ['revisionPollInterval=5', "at '/revisionPollInterval'"],
+    ['workers=0', "at '/workers'"],
+    ['reconcileRate=-1', "at '/reconcileRate'"],
+    ['controlPlaneRps=0', "at '/controlPlaneRps'"],
+    ['controlPlaneConcurrency=many', "at '/controlPlaneConcurrency'"],
+    ['replicaCount=two', "at '/replicaCount'"],
+    ['watchNamespaces[0]=Team_A', "at '/watchNamespaces/0'"],
+    ['controlPlane.baseUrl=ftp://example.com', "at '/controlPlane/baseUrl'"],
+    ['image.pullPolicy=Sometimes', "at '/image/pullPolicy'"],
+    ['image.digest=latest', "at '/image/digest'"],
+    ['metrics.port=70000', "at '/metrics/port'"],
+    ['podDisruptionBudget.minAvailable=half', "at '/podDisruptionBudget/minAvailable'"],
+    ['extraEnv[0].name=1BAD', "at '/extraEnv/0/name'"],
+    ['credentials.apikey=typo', "'apikey' not allowed"],
+    ['unknownKey=1', "'unknownKey' not allowed"],
+  ])('refuses --set %s with a message naming the value', async (set, message) => {
+    const result = await helm(['template', 'schema', CHART, '--set', set]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("values don't meet the specifications of the schema");
+    expect(result.stderr).toContain(message);
+  });
+});
+
+describe('helm template applied with a server-side dry run', () => {
+  it('renders the default values: cluster-wide RBAC, hardened Deployment, no ServiceMonitor', async () => {
+    const ns = await createTestNamespace('chart-default');
+    const { text, objects } = await render('dflt', ns, ['--include-crds']);
+    expect(excessPermissions(objects)).toEqual([]);
+    expect(find(objects, 'ClusterRole')).toHaveLength(1);
+    expect(find(objects, 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual([
+      'agentdeployments.deploy.agents.dev',
+      'sandboxtemplates.deploy.agents.dev',
+    ]);
+    expect(find(objects, 'ServiceMonitor')).toEqual([]);
+    const [deployment] = find(objects, 'Deployment') as [K8sObject];
+    const spec = deployment.spec as { replicas: number; template: { spec: Record<string, unknown> } };
+    expect(spec.replicas).toBe(2);
+    expect(spec.template.spec.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    const [container] = spec.template.spec.containers as [Record<string, unknown>];
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(container.livenessProbe).toMatchObject({ httpGet: { path: '/healthz' } });
+    expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/readyz' } });
+
+    const applied = await dryRunApply(text);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+  });
+
+  it('renders namespaced mode: Roles in each watched namespace and no cluster-wide grant', async () => {
+    const [home, teamA, teamB] = await Promise.all(
+      ['chart-ns-home', 'chart-ns-a', 'chart-ns-b'].map((p) => createTestNamespace(p)),
+    );
+    const { text, objects } = await render('nsd', home as string, [
+      '--set',
+      `watchNamespaces={${teamA},${teamB}}`,
+      '--set',
+      'labelSelector=shard=a',
+    ]);
+    expect(excessPermissions(objects)).toEqual([]);
+    expect(find(objects, 'ClusterRole')).toEqual([]);
+    expect(find(objects, 'ClusterRoleBinding')).toEqual([]);
+    const roleNamespaces = find(objects, 'Role').map((r) => r.metadata.namespace);
+    expect(roleNamespaces.sort()).toEqual([home, teamA, teamB].sort());
+    const env = JSON.stringify(find(objects, 'Deployment')[0]);
+    expect(env).toContain(`{"name":"WATCH_NAMESPACES","value":"${teamA},${teamB}"}`);
+    expect(env).toContain('{"name":"LABEL_SELECTOR","value":"shard=a"}');
+
+    const applied = await dryRunApply(text);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+  });
+
+  it('renders a ServiceMonitor only when the Prometheus Operator API exists', async () => {
+    const { objects } = await render('mon', 'monitoring', [
+      '--api-versions',
+      'monitoring.coreos.com/v1/ServiceMonitor',
+    ]);
+    const [monitor] = find(objects, 'ServiceMonitor');
+    expect(monitor?.spec).toMatchObject({ endpoints: [{ port: 'http-metrics', path: '/metrics' }] });
+  });
+
+  it('uses an existing credentials Secret instead of creating one', async () => {
+    const { objects } = await render('ext', 'ops', ['--set', 'credentials.existingSecret=cp-creds']);
+    expect(find(objects, 'Secret').map((s) => s.metadata.name)).toEqual([
+      'ext-agent-deployment-operator-digest-key',
+    ]);
+    expect(JSON.stringify(find(objects, 'Deployment')[0])).toContain('"name":"cp-creds","key":"apiKey"');
+  });
+});
+
+describe('the chart and the controller flags', () => {
+  // Options the chart sets another way: the Lease lives in the pod namespace (POD_NAMESPACE).
+  const NOT_IN_CHART = new Set(['LEADER_ELECTION_NAMESPACE']);
+
+  it('sets every option the controller reads, and nothing it does not', async () => {
+    const { objects } = await render('flags', 'ops', [
+      '--set',
+      'credentials.apiKey=k',
+      '--set',
+      'controlPlane.baseUrl=https://cp.example.com',
+      '--set',
+      'templatePollInterval=2m',
+      '--set',
+      'importTemplatesNamespace=templates',
+    ]);
+    const [deployment] = find(objects, 'Deployment') as [K8sObject];
+    const spec = deployment.spec as { template: { spec: { containers: { env: { name: string }[] }[] } } };
+    const set = new Set(spec.template.spec.containers[0]?.env.map((e) => e.name));
+    const read = OPTIONS.map((o) => o.env).filter((env) => !NOT_IN_CHART.has(env));
+    expect(read.filter((env) => !set.has(env))).toEqual([]);
+    expect([...set].filter((env) => !(OPTIONS.map((o) => o.env) as string[]).includes(env))).toEqual([]);
+  });
+});
+
+describe('helm install into the API server', () => {
+  it('creates the objects, keeps the digest key across upgrades and grants only what the code uses', async () => {
+    const ns = await createTestNamespace('chart-install');
+    const other = await createTestNamespace('chart-install-other');
+    const release = `ado-${ns.slice(-8)}`;
+    const installed = await helm([
+      'install',
+      release,
+      CHART,
+      '--namespace',
+      ns,
+      '--set',
+      'credentials.apiKey=test-api-key',
+      '--set',
+      'credentials.tenantId=tenant-1',
+    ]);
+    expect(installed.stderr).not.toMatch(/error/i);
+    expect(installed.code).toBe(0);
+    expect(installed.stdout).toContain('It watches every namespace.');
+
+    const fullname = `${release}-agent-deployment-operator`;
+    const got = await kubectl(
+      [
+        'get',
+        `deployment/${fullname}`,
+        `serviceaccount/${fullname}`,
+        `service/${fullname}-metrics`,
+        `poddisruptionbudget/${fullname}`,
+        `secret/${fullname}-credentials`,
+        `secret/${fullname}-digest-key`,
+        `role/${fullname}-leader-election`,
+        `rolebinding/${fullname}-leader-election`,
+        `clusterrole/${fullname}`,
+        `clusterrolebinding/${fullname}`,
+        '-o',
+        'json',
+      ],
+      { namespace: ns },
+    );
+    expect(got.stderr).toBe('');
+    expect(got.code).toBe(0);
+    const items = (JSON.parse(got.stdout) as { items: K8sObject[] }).items;
+    expect(items).toHaveLength(10);
+    expect(excessPermissions(items)).toEqual([]);
+
+    const digestKey = async () => {
+      const r = await kubectl(
+        ['get', 'secret', `${fullname}-digest-key`, '-o', 'jsonpath={.data.secretsDigestKey}'],
+        {
+          namespace: ns,
+        },
+      );
+      return r.stdout;
+    };
+    const before = await digestKey();
+    expect(before.length).toBeGreaterThan(40);
+    const upgraded = await helm([
+      'upgrade',
+      release,
+      CHART,
+      '--namespace',
+      ns,
+      '--reuse-values',
+      '--set',
+      'logLevel=debug',
+    ]);
+    expect(upgraded.code).toBe(0);
+    expect(await digestKey()).toBe(before);
+
+    const sa = `system:serviceaccount:${ns}:${fullname}`;
+    expect(await canI(sa, 'patch', 'agentdeployments.deploy.agents.dev', other)).toBe('yes');
+    expect(await canI(sa, 'patch', 'agentdeployments.deploy.agents.dev', other, 'status')).toBe('yes');
+    expect(await canI(sa, 'update', 'agentdeployments.deploy.agents.dev', other, 'status')).toBe('no');
+    expect(await canI(sa, 'create', 'sandboxtemplates.deploy.agents.dev', other)).toBe('no');
+    expect(await canI(sa, 'watch', 'secrets', other)).toBe('yes');
+    expect(await canI(sa, 'create', 'leases.coordination.k8s.io', ns)).toBe('yes');
+    expect(await canI(sa, 'update', 'agentdeployments.deploy.agents.dev', other)).toBe('no');
+    expect(await canI(sa, 'delete', 'agentdeployments.deploy.agents.dev', other)).toBe('no');
+    expect(await canI(sa, 'create', 'secrets', other)).toBe('no');
+    expect(await canI(sa, 'create', 'leases.coordination.k8s.io', other)).toBe('no');
+
+    const removed = await helm(['uninstall', release, '--namespace', ns]);
+    expect(removed.code).toBe(0);
+    const gone = await kubectl(['get', 'clusterrole', fullname, '--ignore-not-found', '-o', 'name']);
+    expect(gone.stdout).toBe('');
+  });
+
+  it('in namespaced mode grants the watched namespaces only', async () => {
+    const ns = await createTestNamespace('chart-nsd');
+    const watched = await createTestNamespace('chart-nsd-watched');
+    const unwatched = await createTestNamespace('chart-nsd-unwatched');
+    const release = `nsd-${ns.slice(-8)}`;
+    const installed = await helm([
+      'install',
+      release,
+      CHART,
+      '--namespace',
+      ns,
+      '--set',
+      `watchNamespaces={${watched}}`,
+      '--set',
+      `importTemplatesNamespace=${watched}`,
+    ]);
+    expect(installed.code).toBe(0);
+    expect(installed.stdout).toContain(`It watches the namespaces: ${watched}`);
+    const sa = `system:serviceaccount:${ns}:${release}-agent-deployment-operator`;
+    expect(await canI(sa, 'list', 'secrets', watched)).toBe('yes');
+    expect(await canI(sa, 'patch', 'agentdeployments.deploy.agents.dev', watched)).toBe('yes');
+    expect(await canI(sa, 'list', 'secrets', unwatched)).toBe('no');
+    expect(await canI(sa, 'list', 'agentdeployments.deploy.agents.dev', unwatched)).toBe('no');
+    expect(await canI(sa, 'list', 'secrets', ns)).toBe('no');
+    expect(await canI(sa, 'create', 'sandboxtemplates.deploy.agents.dev', watched)).toBe('yes');
+    expect(await canI(sa, 'create', 'sandboxtemplates.deploy.agents.dev', unwatched)).toBe('no');
+    await helm(['uninstall', release, '--namespace', ns]);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Shared by the packaging tests: run the built helm against the run's API server, split rendered YAML,
+ * and check RBAC rules against the one list in scripts/rbac-rules.ts.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import yaml from 'js-yaml';
+import { inject } from 'vitest';
+import { allowedPermissions, type PolicyRule, permissionsOf } from '../scripts/rbac-rules.ts';
+import { testKubeconfigPath } from './support/kube.ts';
+
+export const REPO = resolve(import.meta.dirname, '..');
+export const CHART = join(REPO, 'helm/agent-deployment-operator');
+
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/** Runs a command; a non-zero exit is a result, not an exception. */
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {},
+): Promise<RunResult> {
+  const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd });
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => stdout.push(c));
+  child.stderr.on('data', (c: Buffer) => stderr.push(c));
+  child.stdin.end(options.input);
+  return new Promise((done, fail) => {
+    child.once('error', fail);
+    child.once('close', (code) =>
+      done({
+        stdout: Buffer.concat(stdout).toString(),
+        stderr: Buffer.concat(stderr).toString(),
+        code: code ?? -1,
+      }),
+    );
+  });
+}
+
+// Helm keeps its cache and config in these; point them at a temp dir so tests touch nothing of the user's.
+const helmHome = mkdtempSync(join(tmpdir(), 'helm-home-'));
+
+/** Runs the built helm with the test kubeconfig. */
+export function helm(args: readonly string[]): Promise<RunResult> {
+  return run(join(inject('kubeBinDir'), 'helm'), ['--kubeconfig', testKubeconfigPath(), ...args], {
+    env: {
+      ...process.env,
+      HELM_CACHE_HOME: join(helmHome, 'cache'),
+      HELM_CONFIG_HOME: join(helmHome, 'config'),
+      HELM_DATA_HOME: join(helmHome, 'data'),
+    },
+  });
+}
+
+export interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [k: string]: unknown };
+  [k: string]: unknown;
+}
+
+/** Every non-empty document of a multi-document YAML stream. */
+export function parseDocuments(text: string): K8sObject[] {
+  return yaml.loadAll(text).filter((d): d is K8sObject => d !== null && typeof d === 'object');
+}
+
+/** The "group/resource:verb" permissions the Roles and ClusterRoles among `objects` grant. */
+export function grantedPermissions(objects: readonly K8sObject[]): string[] {
+  return objects
+    .filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole')
+    .flatMap((o) => ((o.rules as PolicyRule[] | undefined) ?? []).flatMap(permissionsOf));
+}
+
+/** Granted permissions the controller does not use (the list scripts/rbac-rules.ts keeps). */
+export function excessPermissions(objects: readonly K8sObject[]): string[] {
+  const allowed = allowedPermissions();
+  return grantedPermissions(objects).filter((p) => !allowed.has(p));
+}

@@ -1,0 +1,146 @@
+/**
+ * The RBAC the chart grants is enough: the operator runs in-process with the token of the chart's service
+ * account (namespaced mode, template import on), reconciles an AgentDeployment to Ready, imports the
+ * simulator's templates as SandboxTemplates and reports their status, holds the Lease, and removes its
+ * finalizer on delete, without a single 403. The other packaging tests check the converse (nothing more
+ * is granted than scripts/rbac-rules.ts lists).
+ */
+import { Writable } from 'node:stream';
+import { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import { type Operator, startOperator } from '../src/operator.ts';
+import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import { DEFAULT_API_KEY, defaultListeners, EXAMPLE_TEMPLATES } from '../src/simulator/index.ts';
+import { CHART, helm } from './packaging-helpers.ts';
+import {
+  createAgd,
+  deleteAgd,
+  eventually,
+  type Harness,
+  startHarness,
+  waitReady,
+} from './support/harness.ts';
+import { createTestNamespace, kubeConfigFromProvided, kubectl } from './support/kube.ts';
+
+let h: Harness;
+let operator: Operator | undefined;
+let releaseNs: string;
+const logs: string[] = [];
+
+/** A kubeconfig that authenticates as `token` against the run's API server. */
+function tokenKubeConfig(token: string): KubeConfig {
+  const cluster = kubeConfigFromProvided().getCurrentCluster();
+  if (!cluster) throw new Error('no cluster in the test kubeconfig');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: 'operator', token }],
+    contexts: [{ name: 'operator', cluster: cluster.name, user: 'operator' }],
+    currentContext: 'operator',
+  });
+  return kc;
+}
+
+beforeAll(async () => {
+  h = await startHarness('rbac-sa', { withOperator: false, simulator: { templates: EXAMPLE_TEMPLATES } });
+  releaseNs = await createTestNamespace('rbac-release');
+  const release = 'rbac';
+  const installed = await helm([
+    'install',
+    release,
+    CHART,
+    '--namespace',
+    releaseNs,
+    '--set',
+    `watchNamespaces={${h.ns}}`,
+    '--set',
+    `importTemplatesNamespace=${h.ns}`,
+  ]);
+  expect(installed.code, installed.stderr).toBe(0);
+  const token = await kubectl(['create', 'token', `${release}-agent-deployment-operator`, '--duration=1h'], {
+    namespace: releaseNs,
+  });
+  expect(token.code, token.stderr).toBe(0);
+
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const config = loadConfig([], {
+    CONTROL_PLANE_URL: h.sim.url,
+    CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
+    WATCH_NAMESPACES: h.ns,
+    IMPORT_TEMPLATES_NAMESPACE: h.ns,
+    POLL_INTERVAL: '1s',
+    REVISION_POLL_INTERVAL: '200ms',
+    LEADER_ELECT: 'true',
+    POD_NAMESPACE: releaseNs,
+    LEADER_ELECTION_ID: `${release}-agent-deployment-operator`,
+    HTTP_PORT: '0',
+    LOG_LEVEL: 'debug',
+  });
+  operator = await startOperator({
+    config,
+    kc: tokenKubeConfig(token.stdout.trim()),
+    logger: pino({ level: 'debug' }, sink),
+  });
+});
+
+afterAll(async () => {
+  await operator?.stop(1_000);
+  await h?.stop();
+});
+
+describe('the chart RBAC, used by the operator itself', () => {
+  it('suffices to reconcile, import templates, lead and finalize', async () => {
+    await eventually(async () => operator?.isLeader(), 'leadership', 30_000);
+    await createAgd(h, {
+      metadata: { name: 'rbac-agent' },
+      spec: {
+        source: 'external_image',
+        sourceConfig: {
+          listenerId: defaultListeners()[0]?.id,
+          resourceSpec: { cpu: 0.5, memoryMb: 512, minScale: 1 },
+        },
+        sourceRevisionConfig: { imageUri: 'registry.example.com/agent:1' },
+      },
+    });
+    const ready = await waitReady(h, 'rbac-agent', 60_000);
+    expect(ready.metadata?.finalizers).toContain('deploy.agents.dev/finalizer');
+
+    const templates = await eventually(
+      async () => {
+        const list = (await kubeRequest(h.kc, {
+          method: 'GET',
+          path: `/apis/deploy.agents.dev/v1alpha1/namespaces/${h.ns}/sandboxtemplates`,
+        })) as { items: { status?: { observedGeneration?: number } }[] };
+        const observed = list.items.filter((t) => t.status?.observedGeneration !== undefined);
+        return observed.length > 0 && observed.length === list.items.length ? list.items : undefined;
+      },
+      'imported SandboxTemplates with status',
+      60_000,
+    );
+    expect(templates.length).toBeGreaterThan(0);
+
+    await deleteAgd(h, 'rbac-agent');
+    await eventually(
+      async () => {
+        const got = await kubectl(['get', 'agd', 'rbac-agent', '--ignore-not-found', '-o', 'name'], {
+          namespace: h.ns,
+        });
+        return got.stdout.trim() === '';
+      },
+      'the finalizer to be removed',
+      60_000,
+    );
+
+    const denied = logs
+      .map((line) => line.search(/forbidden|\b403\b/i))
+      .flatMap((at, i) => (at < 0 ? [] : [(logs[i] as string).slice(Math.max(0, at - 80), at + 240)]));
+    expect(denied).toEqual([]);
+  });
+});
