@@ -37,6 +37,7 @@ format: node_modules/.installed
 generate: node_modules/.installed
 	node scripts/generate.ts
 	node scripts/generate-packaging.ts
+	node scripts/generate-docs.ts
 
 simulator: node_modules/.installed
 	node src/simulator/main.ts
