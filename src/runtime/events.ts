@@ -32,6 +32,7 @@ export interface EventRecorderOptions {
 const MAX_MESSAGE = 1024;
 const AGGREGATION_WINDOW_MS = 10 * 60_000;
 const MAX_REMEMBERED = 4096;
+const WRITE_CONCURRENCY = 8;
 
 interface Recorded {
   namespace: string;
@@ -43,7 +44,8 @@ interface Recorded {
 /**
  * Writes core/v1 Events about objects. A repeat of the same event (object, type, reason, message)
  * within 10 minutes bumps count and lastTimestamp on the existing Event instead of creating another.
- * Writes are serialised (events are few) and never throw into the caller: failures are logged.
+ * Writes of one event run in order, different events up to 8 at once; nothing throws into the
+ * caller: failures are logged.
  */
 export class EventRecorder {
   readonly #api: Pick<CoreV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
@@ -51,7 +53,10 @@ export class EventRecorder {
   readonly #instance: string;
   readonly #log: Logger;
   readonly #recent = new Map<string, Recorded>();
-  #tail: Promise<void> = Promise.resolve();
+  /** Writes of one aggregation key run in order (count bumps must not race); other keys in parallel. */
+  readonly #chains = new Map<string, Promise<void>>();
+  #inFlight = 0;
+  readonly #slots: Array<() => void> = [];
   #sequence = 0;
 
   constructor(options: EventRecorderOptions) {
@@ -64,24 +69,48 @@ export class EventRecorder {
   /** Resolves once this event is written (or its failure logged); never rejects. */
   record(ref: EventObjectRef, type: EventType, reason: string, message: string): Promise<void> {
     const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
-    const write = this.#tail.then(() => this.#write(ref, type, reason, text));
-    this.#tail = write.catch((err: unknown) => {
-      this.#log.warn(
-        {
-          object: `${ref.namespace}/${ref.name}`,
-          reason,
-          error: err instanceof Error ? err.message : String(err),
-        },
-        'could not record event',
-      );
+    const key = JSON.stringify([ref.uid, type, reason, text]);
+    const previous = this.#chains.get(key) ?? Promise.resolve();
+    const done = previous
+      .then(() => this.#withSlot(() => this.#write(ref, type, reason, text, key)))
+      .catch((err: unknown) => {
+        this.#log.warn(
+          {
+            object: `${ref.namespace}/${ref.name}`,
+            reason,
+            error: err instanceof Error ? err.message : String(err),
+          },
+          'could not record event',
+        );
+      });
+    this.#chains.set(key, done);
+    void done.then(() => {
+      if (this.#chains.get(key) === done) this.#chains.delete(key);
     });
-    return this.#tail;
+    return done;
   }
 
-  async #write(ref: EventObjectRef, type: EventType, reason: string, message: string): Promise<void> {
+  /** At most WRITE_CONCURRENCY writes at once, so a burst of events neither piles up nor floods. */
+  async #withSlot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#inFlight >= WRITE_CONCURRENCY) await new Promise<void>((resolve) => this.#slots.push(resolve));
+    this.#inFlight += 1;
+    try {
+      return await fn();
+    } finally {
+      this.#inFlight -= 1;
+      this.#slots.shift()?.();
+    }
+  }
+
+  async #write(
+    ref: EventObjectRef,
+    type: EventType,
+    reason: string,
+    message: string,
+    key: string,
+  ): Promise<void> {
     const now = Date.now();
     this.#forgetOlderThan(now - AGGREGATION_WINDOW_MS);
-    const key = JSON.stringify([ref.uid, type, reason, message]);
     const seen = this.#recent.get(key);
     if (seen) {
       try {

@@ -1,0 +1,67 @@
+/**
+ * Control-plane calls from the simulator's request log: grouped by operation (method + route template)
+ * and attributed to the object they served, so calls per converged object count only what each object
+ * cost until it was Ready.
+ */
+import type { RequestRecord } from '../src/simulator/index.ts';
+
+export const CREATE_OP = 'POST /v2/deployments';
+export const REVISION_OP = 'GET /v2/deployments/{deployment_id}/revisions/{revision_id}';
+export const PATCH_OP = 'PATCH /v2/deployments/{deployment_id}';
+
+/** The fewest calls a new object can converge with: one create, one poll that sees DEPLOYED. */
+export const MINIMUM_CALLS: Readonly<Record<string, number>> = { [CREATE_OP]: 1, [REVISION_OP]: 1 };
+export const MINIMUM_CALLS_TOTAL = Object.values(MINIMUM_CALLS).reduce((a, b) => a + b, 0);
+
+export const operationOf = (r: RequestRecord) => `${r.method} ${r.route}`;
+
+/** The object (deployment name) a call was made for; undefined for calls serving many (batched lists). */
+export function objectOf(r: RequestRecord, nameById: ReadonlyMap<string, string>): string | undefined {
+  if (r.route === '/v2/deployments') {
+    if (r.method === 'POST') {
+      const name = (r.body as { name?: unknown } | undefined)?.name;
+      return typeof name === 'string' ? name : undefined;
+    }
+    return r.query.name_contains;
+  }
+  const id = /^\/v2\/deployments\/([^/]+)/.exec(r.path)?.[1];
+  return id === undefined ? undefined : nameById.get(id);
+}
+
+export function countByOperation(records: readonly RequestRecord[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of records) out[operationOf(r)] = (out[operationOf(r)] ?? 0) + 1;
+  return out;
+}
+
+/**
+ * Calls per converged object by operation: each object's own calls up to its Ready time, plus the calls
+ * serving many objects made before all were Ready, shared out evenly.
+ */
+export function callsPerConvergedObject(options: {
+  records: readonly RequestRecord[];
+  nameById: ReadonlyMap<string, string>;
+  readyAt: ReadonlyMap<string, number>;
+  allReadyAt: number;
+}): { byOperation: Record<string, number>; total: number; sharedCalls: number } {
+  const { records, nameById, readyAt, allReadyAt } = options;
+  const counted: RequestRecord[] = [];
+  let sharedCalls = 0;
+  for (const r of records) {
+    const name = objectOf(r, nameById);
+    if (name === undefined) {
+      if (r.at <= allReadyAt) {
+        counted.push(r);
+        sharedCalls += 1;
+      }
+      continue;
+    }
+    const ready = readyAt.get(name);
+    if (ready !== undefined && r.at <= ready) counted.push(r);
+  }
+  const n = Math.max(1, readyAt.size);
+  const byOperation = Object.fromEntries(
+    Object.entries(countByOperation(counted)).map(([op, count]) => [op, count / n]),
+  );
+  return { byOperation, total: counted.length / n, sharedCalls };
+}

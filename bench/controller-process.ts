@@ -1,0 +1,116 @@
+/**
+ * The controller as a child process (`node src/main.ts`), so that its RSS and heap are its own and not
+ * the benchmark's. Output goes to a log file; readiness is its /readyz.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { freePorts } from '../src/localcluster/ports.ts';
+
+const REPO = resolve(import.meta.dirname, '..');
+
+export interface ControllerProcess {
+  readonly pid: number;
+  readonly logFile: string;
+  /** VmRSS and VmHWM (peak) of the child, in bytes, from /proc/<pid>/status. */
+  memory(): Promise<{ rssBytes: number; peakRssBytes: number }>;
+  /** nodejs_heap_size_used_bytes from its /metrics. */
+  heapUsedBytes(): Promise<number>;
+  /** SIGTERM, then SIGKILL after `graceMs`. Idempotent. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Every controller started and not yet stopped, so an interrupted run can kill them. */
+const live = new Set<ChildProcess>();
+
+/** Last resort on exit: SIGKILL every child still running (synchronous, as 'exit' handlers must be). */
+export function killLiveControllers(): void {
+  for (const child of live) child.kill('SIGKILL');
+}
+
+function tail(file: string, lines = 20): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+export async function startControllerProcess(options: {
+  env: Record<string, string>;
+  logFile: string;
+  readyTimeoutMs?: number;
+}): Promise<ControllerProcess> {
+  const [port] = await freePorts(1);
+  const out = openSync(options.logFile, 'a');
+  const child = spawn(process.execPath, [resolve(REPO, 'src/main.ts')], {
+    cwd: REPO,
+    env: { ...process.env, ...options.env, HTTP_PORT: String(port) },
+    stdio: ['ignore', out, out],
+  });
+  if (child.pid === undefined) throw new Error('the controller process did not start');
+  const pid = child.pid;
+  live.add(child);
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((done) =>
+    child.once('exit', (code, signal) => {
+      exitCode = code ?? (signal ? -1 : null);
+      live.delete(child);
+      done();
+    }),
+  );
+  const base = `http://127.0.0.1:${port}`;
+
+  const stop = async (graceMs = 10_000) => {
+    if (exitCode !== undefined) return;
+    child.kill('SIGTERM');
+    const killed = await Promise.race([exited.then(() => false), sleep(graceMs).then(() => true)]);
+    if (killed) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  };
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  for (;;) {
+    if (exitCode !== undefined) {
+      throw new Error(
+        `the controller exited (code ${exitCode}) before it was ready; its log:\n${tail(options.logFile)}`,
+      );
+    }
+    const ok = await fetch(`${base}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) {
+      await stop(1_000);
+      throw new Error(`the controller was not ready within the timeout; its log:\n${tail(options.logFile)}`);
+    }
+    await sleep(100);
+  }
+
+  return {
+    pid,
+    logFile: options.logFile,
+    async memory() {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8');
+      const kb = (field: string) => {
+        const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+        if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
+        return Number(match[1]) * 1024;
+      };
+      return { rssBytes: kb('VmRSS'), peakRssBytes: kb('VmHWM') };
+    },
+    async heapUsedBytes() {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([0-9.e+]+)/m.exec(text);
+      if (!match) throw new Error('the controller /metrics has no nodejs_heap_size_used_bytes');
+      return Number(match[1]);
+    },
+    stop,
+  };
+}

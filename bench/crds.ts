@@ -1,0 +1,20 @@
+/** Installs crds/ with the cluster's kubectl: server-side apply, then wait until Established. */
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const CRD_DIR = resolve(import.meta.dirname, '..', 'crds');
+const run = promisify(execFile);
+
+export async function installCrds(binDir: string, kubeconfigPath: string): Promise<void> {
+  const kubectl = async (args: string[]) => {
+    try {
+      await run(join(binDir, 'kubectl'), ['--kubeconfig', kubeconfigPath, ...args]);
+    } catch (err) {
+      const stderr = (err as { stderr?: string }).stderr?.trim();
+      throw new Error(`kubectl ${args[0]} failed: ${stderr || (err as Error).message}`);
+    }
+  };
+  await kubectl(['apply', '--server-side', '-f', CRD_DIR]);
+  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', '-f', CRD_DIR]);
+}

@@ -1,0 +1,96 @@
+/** The benchmark's flags, parsed with zod so a bad value stops the run with a message naming the flag. */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { parseDuration } from '../src/controllers/duration.ts';
+
+const MAX_N = 10_000;
+
+const duration = (flag: string) =>
+  z.string().transform((v, ctx) => {
+    const ms = parseDuration(v);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `--${flag}: "${v}" is not a duration such as 300ms or 10s` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const count = (flag: string) =>
+  z.coerce
+    .number({ error: `--${flag} must be a number` })
+    .int(`--${flag} must be a whole number`)
+    .positive(`--${flag} must be above 0`);
+
+const BenchOptionsSchema = z.object({
+  n: z
+    .string()
+    .transform((v) => v.split(',').map((s) => Number(s.trim())))
+    .pipe(
+      z
+        .array(
+          z
+            .number()
+            .int('--n: each N must be a whole number')
+            .min(1, '--n: each N must be at least 1')
+            .max(MAX_N, `--n: each N must be at most ${MAX_N}`),
+        )
+        .min(1),
+    ),
+  latencyMs: z.coerce.number({ error: '--latency-ms must be a number' }).min(0, '--latency-ms must be >= 0'),
+  workers: count('workers'),
+  pollIntervalMs: duration('poll-interval'),
+  revisionStepMs: count('revision-step-ms'),
+  /** Undefined: the time a revision takes in the simulator (steps × step). */
+  revisionPollMs: duration('revision-poll-interval').optional(),
+  qps: count('qps'),
+  applyConcurrency: count('apply-concurrency'),
+  reactionUpdates: count('reaction-updates'),
+  /** Undefined: 60 s + 100 ms per object. */
+  readyTimeoutMs: duration('ready-timeout').optional(),
+});
+export type BenchOptions = z.infer<typeof BenchOptionsSchema>;
+
+export const USAGE = `Usage: node bench/run.ts [flags]
+  --n 100,1000                 object counts, one run each (at most ${MAX_N})
+  --latency-ms 20              fixed simulator latency per control-plane call
+  --workers 4                  controller WORKERS
+  --poll-interval 10s          controller POLL_INTERVAL (also the steady window measured)
+  --revision-step-ms 100       simulator time per revision status step
+  --revision-poll-interval D   controller REVISION_POLL_INTERVAL (default: steps × step, one revision's time)
+  --qps 1000                   controller CONTROL_PLANE_QPS (high, so the workers are the limit)
+  --apply-concurrency 32       object creations in flight at once
+  --reaction-updates 20        objects updated one at a time for the reaction time
+  --ready-timeout D            how long all N get to become Ready (default 60s + 100ms × N)`;
+
+export function parseBenchOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      n: { type: 'string', default: '100,1000' },
+      'latency-ms': { type: 'string', default: '20' },
+      workers: { type: 'string', default: '4' },
+      'poll-interval': { type: 'string', default: '10s' },
+      'revision-step-ms': { type: 'string', default: '100' },
+      'revision-poll-interval': { type: 'string' },
+      qps: { type: 'string', default: '1000' },
+      'apply-concurrency': { type: 'string', default: '32' },
+      'reaction-updates': { type: 'string', default: '20' },
+      'ready-timeout': { type: 'string' },
+    },
+    strict: true,
+  });
+  const parsed = BenchOptionsSchema.safeParse({
+    n: values.n,
+    latencyMs: values['latency-ms'],
+    workers: values.workers,
+    pollIntervalMs: values['poll-interval'],
+    revisionStepMs: values['revision-step-ms'],
+    revisionPollMs: values['revision-poll-interval'],
+    qps: values.qps,
+    applyConcurrency: values['apply-concurrency'],
+    reactionUpdates: values['reaction-updates'],
+    readyTimeoutMs: values['ready-timeout'],
+  });
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('\n'));
+  return parsed.data;
+}

@@ -1,0 +1,44 @@
+/** Small helpers: a concurrency-limited map, percentiles, a poll-until with a clear timeout message. */
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** Nearest-rank percentile (p in 0..100) of `values`; undefined when empty. */
+export function percentile(values: readonly number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1];
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` every `everyMs` until it returns a value; throws `describe()` after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  options: { timeoutMs: number; everyMs?: number; describe: () => string },
+): Promise<T> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${options.timeoutMs} ms: ${options.describe()}`);
+    await sleep(options.everyMs ?? 20);
+  }
+}

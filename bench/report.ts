@@ -1,0 +1,78 @@
+/** The printed table: one row per figure, one column per N. */
+import { MINIMUM_CALLS_TOTAL } from './calls.ts';
+import { IDEAL_FORMULA } from './ideal.ts';
+import type { BenchOptions } from './options.ts';
+import type { ScenarioResult } from './scenario.ts';
+
+const ms = (v: number | undefined) => (v === undefined ? '-' : `${Math.round(v)} ms`);
+const x = (v: number) => `${v.toFixed(2)}×`;
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
+
+function rows(results: readonly ScenarioResult[]): [string, ...string[]][] {
+  const operations = [...new Set(results.flatMap((r) => Object.keys(r.calls.perObjectByOperation)))].sort();
+  const steadyOperations = [
+    ...new Set(results.flatMap((r) => Object.keys(r.steady.callsByOperation))),
+  ].sort();
+  const col = (f: (r: ScenarioResult) => string) => results.map(f);
+  return [
+    ['N', ...col((r) => String(r.n))],
+    ['apply (all N created)', ...col((r) => ms(r.apply.durationMs))],
+    ['all Ready after last apply', ...col((r) => ms(r.convergence.fromLastApplyMs))],
+    ['  (after first apply)', ...col((r) => ms(r.convergence.fromFirstApplyMs))],
+    ['  ideal', ...col((r) => ms(r.convergence.idealMs))],
+    ['  ratio to ideal', ...col((r) => x(r.convergence.ratio))],
+    ['deployments on control plane', ...col((r) => String(r.convergence.deploymentsOnControlPlane))],
+    ['kube writes per object to Ready', ...col((r) => num(r.convergence.kubeWritesPerObject))],
+    ['calls per converged object', ...col((r) => num(r.calls.perObject))],
+    ...operations.map((op): [string, ...string[]] => [
+      `  ${op}`,
+      ...col((r) => num(r.calls.perObjectByOperation[op] ?? 0)),
+    ]),
+    ['  minimum', ...col(() => String(MINIMUM_CALLS_TOTAL))],
+    ['  ratio to minimum', ...col((r) => x(r.calls.ratio))],
+    ['steady interval: calls', ...col((r) => String(r.steady.calls))],
+    ...steadyOperations.map((op): [string, ...string[]] => [
+      `  ${op}`,
+      ...col((r) => String(r.steady.callsByOperation[op] ?? 0)),
+    ]),
+    [
+      '  target (deployment calls)',
+      ...col((r) => `${r.steady.targetCalls} (measured ${r.steady.deploymentCalls})`),
+    ],
+    ['steady interval: status writes', ...col((r) => `${r.steady.statusWrites} (target 0)`)],
+    ['steady interval: event writes', ...col((r) => `${r.steady.eventWrites} (target 0)`)],
+    ...[...new Set(results.flatMap((r) => Object.keys(r.steady.eventWritesByReason)))]
+      .sort()
+      .map((reason): [string, ...string[]] => [
+        `  reason ${reason}`,
+        ...col((r) => String(r.steady.eventWritesByReason[reason] ?? 0)),
+      ]),
+    ['controller RSS', ...col((r) => mib(r.memory.rssBytes))],
+    ['controller peak RSS', ...col((r) => mib(r.memory.peakRssBytes))],
+    ['controller heap used', ...col((r) => mib(r.memory.heapUsedBytes))],
+    ['reaction update→PATCH p50', ...col((r) => ms(r.reaction.p50Ms))],
+    ['reaction update→PATCH p99', ...col((r) => `${ms(r.reaction.p99Ms)} (of ${r.reaction.updates})`)],
+  ];
+}
+
+export function formatReport(
+  results: readonly ScenarioResult[],
+  options: BenchOptions,
+  revisionPollMs: number,
+) {
+  const table = rows(results);
+  const widths = (table[0] ?? []).map((_, c) => Math.max(...table.map((row) => (row[c] ?? '').length)));
+  const line = (row: readonly string[]) =>
+    row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  ');
+  return [
+    `latency ${options.latencyMs} ms/call · workers ${options.workers} · poll ${options.pollIntervalMs} ms · ` +
+      `revision poll ${revisionPollMs} ms · revision step ${options.revisionStepMs} ms · qps ${options.qps}`,
+    '',
+    ...table.map(line),
+    '',
+    IDEAL_FORMULA,
+    `minimum calls per new object = ${MINIMUM_CALLS_TOTAL}: 1 POST /v2/deployments + 1 GET of the revision once DEPLOYED`,
+    'steady target: ceil(N/100) deployment calls (batched list) and 0 status or event writes per poll interval',
+  ].join('\n');
+}

@@ -1,0 +1,99 @@
+/**
+ * `make bench`: the operator against a local API server and the simulator with a fixed latency per call,
+ * for each N. Prints a table and writes bench/results/<timestamp>.json. See .helpers/README-bench.md.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startLocalCluster } from '../src/localcluster/index.ts';
+import { Cleanup } from './cleanup.ts';
+import { killLiveControllers } from './controller-process.ts';
+import { installCrds } from './crds.ts';
+import { IDEAL_FORMULA, REVISION_STEPS } from './ideal.ts';
+import { type BenchOptions, parseBenchOptions, USAGE } from './options.ts';
+import { formatReport } from './report.ts';
+import { runScenario, type ScenarioResult } from './scenario.ts';
+
+const RESULTS_DIR = resolve(import.meta.dirname, 'results');
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const cleanup = new Cleanup();
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`\n${signal}: stopping the controller, the simulator and the cluster`);
+    void cleanup.runAll(log).finally(() => process.exit(130));
+  });
+}
+process.on('exit', killLiveControllers);
+
+async function main(options: BenchOptions): Promise<void> {
+  await mkdir(RESULTS_DIR, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const resultFile = join(RESULTS_DIR, `${stamp}.json`);
+  const revisionPollMs = options.revisionPollMs ?? REVISION_STEPS * options.revisionStepMs;
+
+  log('starting a local API server (etcd + kube-apiserver)');
+  const cluster = await startLocalCluster({ log });
+  cleanup.add('local cluster', () => cluster.stop());
+  await installCrds(cluster.binDir, cluster.kubeconfigPath);
+  const kc = new KubeConfig();
+  kc.loadFromFile(cluster.kubeconfigPath);
+
+  const results: ScenarioResult[] = [];
+  const save = () =>
+    writeFile(
+      resultFile,
+      `${JSON.stringify(
+        {
+          startedAt: stamp,
+          machine: { cpus: cpus().length, node: process.version },
+          options: { ...options, revisionPollMs },
+          idealFormula: IDEAL_FORMULA,
+          results,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  for (const n of options.n) {
+    if (interrupted) return;
+    results.push(
+      await runScenario({
+        n,
+        bench: options,
+        kc,
+        kubeconfigPath: cluster.kubeconfigPath,
+        resultsDir: RESULTS_DIR,
+        stamp,
+        cleanup,
+        log,
+      }),
+    );
+    await save(); // a later N failing keeps the figures of the earlier ones
+  }
+  process.stdout.write(`\n${formatReport(results, options, revisionPollMs)}\n\nwritten: ${resultFile}\n`);
+}
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+let options: BenchOptions;
+try {
+  options = parseBenchOptions(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+try {
+  await main(options);
+} catch (err) {
+  if (!interrupted) log(`bench failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+} finally {
+  if (!interrupted) await cleanup.runAll(log);
+}

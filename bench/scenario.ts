@@ -1,0 +1,279 @@
+/**
+ * One benchmark run for N objects: a fresh simulator, namespace and controller process; apply N objects,
+ * wait for all Ready, then one steady poll interval, memory, and the reaction time of updates.
+ */
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { OPTIONS } from '../src/config.ts';
+import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../src/simulator/index.ts';
+import {
+  callsPerConvergedObject,
+  countByOperation,
+  MINIMUM_CALLS,
+  MINIMUM_CALLS_TOTAL,
+  operationOf,
+  PATCH_OP,
+} from './calls.ts';
+import type { Cleanup } from './cleanup.ts';
+import { startControllerProcess } from './controller-process.ts';
+import { IDEAL_FORMULA, idealMs, REVISION_STEPS } from './ideal.ts';
+import {
+  createNamespace,
+  createObject,
+  eventVersions,
+  type ObjectWatch,
+  objectName,
+  setImage,
+  UPDATED_IMAGE,
+  watchObjects,
+} from './objects.ts';
+import type { BenchOptions } from './options.ts';
+import { mapLimit, percentile, sleep, waitFor } from './pool.ts';
+
+export interface ScenarioResult {
+  n: number;
+  namespace: string;
+  controllerLog: string;
+  apply: { durationMs: number; concurrency: number };
+  convergence: {
+    fromLastApplyMs: number;
+    fromFirstApplyMs: number;
+    idealMs: number;
+    ratio: number;
+    formula: string;
+    deploymentsOnControlPlane: number;
+    kubeWritesPerObject: number;
+  };
+  calls: {
+    perObjectByOperation: Record<string, number>;
+    perObject: number;
+    minimumByOperation: Record<string, number>;
+    minimumPerObject: number;
+    ratio: number;
+    sharedCalls: number;
+  };
+  steady: {
+    windowMs: number;
+    calls: number;
+    callsByOperation: Record<string, number>;
+    deploymentCalls: number;
+    targetCalls: number;
+    statusWrites: number;
+    eventWrites: number;
+    /** Events written in the window by reason: a backlog from convergence shows as Created/RevisionDeployed. */
+    eventWritesByReason: Record<string, number>;
+    targetWrites: 0;
+  };
+  memory: { rssBytes: number; peakRssBytes: number; heapUsedBytes: number };
+  reaction: { updates: number; samplesMs: number[]; p50Ms: number | undefined; p99Ms: number | undefined };
+}
+
+const SETTLE_MS = 1_000;
+const REACTION_TIMEOUT_MS = 30_000;
+
+/** Env for whichever of these options the controller has (its rate options are being renamed). */
+function controllerEnv(values: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const o of OPTIONS) {
+    const value = values[o.flag];
+    if (value !== undefined) env[o.env] = value;
+  }
+  return env;
+}
+
+export async function runScenario(options: {
+  n: number;
+  bench: BenchOptions;
+  kc: KubeConfig;
+  kubeconfigPath: string;
+  resultsDir: string;
+  stamp: string;
+  cleanup: Cleanup;
+  log: (line: string) => void;
+}): Promise<ScenarioResult> {
+  const { n, bench, kc, cleanup, log } = options;
+  const revisionPollMs = bench.revisionPollMs ?? REVISION_STEPS * bench.revisionStepMs;
+
+  const sim = await startSimulator({ revisionStepMs: bench.revisionStepMs });
+  const closeSim = cleanup.add(`simulator (N=${n})`, () => sim.close());
+  sim.setLatency(bench.latencyMs);
+  const listenerId = defaultListeners()[0]?.id;
+  if (!listenerId) throw new Error('the simulator has no default listener');
+
+  const ns = await createNamespace(kc, `bench-n${n}`);
+  const watch = watchObjects(kc, ns);
+  const stopWatch = cleanup.add(`watch (N=${n})`, () => watch.stop());
+  await waitFor(() => (watch.synced() ? true : undefined), {
+    timeoutMs: 30_000,
+    describe: () => `the watch on namespace ${ns} did not sync`,
+  });
+
+  const controllerLog = join(options.resultsDir, `${options.stamp}-controller-n${n}.log`);
+  log(`N=${n}: namespace ${ns}; controller log ${controllerLog}`);
+  const controller = await startControllerProcess({
+    logFile: controllerLog,
+    env: {
+      KUBECONFIG: options.kubeconfigPath,
+      CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
+      ...controllerEnv({
+        'control-plane-url': sim.url,
+        'watch-namespaces': ns,
+        'poll-interval': `${bench.pollIntervalMs}ms`,
+        'revision-poll-interval': `${revisionPollMs}ms`,
+        workers: String(bench.workers),
+        'control-plane-qps': String(bench.qps),
+        'reconcile-rate': String(bench.qps),
+        'control-plane-rps': String(bench.qps),
+        'leader-elect': 'false',
+        'log-level': 'info',
+      }),
+    },
+  });
+  const stopController = cleanup.add(`controller pid ${controller.pid} (N=${n})`, () => controller.stop());
+
+  try {
+    // Apply
+    sim.resetRequests();
+    const names = Array.from({ length: n }, (_, i) => objectName(i));
+    const firstApplyAt = Date.now();
+    await mapLimit(names, bench.applyConcurrency, (name) => createObject(kc, ns, name, listenerId));
+    const lastApplyAt = Date.now();
+    log(`N=${n}: applied in ${lastApplyAt - firstApplyAt} ms; waiting for all Ready`);
+
+    // Convergence
+    await waitFor(() => (watch.readyAt.size === n ? true : undefined), {
+      timeoutMs: bench.readyTimeoutMs ?? 60_000 + 100 * n,
+      everyMs: 50,
+      describe: () => notReadyReport(watch, names, sim),
+    });
+    const allReadyAt = Math.max(...watch.readyAt.values());
+    const kubeWrites = watch.totalWrites();
+    const deployments = sim.deployments();
+    const nameById = new Map(deployments.map((d) => [d.id, d.name]));
+    const perObject = callsPerConvergedObject({
+      records: sim.requests(),
+      nameById,
+      readyAt: watch.readyAt,
+      allReadyAt,
+    });
+    const ideal = idealMs({ ...bench, n });
+    const fromLastApplyMs = allReadyAt - lastApplyAt;
+    log(`N=${n}: all Ready ${fromLastApplyMs} ms after the last apply (ideal ${ideal} ms)`);
+
+    // One steady poll interval
+    await sleep(SETTLE_MS);
+    const windowStart = Date.now();
+    const writesBefore = watch.totalWrites();
+    const eventsBefore = await eventVersions(kc, ns);
+    log(`N=${n}: measuring one steady poll interval (${bench.pollIntervalMs} ms)`);
+    await sleep(bench.pollIntervalMs);
+    const windowEnd = Date.now();
+    const statusWrites = watch.totalWrites() - writesBefore;
+    const eventsAfter = await eventVersions(kc, ns);
+    const eventsWritten = [...eventsAfter.entries()].filter(
+      ([name, e]) => eventsBefore.get(name)?.resourceVersion !== e.resourceVersion,
+    );
+    const eventWritesByReason: Record<string, number> = {};
+    for (const [, e] of eventsWritten)
+      eventWritesByReason[e.reason] = (eventWritesByReason[e.reason] ?? 0) + 1;
+    const steadyRecords = sim.requests().filter((r) => r.at >= windowStart && r.at < windowEnd);
+    const memory = { ...(await controller.memory()), heapUsedBytes: await controller.heapUsedBytes() };
+
+    // Reaction time: one update at a time, until its PATCH reaches the simulator
+    const reaction = await measureReactions({ n, bench, kc, ns, sim, watch, nameById, names });
+
+    return {
+      n,
+      namespace: ns,
+      controllerLog,
+      apply: { durationMs: lastApplyAt - firstApplyAt, concurrency: bench.applyConcurrency },
+      convergence: {
+        fromLastApplyMs,
+        fromFirstApplyMs: allReadyAt - firstApplyAt,
+        idealMs: ideal,
+        ratio: fromLastApplyMs / ideal,
+        formula: IDEAL_FORMULA,
+        deploymentsOnControlPlane: deployments.length,
+        kubeWritesPerObject: kubeWrites / n,
+      },
+      calls: {
+        perObjectByOperation: perObject.byOperation,
+        perObject: perObject.total,
+        minimumByOperation: { ...MINIMUM_CALLS },
+        minimumPerObject: MINIMUM_CALLS_TOTAL,
+        ratio: perObject.total / MINIMUM_CALLS_TOTAL,
+        sharedCalls: perObject.sharedCalls,
+      },
+      steady: {
+        windowMs: windowEnd - windowStart,
+        calls: steadyRecords.length,
+        callsByOperation: countByOperation(steadyRecords),
+        deploymentCalls: steadyRecords.filter((r) => r.route.startsWith('/v2/deployments')).length,
+        targetCalls: Math.ceil(n / 100),
+        statusWrites,
+        eventWrites: eventsWritten.length,
+        eventWritesByReason,
+        targetWrites: 0,
+      },
+      memory,
+      reaction,
+    };
+  } finally {
+    await stopController();
+    await stopWatch();
+    await closeSim();
+  }
+}
+
+async function measureReactions(options: {
+  n: number;
+  bench: BenchOptions;
+  kc: KubeConfig;
+  ns: string;
+  sim: Simulator;
+  watch: ObjectWatch;
+  nameById: ReadonlyMap<string, string>;
+  names: string[];
+}): Promise<ScenarioResult['reaction']> {
+  const { n, bench, kc, ns, sim, names } = options;
+  const idByName = new Map([...options.nameById].map(([id, name]) => [name, id]));
+  const k = Math.min(bench.reactionUpdates, n);
+  // Spread over the objects, so their steady polls fall at different times.
+  const picked = Array.from({ length: k }, (_, i) => names[Math.floor((i * n) / k)] as string);
+  const samplesMs: number[] = [];
+  for (const name of picked) {
+    const id = idByName.get(name);
+    if (!id) throw new Error(`no deployment on the control plane for ${name}`);
+    const sentAt = Date.now();
+    await setImage(kc, ns, name, UPDATED_IMAGE);
+    const patch = await waitFor(
+      () =>
+        sim
+          .requests({ method: 'PATCH' })
+          .find((r) => operationOf(r) === PATCH_OP && r.path.endsWith(`/${id}`) && r.at >= sentAt),
+      {
+        timeoutMs: REACTION_TIMEOUT_MS,
+        everyMs: 2,
+        describe: () => `no PATCH reached the simulator for ${name} (deployment ${id}) after its update`,
+      },
+    );
+    samplesMs.push(patch.at - sentAt);
+  }
+  return { updates: k, samplesMs, p50Ms: percentile(samplesMs, 50), p99Ms: percentile(samplesMs, 99) };
+}
+
+/** What a convergence timeout reports: how many are Ready, and why a few of the others are not. */
+function notReadyReport(watch: ObjectWatch, names: string[], sim: Simulator): string {
+  const notReady = names.filter((name) => !watch.readyAt.has(name));
+  const sample = notReady.slice(0, 5).map((name) => {
+    const obj = watch.get(name);
+    const ready = obj?.status?.conditions?.find((c) => c.type === 'Ready');
+    return obj
+      ? `${name}: Ready=${ready?.status ?? '-'} ${ready?.reason ?? ''} ${ready?.message ?? ''}`.trim()
+      : `${name}: not seen by the watch`;
+  });
+  return (
+    `${names.length - notReady.length} of ${names.length} objects Ready ` +
+    `(${sim.deployments().length} deployments on the control plane); not Ready, e.g.:\n  ${sample.join('\n  ')}`
+  );
+}
