@@ -5,10 +5,13 @@
  * starts calling a new verb, never in the YAML.
  */
 
+import { MASTER_KEY_SECRET } from '../src/webhooks/master-key.ts';
+
 export interface PolicyRule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  resourceNames?: string[];
 }
 
 interface DocumentedRule extends PolicyRule {
@@ -68,7 +71,7 @@ const TEMPLATE_IMPORT_RULES: readonly DocumentedRule[] = [
   },
 ];
 
-/** Granted in the controller's own namespace only. */
+/** Granted in the controller's own namespace only (the Role named after leader election). */
 const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
   {
     apiGroups: ['coordination.k8s.io'],
@@ -76,12 +79,26 @@ const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
     verbs: ['get', 'create', 'update'],
     why: 'runtime/leader.ts: read, create and replace (PUT) the Lease',
   },
+  {
+    apiGroups: [''],
+    resources: ['secrets'],
+    verbs: ['get'],
+    resourceNames: [MASTER_KEY_SECRET],
+    why: 'webhooks/master-key.ts reads the master key of the webhook tokens, that one Secret only',
+  },
+  {
+    apiGroups: [''],
+    resources: ['secrets'],
+    verbs: ['create'],
+    why: 'webhooks/master-key.ts creates that Secret on first use (RBAC cannot narrow create by name)',
+  },
 ];
 
-const strip = ({ apiGroups, resources, verbs }: DocumentedRule): PolicyRule => ({
+const strip = ({ apiGroups, resources, verbs, resourceNames }: DocumentedRule): PolicyRule => ({
   apiGroups,
   resources,
   verbs,
+  ...(resourceNames ? { resourceNames } : {}),
 });
 
 export const watchedNamespaceRules = (): PolicyRule[] => WATCHED_NAMESPACE_RULES.map(strip);

@@ -112,6 +112,22 @@ export const OPTIONS = [
   { flag: 'pod-name', env: 'POD_NAME', help: 'Identity in leader election (default: hostname and pid).' },
   { flag: 'pod-namespace', env: 'POD_NAMESPACE', help: 'Namespace the controller runs in.' },
   { flag: 'http-port', env: 'HTTP_PORT', help: 'Port of /healthz, /readyz and /metrics.', default: '8080' },
+  {
+    flag: 'webhook-port',
+    env: 'WEBHOOK_PORT',
+    help: 'Port of the run-completion webhook receiver (spec.verification); unset: no receiver.',
+  },
+  {
+    flag: 'webhook-base-url',
+    env: 'WEBHOOK_BASE_URL',
+    help: 'URL agent servers reach the webhook receiver at, e.g. http://agent-deployment-operator-webhook.ns.svc:9443; unset: runs are joined, no webhook.',
+  },
+  {
+    flag: 'verification-backoff',
+    env: 'VERIFICATION_BACKOFF',
+    help: 'First retry delay after a failed verification; doubles per failure, up to the interval (at most 5m).',
+    default: '5s',
+  },
   { flag: 'log-level', env: 'LOG_LEVEL', help: 'trace, debug, info, warn or error.', default: 'info' },
   {
     flag: 'secrets-digest-key',
@@ -137,7 +153,7 @@ const positiveInt = (flag: string) =>
     .int(`--${flag} must be a whole number`)
     .positive(`--${flag} must be above 0`);
 
-const ConfigSchema = z.object({
+const ConfigFields = z.object({
   controlPlaneUrl: z
     .url({ protocol: /^https?$/, error: '--control-plane-url must be an http(s) URL' })
     .optional(),
@@ -174,11 +190,25 @@ const ConfigSchema = z.object({
     .int()
     .min(0, '--http-port must be 0..65535')
     .max(65535, '--http-port must be 0..65535'),
+  webhookPort: z.coerce
+    .number()
+    .int()
+    .min(0, '--webhook-port must be 0..65535')
+    .max(65535, '--webhook-port must be 0..65535')
+    .optional(),
+  webhookBaseUrl: z
+    .url({ protocol: /^https?$/, error: '--webhook-base-url must be an http(s) URL' })
+    .optional(),
+  verificationBackoff: duration('verification-backoff'),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error'], {
     error: '--log-level must be trace, debug, info, warn or error',
   }),
   secretsDigestKey: z.string().optional(),
 });
+const ConfigSchema = ConfigFields.refine(
+  (c) => c.webhookBaseUrl === undefined || c.webhookPort !== undefined,
+  { message: '--webhook-base-url needs --webhook-port: the receiver it names must run' },
+);
 export type Config = z.infer<typeof ConfigSchema>;
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

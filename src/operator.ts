@@ -7,6 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { Agent } from 'undici';
 import type { Config } from './config.ts';
 import { startAgentDeploymentController } from './controllers/agentdeployment/index.ts';
 import { startSandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
@@ -18,10 +19,17 @@ import { EventRecorder } from './runtime/events.ts';
 import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
+import { RunReports } from './verification/run-reports.ts';
+import { Verifier } from './verification/verifier.ts';
+import { SecretMasterKey } from './webhooks/master-key.ts';
+import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
+import { deriveToken } from './webhooks/token.ts';
 
 export interface Operator {
   /** Port the health and metrics endpoints listen on. */
   httpPort: number;
+  /** Port of the webhook receiver, when it runs (--webhook-port). */
+  webhookPort?: number;
   isLeader(): boolean;
   /** Graceful: stop taking work, let in-flight reconciles finish (up to graceMs), release the lease. */
   stop(graceMs?: number): Promise<void>;
@@ -112,6 +120,21 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     ...(config.controlPlaneBearerToken ? { bearerToken: config.controlPlaneBearerToken } : {}),
     ...(config.controlPlaneTenantId ? { tenantId: config.controlPlaneTenantId } : {}),
   };
+  // Verification: agent-server connections of their own, and the webhook tokens' master key in the
+  // operator's namespace (read or created on first use).
+  const agentServers = new Agent({ connections: 8, keepAliveTimeout: 30_000, connectTimeout: 5_000 });
+  const masterKey = new SecretMasterKey(
+    kc,
+    config.podNamespace ?? config.leaderElectionNamespace ?? 'default',
+  );
+  const tokenFor = async (uid: string) => deriveToken(await masterKey.get(), uid);
+  const reports = new RunReports();
+  const verifier = new Verifier({
+    dispatcher: agentServers,
+    backoffBaseMs: config.verificationBackoff,
+    ...(config.webhookBaseUrl ? { webhook: { baseUrl: config.webhookBaseUrl, tokenFor, reports } } : {}),
+    now: () => new Date(),
+  });
   const agentDeployments = startAgentDeploymentController({
     kc,
     queue,
@@ -125,6 +148,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       digestKey: digestKey(config),
       pollIntervalMs: config.pollInterval,
       revisionPollMs: config.revisionPollInterval,
+      verifier,
     },
   });
   const sandboxTemplates = startSandboxTemplateController({
@@ -182,6 +206,21 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     startWorkers();
   }
 
+  let receiver: WebhookReceiver | undefined;
+  if (config.webhookPort !== undefined) {
+    receiver = await startWebhookReceiver({
+      port: config.webhookPort,
+      logger,
+      uidOf: (namespace, name) => agentDeployments.objects.get(namespace, name)?.metadata.uid,
+      tokenFor,
+      onReport: (key, report) => {
+        const accepted = reports.report(key, report);
+        if (accepted) queue.add(key);
+        return accepted;
+      },
+    });
+  }
+
   const synced = () => agentDeployments.hasSynced() && sandboxTemplates.hasSynced();
   const http = await startHttpEndpoints({
     port: config.httpPort,
@@ -193,6 +232,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
 
   return {
     httpPort: http.port,
+    ...(receiver ? { webhookPort: receiver.port } : {}),
     isLeader: () => (elector ? elector.isLeader() : true),
     stop: async (graceMs = 10_000) => {
       queue.shutdown();
@@ -202,6 +242,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       await elector?.release();
       await Promise.all([agentDeployments.stop(), sandboxTemplates.stop()]);
       await pools.close();
+      await receiver?.close();
+      await agentServers.close();
       await http.close();
     },
   };

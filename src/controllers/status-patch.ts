@@ -1,14 +1,28 @@
 /**
- * A JSON merge patch turning one status into another: changed and new fields as they are, removed
- * fields as null (a merge patch leaves absent fields alone), arrays such as conditions whole.
+ * An RFC 7386 merge patch turning one status into another. A merge patch merges nested objects and
+ * leaves absent keys alone, so it recurses: a key removed at any depth is sent as null, a changed leaf
+ * as itself; arrays (conditions) are replaced whole.
  */
-export function statusMergePatch(before: object, after: object): Record<string, unknown> {
-  const patch: Record<string, unknown> = {};
-  const b = before as Record<string, unknown>;
-  const a = after as Record<string, unknown>;
-  for (const key of Object.keys(b)) if (!(key in a) || a[key] === undefined) patch[key] = null;
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function statusMergePatch(before: object, after: object): Json {
+  const b = before as Json;
+  const a = after as Json;
+  const patch: Json = {};
+  for (const key of Object.keys(b)) {
+    if (a[key] === undefined && b[key] !== undefined) patch[key] = null;
+  }
   for (const [key, value] of Object.entries(a)) {
-    if (value !== undefined && JSON.stringify(value) !== JSON.stringify(b[key])) patch[key] = value;
+    if (value === undefined) continue;
+    const old = b[key];
+    if (isObject(value) && isObject(old)) {
+      const nested = statusMergePatch(old, value);
+      if (Object.keys(nested).length > 0) patch[key] = nested;
+    } else if (JSON.stringify(value) !== JSON.stringify(old)) {
+      patch[key] = value;
+    }
   }
   return patch;
 }

@@ -64,3 +64,12 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "agent-deployment-operator.leaderElectionId" -}}
 {{- default (include "agent-deployment-operator.fullname" .) .Values.leaderElection.id }}
 {{- end }}
+
+{{/* The URL agent servers reach the webhook receiver at: webhook.baseUrl, else the in-cluster Service. */}}
+{{- define "agent-deployment-operator.webhookBaseUrl" -}}
+{{- if .Values.webhook.baseUrl -}}
+{{- .Values.webhook.baseUrl -}}
+{{- else -}}
+{{- printf "http://%s-webhook.%s.svc:%v" (include "agent-deployment-operator.fullname" .) .Release.Namespace .Values.webhook.port -}}
+{{- end -}}
+{{- end }}

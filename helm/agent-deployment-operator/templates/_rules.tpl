@@ -54,6 +54,20 @@
     - get
     - create
     - update
+- apiGroups:
+    - ""
+  resources:
+    - secrets
+  verbs:
+    - get
+  resourceNames:
+    - agent-deployment-operator-webhook-key
+- apiGroups:
+    - ""
+  resources:
+    - secrets
+  verbs:
+    - create
 {{- end }}
 {{- define "agent-deployment-operator.templateImportRules" -}}
 - apiGroups:

@@ -35,7 +35,7 @@ export interface AgentDeploymentControllerOptions {
   labelSelector: string;
   settings: Pick<
     AgentDeploymentDeps,
-    'defaultCredentials' | 'digestKey' | 'pollIntervalMs' | 'revisionPollMs'
+    'defaultCredentials' | 'digestKey' | 'pollIntervalMs' | 'revisionPollMs' | 'verifier'
   >;
 }
 
@@ -104,7 +104,10 @@ export function startAgentDeploymentController(
       index.set(newObj);
       if (shouldEnqueueUpdate(oldObj, newObj)) enqueue(newObj);
     },
-    onDelete: (obj) => index.delete(objectKey(obj)),
+    onDelete: (obj) => {
+      index.delete(objectKey(obj));
+      options.settings.verifier.forget(objectKey(obj));
+    },
   });
 
   const secretChanged = (secret: V1Secret) => {

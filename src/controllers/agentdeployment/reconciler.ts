@@ -25,6 +25,9 @@ import {
 import { computeDrift } from '../../translate/drift.ts';
 import { toCreateRequest } from '../../translate/request.ts';
 import { plainDigest, resolveSecrets, type SecretLookup, secretsDigest } from '../../translate/secrets.ts';
+import type { Verifier } from '../../verification/verifier.ts';
+import { VERIFIED, type VerifiedCondition } from '../../verification/view.ts';
+import { removeCondition, setCondition } from '../conditions.ts';
 import { parseDuration } from '../duration.ts';
 import { applyOutcome, type Outcome, outcomeOf, STICKY_STALL_REASONS, Stall, Wait } from '../outcome.ts';
 import { resolveCredentials } from './credentials.ts';
@@ -49,6 +52,8 @@ export interface AgentDeploymentDeps {
   digestKey: string;
   pollIntervalMs: number;
   revisionPollMs: number;
+  /** Post-deploy verification (spec.verification). */
+  verifier: Pick<Verifier, 'step' | 'forget'>;
   now(): Date;
 }
 
@@ -65,6 +70,8 @@ interface Pass {
   log: Logger;
   lookup: SecretLookup;
   key: string;
+  /** The Verified condition, when this pass ran a verification step. */
+  verified?: VerifiedCondition;
 }
 
 export class AgentDeploymentReconciler {
@@ -114,6 +121,7 @@ export class AgentDeploymentReconciler {
       pass.generation,
       this.#deps.now(),
     );
+    if (outcome.kind !== 'paused') this.#applyVerified(pass);
     await this.#writeStatusIfChanged(pass);
     if (failure) throw failure;
     return result;
@@ -217,12 +225,12 @@ export class AgentDeploymentReconciler {
         ? this.#progressing(
             `patched ${drift.changed.join(', ')}; following revision ${patched.latest_revision_id}`,
           )
-        : this.#followRevision(pass, client, patched);
+        : this.#followRevision(pass, client, patched, credentials);
     }
     // Nothing to send: what the control plane has is what was applied.
     pass.status.secretsDigest = digests.secrets;
     pass.status.appliedConfigDigest = digests.unechoed;
-    return this.#followRevision(pass, client, observed);
+    return this.#followRevision(pass, client, observed, credentials);
   }
 
   /** The deployment this object manages, or undefined when one must be created. */
@@ -302,6 +310,7 @@ export class AgentDeploymentReconciler {
     pass: Pass,
     client: ControlPlaneClient,
     deployment: Deployment,
+    credentials: Credentials,
   ): Promise<{ outcome: Outcome; result: ReconcileResult }> {
     const { status } = pass;
     const revisionId = deployment.latest_revision_id;
@@ -333,6 +342,7 @@ export class AgentDeploymentReconciler {
       );
     }
     if (revisionStatus && REVISION_SUCCEEDED.has(revisionStatus)) {
+      if (pass.spec.verification) return this.#verify(pass, credentials, revisionId);
       return {
         outcome: {
           kind: 'ready',
@@ -343,6 +353,69 @@ export class AgentDeploymentReconciler {
       };
     }
     return this.#progressing(`revision ${revisionId} is ${revisionStatus ?? 'unknown'}`);
+  }
+
+  /** Step 7b: the revision runs; prove it answers before calling the object Ready. */
+  async #verify(
+    pass: Pass,
+    credentials: Credentials,
+    revisionId: string,
+  ): Promise<{ outcome: Outcome; result: ReconcileResult }> {
+    const { obj } = pass;
+    const step = await this.#deps.verifier.step({
+      key: pass.key,
+      namespace: obj.metadata.namespace ?? '',
+      name: obj.metadata.name,
+      uid: obj.metadata.uid ?? obj.metadata.name,
+      spec: pass.spec.verification as NonNullable<AgentDeploymentSpec['verification']>,
+      revisionId,
+      url: pass.status.url,
+      credentials,
+      record: pass.status.verification,
+      log: pass.log,
+    });
+    pass.status.verification = step.record;
+    pass.verified = step.view.verified;
+    if (step.event) this.#deps.recordEvent(obj, step.event.type, step.event.reason, step.event.message);
+    const poll = this.#pollInterval(obj);
+    return {
+      outcome: step.view.outcome,
+      result: { requeueAfterMs: Math.min(poll, step.requeueAfterMs ?? poll) },
+    };
+  }
+
+  /** The Verified condition: set by a verification step, reset by a new revision, gone without a spec. */
+  #applyVerified(pass: Pass) {
+    const { status } = pass;
+    let conditions = status.conditions ?? [];
+    const now = this.#deps.now();
+    if (!pass.spec.verification) {
+      delete status.verification;
+      this.#deps.verifier.forget(pass.key);
+      status.conditions = removeCondition(conditions, VERIFIED);
+      return;
+    }
+    if (!pass.verified && status.verification && status.verification.revisionId !== status.latestRevisionId) {
+      delete status.verification;
+      this.#deps.verifier.forget(pass.key);
+    }
+    const verified: VerifiedCondition | undefined =
+      pass.verified ??
+      (status.verification
+        ? undefined
+        : {
+            status: 'Unknown',
+            reason: 'WaitingForRevision',
+            message: `verification waits for revision ${status.latestRevisionId ?? '(none)'} to be DEPLOYED`,
+          });
+    if (verified) {
+      conditions = setCondition(
+        conditions,
+        { type: VERIFIED, ...verified, observedGeneration: pass.generation },
+        now,
+      );
+    }
+    status.conditions = conditions;
   }
 
   #progressing(message: string): { outcome: Outcome; result: ReconcileResult } {
@@ -385,6 +458,7 @@ export class AgentDeploymentReconciler {
       'repoCommitSha',
       'secretsDigest',
       'appliedConfigDigest',
+      'verification',
     ] as const) {
       delete s[k];
     }
@@ -418,6 +492,7 @@ export class AgentDeploymentReconciler {
   async #finalize(pass: Pass): Promise<ReconcileResult> {
     const { obj, spec, status } = pass;
     this.#deps.observer.untrack(pass.key);
+    this.#deps.verifier.forget(pass.key);
     if (!obj.metadata.finalizers?.includes(FINALIZER)) return {};
     if ((spec.deletionPolicy ?? 'Delete') === 'Delete') {
       try {

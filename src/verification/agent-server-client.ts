@@ -1,0 +1,178 @@
+/**
+ * The few agent-server calls a verification makes (seeds/001: /ok, threads, runs, join), over undici
+ * with timeouts, every answer checked with zod. Authentication is the credentials in use: X-Api-Key, or
+ * Authorization: Bearer with X-Tenant-Id. Error messages quote what the server said, never a credential.
+ */
+import { type Dispatcher, request } from 'undici';
+import { z } from 'zod';
+import { authHeaders, type Credentials } from '../controlplane/credentials.ts';
+
+const TIMEOUT_MS = 10_000;
+const MAX_DETAIL = 300;
+
+const Thread = z.looseObject({ thread_id: z.string().min(1) });
+const Run = z.looseObject({
+  run_id: z.string().min(1),
+  thread_id: z.string().optional(),
+  status: z.string(),
+});
+export type Run = z.infer<typeof Run>;
+const JoinResult = z.union([
+  z.looseObject({
+    __error__: z.looseObject({ error: z.string().optional(), message: z.string().optional() }),
+  }),
+  z.unknown(),
+]);
+const ErrorBody = z.looseObject({ detail: z.unknown().optional(), message: z.unknown().optional() });
+
+export class AgentServerError extends Error {
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.name = 'AgentServerError';
+    this.status = status;
+  }
+}
+
+export type JoinOutcome = { done: false } | { done: true; error?: { error?: string; message?: string } };
+
+export interface AgentServerClientOptions {
+  /** The deployment's URL; paths are appended to it. */
+  url: string;
+  credentials: Credentials;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+}
+
+export class AgentServerClient {
+  readonly #base: string;
+  readonly #headers: Record<string, string>;
+  readonly #secrets: string[];
+  readonly #dispatcher: Dispatcher | undefined;
+  readonly #timeoutMs: number;
+
+  constructor(options: AgentServerClientOptions) {
+    this.#base = options.url.replace(/\/+$/, '');
+    this.#headers = { ...authHeaders(options.credentials), accept: 'application/json' };
+    this.#secrets = [options.credentials.apiKey, options.credentials.bearerToken].filter(
+      (v): v is string => !!v,
+    );
+    this.#dispatcher = options.dispatcher;
+    this.#timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
+  }
+
+  async ok(): Promise<void> {
+    await this.#call('GET', '/ok', '/ok', undefined, z.unknown());
+  }
+
+  async createThread(metadata: Record<string, unknown>): Promise<string> {
+    const thread = await this.#call('POST', '/threads', '/threads', { metadata }, Thread);
+    return thread.thread_id;
+  }
+
+  async createRun(
+    threadId: string,
+    body: { assistant_id: string; input: unknown; metadata: Record<string, unknown>; webhook?: string },
+  ): Promise<Run> {
+    return this.#call('POST', '/threads/{thread_id}/runs', `/threads/${enc(threadId)}/runs`, body, Run);
+  }
+
+  async getRun(threadId: string, runId: string): Promise<Run> {
+    return this.#call(
+      'GET',
+      '/threads/{thread_id}/runs/{run_id}',
+      `/threads/${enc(threadId)}/runs/${enc(runId)}`,
+      undefined,
+      Run,
+    );
+  }
+
+  /** Waits up to `waitMs` for the run to complete; `done: false` when it is still going. */
+  async join(threadId: string, runId: string, waitMs: number): Promise<JoinOutcome> {
+    const signal = AbortSignal.timeout(Math.max(1, waitMs));
+    try {
+      const result = await this.#call(
+        'GET',
+        '/threads/{thread_id}/runs/{run_id}/join',
+        `/threads/${enc(threadId)}/runs/${enc(runId)}/join`,
+        undefined,
+        JoinResult,
+        { signal, timeoutMs: waitMs + this.#timeoutMs },
+      );
+      const error = (result as { __error__?: { error?: string; message?: string } } | null)?.__error__;
+      return error ? { done: true, error } : { done: true };
+    } catch (err) {
+      if (signal.aborted) return { done: false };
+      throw err;
+    }
+  }
+
+  async #call<T>(
+    method: 'GET' | 'POST',
+    route: string,
+    path: string,
+    body: unknown,
+    schema: z.ZodType<T>,
+    opts: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<T> {
+    const what = `${method} ${route}`;
+    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
+    let status: number;
+    let text: string;
+    try {
+      const response = await request(`${this.#base}${path}`, {
+        method,
+        headers:
+          body === undefined ? this.#headers : { ...this.#headers, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      const reason = err instanceof Error ? ((err as { code?: string }).code ?? err.message) : String(err);
+      throw new AgentServerError(`${what} failed: ${this.#redact(reason)}`);
+    }
+    if (status < 200 || status >= 300) {
+      throw new AgentServerError(`${what} answered ${status}${this.#detail(text)}`, status);
+    }
+    let json: unknown;
+    try {
+      json = text === '' ? null : JSON.parse(text);
+    } catch {
+      throw new AgentServerError(`${what} answered ${status} with a body that is not JSON`, status);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
+      throw new AgentServerError(
+        `${what} answered an unexpected body: ${issues.slice(0, 3).join('; ')}`,
+        status,
+      );
+    }
+    return parsed.data;
+  }
+
+  #detail(text: string): string {
+    let detail: unknown = text;
+    try {
+      const body = ErrorBody.safeParse(JSON.parse(text));
+      if (body.success) detail = body.data.detail ?? body.data.message ?? text;
+    } catch {
+      // not JSON: quote the text
+    }
+    const flat = this.#redact((typeof detail === 'string' ? detail : JSON.stringify(detail)).trim());
+    if (flat === '') return '';
+    return `: ${flat.length > MAX_DETAIL ? `${flat.slice(0, MAX_DETAIL - 1)}…` : flat}`;
+  }
+
+  #redact(text: string): string {
+    return this.#secrets.reduce((t, s) => t.split(s).join('[redacted]'), text);
+  }
+}
+
+const enc = encodeURIComponent;

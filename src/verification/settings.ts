@@ -1,0 +1,57 @@
+/**
+ * spec.verification with its defaults filled in, and a digest of it: a changed verification spec starts
+ * the verification over.
+ */
+import { createHash } from 'node:crypto';
+import type { Verification } from '../api/agentdeployment.ts';
+import { parseDuration } from '../controllers/duration.ts';
+
+export const DEFAULT_INPUT = { messages: [{ role: 'user', content: 'ping' }] };
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_INTERVAL_MS = 10 * 60_000;
+
+export interface VerificationSettings {
+  assistantId: string;
+  input: Record<string, unknown>;
+  timeoutMs: number;
+  intervalMs: number;
+  /** undefined: use the receiver when the operator has one. */
+  webhook: boolean | undefined;
+  digest: string;
+}
+
+export function verificationSettings(spec: Verification): VerificationSettings {
+  return {
+    assistantId: spec.assistantId,
+    input: spec.input ?? DEFAULT_INPUT,
+    // Admission checks the format; a value it let through that parseDuration refuses takes the default.
+    timeoutMs: (spec.timeout && parseDuration(spec.timeout)) || DEFAULT_TIMEOUT_MS,
+    intervalMs: (spec.interval && parseDuration(spec.interval)) || DEFAULT_INTERVAL_MS,
+    webhook: spec.webhook,
+    digest: createHash('sha256')
+      .update(JSON.stringify(canonical(spec)))
+      .digest('hex')
+      .slice(0, 16),
+  };
+}
+
+/** `1.25s`, `2m3.5s`: how status shows a duration. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, ms) / 1000;
+  if (seconds < 60) return `${Number(seconds.toFixed(3))}s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}m${Number((seconds - minutes * 60).toFixed(3))}s`;
+}
+
+/** JSON with sorted keys, so key order never reads as a change. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,326 @@
+/**
+ * One verification step per reconcile pass (DESIGN: level-based, non-blocking). The state machine
+ * (machine.ts) says what to do; this module does it against the deployment's agent server and returns
+ * the new status.verification, how it reads in conditions, and when to come back.
+ */
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { Verification, VerificationStatus } from '../api/agentdeployment.ts';
+import type { Credentials } from '../controlplane/credentials.ts';
+import { AgentServerClient, AgentServerError } from './agent-server-client.ts';
+import { decide, JOIN_REQUEUE_MS, nextDueMs } from './machine.ts';
+import type { RunReport, RunReports } from './run-reports.ts';
+import { formatDuration, type VerificationSettings, verificationSettings } from './settings.ts';
+import { type VerificationView, viewOf } from './view.ts';
+
+export const CREATED_BY = 'agent-deployment-operator';
+const TERMINAL = new Set(['success', 'error', 'timeout', 'interrupted']);
+/** status.verification.last.message's limit. */
+const MAX_MESSAGE = 1024;
+
+export interface WebhookSettings {
+  /** Base URL the agent server reaches the receiver at (--webhook-base-url). */
+  baseUrl: string;
+  /** The object's token (HMAC of its uid); never logged. */
+  tokenFor(uid: string): Promise<string>;
+  reports: RunReports;
+}
+
+export interface VerifierOptions {
+  dispatcher?: Dispatcher;
+  /** First retry delay after a failed verification; doubles per failure. */
+  backoffBaseMs: number;
+  webhook?: WebhookSettings;
+  now(): Date;
+}
+
+export interface VerifyRequest {
+  key: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  spec: Verification;
+  revisionId: string;
+  url: string | undefined;
+  credentials: Credentials;
+  record: VerificationStatus | undefined;
+  log: Logger;
+}
+
+export interface VerifyEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export interface VerifyResult {
+  record: VerificationStatus;
+  view: VerificationView;
+  /** When the next pass should come; undefined: the poll interval. */
+  requeueAfterMs: number | undefined;
+  event?: VerifyEvent;
+}
+
+type Attempt = NonNullable<VerificationStatus['last']>;
+type Current = NonNullable<VerificationStatus['current']>;
+
+export class Verifier {
+  readonly #options: VerifierOptions;
+
+  constructor(options: VerifierOptions) {
+    this.#options = options;
+  }
+
+  /** Forget what is held in memory for an object (deleted, or verification removed). */
+  forget(key: string): void {
+    this.#options.webhook?.reports.forget(key);
+  }
+
+  async step(req: VerifyRequest): Promise<VerifyResult> {
+    const settings = verificationSettings(req.spec);
+    const reports = this.#options.webhook?.reports;
+    const current = req.record?.current;
+    // After a restart the receiver knows nothing of the run in flight: register it again.
+    if (current?.webhook && reports) reports.expect(req.key, current.threadId, current.runId);
+    const decision = decide({
+      record: req.record,
+      revisionId: req.revisionId,
+      specDigest: settings.digest,
+      nowMs: this.#options.now().getTime(),
+      timeoutMs: settings.timeoutMs,
+      intervalMs: settings.intervalMs,
+      backoffBaseMs: this.#options.backoffBaseMs,
+      delivered: !!(current && reports?.reportFor(req.key, current.threadId, current.runId)),
+    });
+    const fresh = (): VerificationStatus => ({
+      revisionId: req.revisionId,
+      specDigest: settings.digest,
+      failures: 0,
+    });
+    const record =
+      decision.action === 'start' && decision.reset ? fresh() : structuredClone(req.record ?? fresh());
+
+    switch (decision.action) {
+      case 'start':
+        return this.#start(req, settings, record);
+      case 'complete-from-webhook': {
+        const c = record.current as Current;
+        const report = reports?.reportFor(req.key, c.threadId, c.runId) as RunReport;
+        return this.#complete(req, settings, record, runAttempt(c, report.status, report.error, 'webhook'));
+      }
+      case 'time-out':
+        return this.#timeOut(req, settings, record);
+      case 'await-webhook':
+        return this.#result(req, record, decision.afterMs);
+      case 'join':
+        return this.#join(req, settings, record, decision.waitMs);
+      case 'idle':
+        return this.#result(req, record, decision.afterMs);
+    }
+  }
+
+  async #start(
+    req: VerifyRequest,
+    settings: VerificationSettings,
+    record: VerificationStatus,
+  ): Promise<VerifyResult> {
+    record.current = undefined;
+    if (!req.url) {
+      const message =
+        'the deployment has no URL to verify (status.url is empty; for external_image set spec.sourceConfig.customUrl)';
+      return {
+        record,
+        view: {
+          outcome: { kind: 'waiting', reason: 'NoURLToVerify', message },
+          verified: { status: 'Unknown', reason: 'NoURLToVerify', message },
+        },
+        requeueAfterMs: undefined,
+      };
+    }
+    const startedAt = this.#options.now().toISOString();
+    const webhook = this.#options.webhook && settings.webhook !== false ? this.#options.webhook : undefined;
+    const client = this.#client(req);
+    let threadId: string | undefined;
+    try {
+      await client.ok();
+      const metadata = { created_by: CREATED_BY, agentdeployment: `${req.namespace}/${req.name}` };
+      threadId = await client.createThread(metadata);
+      if (webhook) webhook.reports.expect(req.key, threadId);
+      const run = await client.createRun(threadId, {
+        assistant_id: settings.assistantId,
+        input: settings.input,
+        metadata,
+        ...(webhook ? { webhook: await this.#webhookUrl(webhook, req) } : {}),
+      });
+      record.current = { runId: run.run_id, threadId, startedAt, ...(webhook ? { webhook: true } : {}) };
+      webhook?.reports.expect(req.key, threadId, run.run_id);
+      req.log.info({ runId: run.run_id, threadId, webhook: !!webhook }, 'verification run started');
+    } catch (err) {
+      if (!(err instanceof AgentServerError)) throw err;
+      return this.#complete(req, settings, record, {
+        ...(threadId ? { threadId } : {}),
+        startedAt,
+        completedAt: startedAt,
+        outcome: 'Failed',
+        message: err.message,
+      });
+    }
+    const c = record.current;
+    const early = webhook?.reports.reportFor(req.key, c.threadId, c.runId);
+    if (early)
+      return this.#complete(req, settings, record, runAttempt(c, early.status, early.error, 'webhook'));
+    if (webhook) return this.#result(req, record, Math.ceil(settings.timeoutMs / 2));
+    // Fast runs finish within the first join slice, in this very pass.
+    const first = decide({
+      record,
+      revisionId: req.revisionId,
+      specDigest: settings.digest,
+      nowMs: this.#options.now().getTime(),
+      timeoutMs: settings.timeoutMs,
+      intervalMs: settings.intervalMs,
+      backoffBaseMs: this.#options.backoffBaseMs,
+      delivered: false,
+    });
+    return first.action === 'join'
+      ? this.#join(req, settings, record, first.waitMs)
+      : this.#result(req, record, JOIN_REQUEUE_MS);
+  }
+
+  async #join(
+    req: VerifyRequest,
+    settings: VerificationSettings,
+    record: VerificationStatus,
+    waitMs: number,
+  ): Promise<VerifyResult> {
+    const c = record.current as Current;
+    const client = this.#client(req);
+    try {
+      const joined = await client.join(c.threadId, c.runId, waitMs);
+      if (!joined.done) return this.#result(req, record, JOIN_REQUEUE_MS);
+      const run = await client.getRun(c.threadId, c.runId);
+      if (!TERMINAL.has(run.status)) return this.#result(req, record, JOIN_REQUEUE_MS);
+      return this.#complete(req, settings, record, runAttempt(c, run.status, joined.error, 'join'));
+    } catch (err) {
+      if (!(err instanceof AgentServerError)) throw err;
+      return this.#complete(req, settings, record, {
+        runId: c.runId,
+        threadId: c.threadId,
+        startedAt: c.startedAt,
+        completedAt: this.#options.now().toISOString(),
+        outcome: 'Failed',
+        message: `run ${c.runId} on thread ${c.threadId}: ${err.message}`,
+      });
+    }
+  }
+
+  async #timeOut(
+    req: VerifyRequest,
+    settings: VerificationSettings,
+    record: VerificationStatus,
+  ): Promise<VerifyResult> {
+    const c = record.current as Current;
+    let runStatus: string | undefined;
+    try {
+      runStatus = (await this.#client(req).getRun(c.threadId, c.runId)).status;
+    } catch (err) {
+      if (!(err instanceof AgentServerError)) throw err;
+    }
+    return this.#complete(req, settings, record, {
+      runId: c.runId,
+      threadId: c.threadId,
+      startedAt: c.startedAt,
+      completedAt: this.#options.now().toISOString(),
+      outcome: 'Failed',
+      ...(runStatus ? { runStatus } : {}),
+      message: `run ${c.runId} on thread ${c.threadId} did not complete within ${formatDuration(settings.timeoutMs)}${runStatus ? ` (status ${runStatus})` : ''}`,
+    });
+  }
+
+  #complete(
+    req: VerifyRequest,
+    settings: VerificationSettings,
+    record: VerificationStatus,
+    attempt: Omit<Attempt, 'completedAt' | 'duration'> & { completedAt?: string },
+  ): VerifyResult {
+    const completedAt = attempt.completedAt ?? this.#options.now().toISOString();
+    const durationMs = Date.parse(completedAt) - Date.parse(attempt.startedAt);
+    const last: Attempt = { ...attempt, completedAt, duration: formatDuration(durationMs) };
+    if (last.message && last.message.length > MAX_MESSAGE)
+      last.message = `${last.message.slice(0, MAX_MESSAGE - 1)}…`;
+    const wasVerified = record.last?.outcome === 'Succeeded';
+    record.current = undefined;
+    record.last = last;
+    record.failures = last.outcome === 'Succeeded' ? 0 : (record.failures ?? 0) + 1;
+    this.#options.webhook?.reports.forget(req.key);
+    req.log.info(
+      {
+        runId: last.runId,
+        threadId: last.threadId,
+        outcome: last.outcome,
+        runStatus: last.runStatus,
+        durationMs,
+        completedBy: last.completedBy,
+      },
+      'verification completed',
+    );
+    let event: VerifyEvent | undefined;
+    if (last.outcome === 'Failed') {
+      event = {
+        type: 'Warning',
+        reason: 'VerificationFailed',
+        message: last.message ?? 'verification failed',
+      };
+    } else if (!wasVerified) {
+      event = {
+        type: 'Normal',
+        reason: 'Verified',
+        message: `revision ${req.revisionId} verified: run ${last.runId} succeeded in ${last.duration}`,
+      };
+    }
+    const due = nextDueMs(record, settings.intervalMs, this.#options.backoffBaseMs) as number;
+    const result = this.#result(req, record, Math.max(0, due - this.#options.now().getTime()));
+    return event ? { ...result, event } : result;
+  }
+
+  #result(req: VerifyRequest, record: VerificationStatus, afterMs: number): VerifyResult {
+    const settings = verificationSettings(req.spec);
+    const due = nextDueMs(record, settings.intervalMs, this.#options.backoffBaseMs);
+    record.nextVerificationAt = record.current || due === undefined ? undefined : new Date(due).toISOString();
+    return { record, view: viewOf(record, req.revisionId), requeueAfterMs: afterMs };
+  }
+
+  #client(req: VerifyRequest): AgentServerClient {
+    return new AgentServerClient({
+      url: req.url as string,
+      credentials: req.credentials,
+      ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
+    });
+  }
+
+  async #webhookUrl(webhook: WebhookSettings, req: VerifyRequest): Promise<string> {
+    const token = await webhook.tokenFor(req.uid);
+    const base = webhook.baseUrl.replace(/\/+$/, '');
+    return `${base}/webhooks/runs/${encodeURIComponent(req.namespace)}/${encodeURIComponent(req.name)}?token=${token}`;
+  }
+}
+
+function runAttempt(
+  c: Current,
+  status: string,
+  error: { error?: string; message?: string } | undefined,
+  completedBy: 'join' | 'webhook',
+): Omit<Attempt, 'completedAt' | 'duration'> {
+  const succeeded = status === 'success';
+  const detail = error ? [error.error, error.message].filter(Boolean).join(': ') : '';
+  return {
+    runId: c.runId,
+    threadId: c.threadId,
+    startedAt: c.startedAt,
+    outcome: succeeded ? 'Succeeded' : 'Failed',
+    runStatus: status,
+    completedBy,
+    ...(succeeded
+      ? {}
+      : { message: `run ${c.runId} on thread ${c.threadId} ended ${status}${detail ? `: ${detail}` : ''}` }),
+  };
+}

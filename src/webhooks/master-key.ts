@@ -1,0 +1,88 @@
+/**
+ * The master key of the webhook tokens: a Secret the operator owns in its own namespace, created on first
+ * use when missing (two replicas racing: the loser of the create reads the winner's). Loaded once per
+ * process; a failed load is retried on the next use. The key never leaves this module except as HMACs.
+ */
+import { randomBytes } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { z } from 'zod';
+import { ConflictError, NotFoundError } from '../runtime/errors.ts';
+import { kubeRequest } from '../runtime/kubehttp.ts';
+
+/** Fixed, so RBAC can name it (scripts/rbac-rules.ts). */
+export const MASTER_KEY_SECRET = 'agent-deployment-operator-webhook-key';
+const DATA_KEY = 'key';
+
+const SecretData = z.looseObject({ data: z.record(z.string(), z.string()).optional() });
+
+export interface MasterKeySource {
+  get(): Promise<Buffer>;
+}
+
+export class SecretMasterKey implements MasterKeySource {
+  readonly #kc: KubeConfig;
+  readonly #namespace: string;
+  #loading: Promise<Buffer> | undefined;
+
+  constructor(kc: KubeConfig, namespace: string) {
+    this.#kc = kc;
+    this.#namespace = namespace;
+  }
+
+  get(): Promise<Buffer> {
+    if (!this.#loading) {
+      this.#loading = this.#load().catch((err: unknown) => {
+        this.#loading = undefined;
+        throw err;
+      });
+    }
+    return this.#loading;
+  }
+
+  async #load(): Promise<Buffer> {
+    const existing = await this.#read();
+    if (existing) return existing;
+    try {
+      await kubeRequest(this.#kc, {
+        method: 'POST',
+        path: `/api/v1/namespaces/${this.#namespace}/secrets`,
+        body: {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          type: 'Opaque',
+          metadata: {
+            name: MASTER_KEY_SECRET,
+            namespace: this.#namespace,
+            labels: { 'app.kubernetes.io/managed-by': 'agent-deployment-operator' },
+          },
+          data: { [DATA_KEY]: randomBytes(32).toString('base64') },
+        },
+      });
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+    }
+    const created = await this.#read();
+    if (!created) throw new Error(`Secret ${this.#namespace}/${MASTER_KEY_SECRET} has no key "${DATA_KEY}"`);
+    return created;
+  }
+
+  async #read(): Promise<Buffer | undefined> {
+    try {
+      const secret = SecretData.parse(
+        await kubeRequest(this.#kc, {
+          method: 'GET',
+          path: `/api/v1/namespaces/${this.#namespace}/secrets/${MASTER_KEY_SECRET}`,
+        }),
+      );
+      const b64 = secret.data?.[DATA_KEY];
+      const key = b64 ? Buffer.from(b64, 'base64') : undefined;
+      if (!key || key.length < 16) {
+        throw new Error(`Secret ${this.#namespace}/${MASTER_KEY_SECRET} has no usable key "${DATA_KEY}"`);
+      }
+      return key;
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+}
