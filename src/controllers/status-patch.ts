@@ -3,6 +3,8 @@
  * leaves absent keys alone, so it recurses: a key removed at any depth is sent as null, a changed leaf
  * as itself; arrays (conditions) are replaced whole.
  */
+import { canonicalJson } from '../translate/canonical-json.ts';
+
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -20,7 +22,7 @@ export function statusMergePatch(before: object, after: object): Json {
     if (isObject(value) && isObject(old)) {
       const nested = statusMergePatch(old, value);
       if (Object.keys(nested).length > 0) patch[key] = nested;
-    } else if (JSON.stringify(value) !== JSON.stringify(old)) {
+    } else if (canonicalJson(value) !== canonicalJson(old)) {
       patch[key] = value;
     }
   }

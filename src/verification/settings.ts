@@ -2,9 +2,11 @@
  * spec.verification with its defaults filled in, and a digest of it: a changed verification spec starts
  * the verification over.
  */
+
 import { createHash } from 'node:crypto';
 import type { Verification } from '../api/agentdeployment.ts';
 import { parseDuration } from '../controllers/duration.ts';
+import { canonicalJson } from '../translate/canonical-json.ts';
 
 export const DEFAULT_INPUT = { messages: [{ role: 'user', content: 'ping' }] };
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -28,10 +30,7 @@ export function verificationSettings(spec: Verification): VerificationSettings {
     timeoutMs: (spec.timeout && parseDuration(spec.timeout)) || DEFAULT_TIMEOUT_MS,
     intervalMs: (spec.interval && parseDuration(spec.interval)) || DEFAULT_INTERVAL_MS,
     webhook: spec.webhook,
-    digest: createHash('sha256')
-      .update(JSON.stringify(canonical(spec)))
-      .digest('hex')
-      .slice(0, 16),
+    digest: createHash('sha256').update(canonicalJson(spec)).digest('hex').slice(0, 16),
   };
 }
 
@@ -41,17 +40,4 @@ export function formatDuration(ms: number): string {
   if (seconds < 60) return `${Number(seconds.toFixed(3))}s`;
   const minutes = Math.floor(seconds / 60);
   return `${minutes}m${Number((seconds - minutes * 60).toFixed(3))}s`;
-}
-
-/** JSON with sorted keys, so key order never reads as a change. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
 }

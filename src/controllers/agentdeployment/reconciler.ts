@@ -22,6 +22,7 @@ import {
   type Revision,
   type RevisionStatus,
 } from '../../controlplane/schemas.ts';
+import { canonicalJson } from '../../translate/canonical-json.ts';
 import { computeDrift } from '../../translate/drift.ts';
 import { toCreateRequest } from '../../translate/request.ts';
 import { plainDigest, resolveSecrets, type SecretLookup, secretsDigest } from '../../translate/secrets.ts';
@@ -541,8 +542,8 @@ export class AgentDeploymentReconciler {
 
   async #writeStatusIfChanged(pass: Pass) {
     const before = pass.obj.status ?? {};
-    const after = pruneUndefined(pass.status);
-    if (JSON.stringify(canonical(before)) === JSON.stringify(canonical(after))) return;
+    const after = pass.status;
+    if (canonicalJson(before) === canonicalJson(after)) return;
     await this.#deps.writeStatus(pass.obj, after);
   }
 
@@ -561,21 +562,4 @@ export class AgentDeploymentReconciler {
 
 function isTerminal(s: RevisionStatus): boolean {
   return REVISION_FAILED.has(s) || REVISION_SUCCEEDED.has(s);
-}
-
-function pruneUndefined<T extends object>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
-
-/** JSON with sorted keys, so key order never reads as a change. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
 }

@@ -4,11 +4,13 @@
  * status and reports drift field by field. Nothing is ever written to the control plane (the interface
  * shows no write endpoint for templates), so deletion needs no finalizer.
  */
+
 import type { Logger } from 'pino';
 import { Annotation } from '../../api/annotations.ts';
 import type { Drift, SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { SandboxTemplate as ListedTemplate } from '../../controlplane/schemas.ts';
+import { canonicalJson } from '../../translate/canonical-json.ts';
 import { resolveCredentials } from '../agentdeployment/credentials.ts';
 import { type Condition, removeCondition, setCondition } from '../conditions.ts';
 import { parseDuration } from '../duration.ts';
@@ -215,7 +217,7 @@ export class SandboxTemplateReconciler {
   async #writeStatusIfChanged(pass: Pass) {
     const before = pass.obj.status ?? {};
     const after = JSON.parse(JSON.stringify(pass.status)) as SandboxTemplateStatus;
-    if (JSON.stringify(canonical(before)) === JSON.stringify(canonical(after))) return;
+    if (canonicalJson(before) === canonicalJson(after)) return;
     await this.#deps.writeStatus(pass.obj, after);
   }
 
@@ -224,17 +226,4 @@ export class SandboxTemplateReconciler {
     const parsed = annotated ? parseDuration(annotated) : undefined;
     return parsed ?? this.#deps.pollIntervalMs;
   }
-}
-
-/** JSON with sorted keys, so key order never reads as a change. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
 }
