@@ -230,21 +230,26 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     ready: () => synced() && (!elector?.isLeader() || running !== undefined),
   });
 
+  let stopping: Promise<void> | undefined;
   return {
     httpPort: http.port,
     ...(receiver ? { webhookPort: receiver.port } : {}),
     isLeader: () => (elector ? elector.isLeader() : true),
-    stop: async (graceMs = 10_000) => {
-      queue.shutdown();
-      templateQueue.shutdown();
-      agentDeployments.observer.stop();
-      await stopWorkers(graceMs);
-      await elector?.release();
-      await Promise.all([agentDeployments.stop(), sandboxTemplates.stop()]);
-      await pools.close();
-      await receiver?.close();
-      await agentServers.close();
-      await http.close();
+    // Idempotent: a second call waits for the first shutdown.
+    stop: (graceMs = 10_000) => {
+      stopping ??= (async () => {
+        queue.shutdown();
+        templateQueue.shutdown();
+        agentDeployments.observer.stop();
+        await stopWorkers(graceMs);
+        await elector?.release();
+        await Promise.all([agentDeployments.stop(), sandboxTemplates.stop()]);
+        await pools.close();
+        await receiver?.close();
+        await agentServers.close();
+        await http.close();
+      })();
+      return stopping;
     },
   };
 }

@@ -223,7 +223,10 @@ describe('drift', () => {
     });
     await putSecret(h, 'llm-keys', { OPENAI_API_KEY: 'sk-rotate-me-2' });
     await eventually(async () => patchesOf(id).length > 0, 'PATCH after rotation');
-    const after = await waitReady(h, 'rotate');
+    const after = await eventually(async () => {
+      const obj = await waitReady(h, 'rotate');
+      return obj.status?.secretsDigest !== ready.status?.secretsDigest ? obj : undefined;
+    }, 'Ready with the rotated secrets applied');
     expect(patchesOf(id).map((r) => r.body)).toEqual([
       { secrets: [{ name: 'OPENAI_API_KEY', value: 'sk-rotate-me-2' }] },
     ]);

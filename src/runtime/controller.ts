@@ -53,7 +53,7 @@ export function runController(options: ControllerOptions): RunningController {
     } catch (err) {
       // Message only: error objects from HTTP clients can carry request headers.
       reconcileLog.error({ error: err instanceof Error ? err.message : String(err) }, 'reconcile failed');
-      queue.addRateLimited(key);
+      queue.addRateLimited(key, retryAfterOf(err));
     } finally {
       inFlight.delete(abort);
       queue.done(key);
@@ -83,4 +83,10 @@ export function runController(options: ControllerOptions): RunningController {
       log.info('controller stopped');
     },
   };
+}
+
+/** A pause the failed call was asked to take (e.g. a 429's Retry-After), when the error carries one. */
+function retryAfterOf(err: unknown): number {
+  const ms = (err as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? ms : 0;
 }

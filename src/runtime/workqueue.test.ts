@@ -100,6 +100,18 @@ describe('WorkQueue', () => {
     expect(queue.len()).toBe(1);
   });
 
+  it.each([
+    { asked: 5000, delay: 5000 },
+    { asked: 10, delay: 1000 },
+  ])('waits for the longer of backoff and a requested pause ($asked ms)', async ({ asked, delay }) => {
+    const queue = new WorkQueue();
+    queue.addRateLimited('a', asked);
+    await vi.advanceTimersByTimeAsync(delay - 1);
+    expect(queue.len()).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(queue.len()).toBe(1);
+  });
+
   it('forget resets the backoff', async () => {
     const queue = new WorkQueue({ baseDelayMs: 100, maxDelayMs: 1000 });
     queue.addRateLimited('a');

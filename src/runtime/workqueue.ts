@@ -84,11 +84,14 @@ export class WorkQueue {
     this.#delayed.set(key, { at, handle });
   }
 
-  /** Adds the key after its exponential backoff, and counts one more failure for it. */
-  addRateLimited(key: string): void {
+  /**
+   * Adds the key after its exponential backoff, and counts one more failure for it. `atLeastMs` is a
+   * pause the other side asked for (Retry-After): the key waits for the longer of the two.
+   */
+  addRateLimited(key: string, atLeastMs = 0): void {
     const failures = this.#failures.get(key) ?? 0;
     this.#failures.set(key, failures + 1);
-    this.addAfter(key, Math.min(this.#baseDelayMs * 2 ** failures, this.#maxDelayMs));
+    this.addAfter(key, Math.max(atLeastMs, Math.min(this.#baseDelayMs * 2 ** failures, this.#maxDelayMs)));
   }
 
   /** Resets the key's backoff (call after a successful reconcile). */

@@ -21,6 +21,7 @@ import {
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { statusMergePatch } from '../status-patch.ts';
+import { WrittenObjects } from '../written-objects.ts';
 import { DeploymentObserver } from './observer.ts';
 import type { AgentDeploymentDeps } from './reconciler.ts';
 import { AgentDeploymentReconciler, FINALIZER } from './reconciler.ts';
@@ -133,16 +134,18 @@ export function startAgentDeploymentController(
     logger: logger.child({ component: 'observer' }),
   });
 
+  const written = new WrittenObjects<AgentDeployment>();
   const reconciler = new AgentDeploymentReconciler({
     observer,
     ...options.settings,
-    getObject: (namespace, name) => objects.get(namespace, name),
+    getObject: (namespace, name) => written.read(objects.get(namespace, name)),
     getSecretData: (namespace, name) => secrets.get(namespace, name)?.data,
     writeStatus: async (obj, status) => {
-      await patchStatus(kc, refOf(obj), statusMergePatch(obj.status ?? {}, status as AgentDeploymentStatus));
+      const patch = statusMergePatch(obj.status ?? {}, status as AgentDeploymentStatus);
+      written.remember(obj, await patchStatus<AgentDeployment>(kc, refOf(obj), patch));
     },
     addFinalizer: async (obj) => {
-      await addFinalizer(kc, refOf(obj), FINALIZER, obj);
+      written.remember(obj, await addFinalizer(kc, refOf(obj), FINALIZER, obj));
     },
     removeFinalizer: async (obj) => {
       await removeFinalizer(kc, refOf(obj), FINALIZER, obj);

@@ -99,6 +99,8 @@ export class DeploymentObserver {
 
   /** One pass over every tracked deployment, ceil(n/100) list calls per credential. */
   async pollOnce(): Promise<void> {
+    // A reconcile may remember a newer deployment (its PATCH answer) while this listing is in flight.
+    const startedAt = this.#now();
     const groups = new Map<string, { credentials: Credentials; keysById: Map<string, string> }>();
     for (const [key, t] of this.#tracked) {
       const groupKey = credentialsKey(t.credentials);
@@ -119,13 +121,14 @@ export class DeploymentObserver {
         for (const deployment of page.resources) {
           seen.add(deployment.id);
           const before = this.#snapshots.get(deployment.id);
+          if (before && before.at > startedAt) continue;
           const fingerprint = JSON.stringify(deployment);
           this.#snapshots.set(deployment.id, { deployment, fingerprint, at: this.#now() });
           const key = keysById.get(deployment.id);
           if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);
         }
         for (const id of chunk) {
-          if (seen.has(id)) continue;
+          if (seen.has(id) || (this.#snapshots.get(id)?.at ?? 0) > startedAt) continue;
           // Gone (or not listed): let the object's reconcile find out first-hand.
           this.#snapshots.delete(id);
           const key = keysById.get(id);
