@@ -450,6 +450,42 @@ describe('lifecycle', () => {
   });
 });
 
+describe('observability', () => {
+  it('serves metrics for reconciles, the queue, control-plane calls, objects by condition and leadership', async () => {
+    const res = await fetch(`http://127.0.0.1:${h.operator.httpPort}/metrics`);
+    const text = await res.text();
+    const value = (pattern: RegExp) => Number(text.match(pattern)?.[1] ?? Number.NaN);
+    expect(res.status).toBe(200);
+    expect(
+      value(/agent_operator_reconcile_total\{kind="AgentDeployment",result="requeue"\} (\d+)/),
+    ).toBeGreaterThan(0);
+    expect(
+      value(/agent_operator_reconcile_total\{kind="AgentDeployment",result="error"\} (\d+)/),
+    ).toBeGreaterThan(0);
+    expect(
+      value(/agent_operator_controlplane_requests_total\{operation="createDeployment",code="201"\} (\d+)/),
+    ).toBeGreaterThan(10);
+    expect(
+      value(/agent_operator_controlplane_requests_total\{operation="createDeployment",code="503"\} (\d+)/),
+    ).toBeGreaterThan(0);
+    expect(text).toMatch(
+      /agent_operator_controlplane_request_duration_seconds_count\{operation="listDeployments"\} \d+/,
+    );
+    expect(
+      value(/agent_operator_objects\{kind="AgentDeployment",condition="Ready",status="True"\} (\d+)/),
+    ).toBeGreaterThan(5);
+    expect(
+      value(/agent_operator_objects\{kind="AgentDeployment",condition="Stalled",status="True"\} (\d+)/),
+    ).toBeGreaterThan(0);
+    expect(text).toMatch(/agent_operator_workqueue_depth\{kind="AgentDeployment"\} \d+/);
+    expect(text).toMatch(/agent_operator_workqueue_wait_seconds_count\{kind="AgentDeployment"\} [1-9]/);
+    expect(text).toMatch(/agent_operator_workqueue_retries_total\{kind="AgentDeployment"\} [1-9]/);
+    expect(text).toMatch(/agent_operator_leader 1/);
+    const ready = await fetch(`http://127.0.0.1:${h.operator.httpPort}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+});
+
 describe('secrets stay secret', () => {
   // Runs last in this file: every log line, event and status the tests above produced.
   it('no secret value or credential appears in any log line, event or status', async () => {
