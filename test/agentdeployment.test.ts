@@ -412,7 +412,8 @@ describe('lifecycle', () => {
   });
 
   it('finds the deployment a crashed pass created instead of creating a second one', async () => {
-    // The state a crash between the POST and the status write leaves: a deployment, no id in status.
+    // The state a crash between the POST and the status write leaves: the finalizer (added before any
+    // create), a deployment of that name, no id in status.
     const created = await client.createDeployment({
       name: 'crashed',
       source: 'external_image',
@@ -420,10 +421,32 @@ describe('lifecycle', () => {
       source_revision_config: { image_uri: 'registry.example.com/agent:1' },
       secrets: [],
     });
-    await createAgd(h, externalImage('crashed'));
+    const crashed = externalImage('crashed');
+    await createAgd(h, {
+      ...crashed,
+      metadata: { ...crashed.metadata, finalizers: ['deploy.agents.dev/finalizer'] },
+    });
     const obj = await waitReady(h, 'crashed');
     expect(obj.status?.deploymentId).toBe(created.id);
     expect(deploymentsNamed('crashed')).toHaveLength(1);
+    expect(postsNamed('crashed')).toHaveLength(1); // the test's own
+  });
+
+  it('does not take over a same-named deployment it never created: Stalled, pointing at adoption', async () => {
+    const theirs = await client.createDeployment({
+      name: 'taken-name',
+      source: 'external_image',
+      source_config: { listener_id: LISTENER },
+      source_revision_config: { image_uri: 'registry.example.com/theirs:1' },
+      secrets: [],
+    });
+    await createAgd(h, externalImage('taken-name'));
+    const { c } = await stalled('taken-name');
+    expect(c.reason).toBe('Rejected');
+    expect(c.message).toContain('already exists');
+    expect(c.message).toContain('deploy.agents.dev/adopt-deployment-id');
+    expect(deploymentsNamed('taken-name').map((d) => d.id)).toEqual([theirs.id]);
+    expect(patchesOf(theirs.id)).toHaveLength(0);
   });
 
   it('retries 429, 503 and timeouts with backoff and ends Ready with one deployment', async () => {

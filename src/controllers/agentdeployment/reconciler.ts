@@ -14,9 +14,10 @@ import type {
 import { Annotation } from '../../api/annotations.ts';
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
-import { NotFoundError } from '../../controlplane/errors.ts';
+import { BadRequestError, NotFoundError } from '../../controlplane/errors.ts';
 import {
   type Deployment,
+  type DeploymentCreateRequest,
   REVISION_FAILED,
   REVISION_SUCCEEDED,
   type Revision,
@@ -158,7 +159,10 @@ export class AgentDeploymentReconciler {
       };
     }
 
-    if (!obj.metadata.finalizers?.includes(FINALIZER)) await this.#deps.addFinalizer(obj);
+    // The finalizer goes on before the first create, so without it no earlier pass can have created
+    // anything: there is nothing to look for by name.
+    const mayHaveCreated = obj.metadata.finalizers?.includes(FINALIZER) ?? false;
+    if (!mayHaveCreated) await this.#deps.addFinalizer(obj);
     const credentials = resolveCredentials(
       pass.spec.credentialsSecretRef,
       pass.lookup,
@@ -180,9 +184,9 @@ export class AgentDeploymentReconciler {
       unechoed: plainDigest([desired.source_config.install_command, desired.source_config.build_command]),
     };
 
-    let observed = await this.#observe(pass, client, deploymentName);
+    let observed = await this.#observe(pass, client, deploymentName, mayHaveCreated);
     if (!observed) {
-      observed = await client.createDeployment(desired);
+      observed = await this.#create(client, desired);
       this.#deps.observer.remember(observed);
       this.#deps.observer.track(pass.key, credentials, observed.id);
       this.#recordApplied(pass, observed, digests);
@@ -239,6 +243,7 @@ export class AgentDeploymentReconciler {
     pass: Pass,
     client: ControlPlaneClient,
     deploymentName: string,
+    mayHaveCreated: boolean,
   ): Promise<Deployment | undefined> {
     const { obj, status } = pass;
     const adoptId = obj.metadata.annotations?.[Annotation.AdoptDeploymentId];
@@ -289,7 +294,8 @@ export class AgentDeploymentReconciler {
         throw err;
       }
     }
-    // No id recorded: an earlier pass may have created it and died before writing status.
+    if (!mayHaveCreated) return undefined;
+    // No id recorded, but an earlier pass may have created it and died before writing status.
     const found = await client.findDeploymentsByName(deploymentName);
     const existing = found[0];
     if (existing) {
@@ -304,6 +310,19 @@ export class AgentDeploymentReconciler {
       return existing;
     }
     return undefined;
+  }
+
+  /** POST; a name already taken by a deployment this object did not create is for a person to settle. */
+  async #create(client: ControlPlaneClient, desired: DeploymentCreateRequest): Promise<Deployment> {
+    try {
+      return await client.createDeployment(desired);
+    } catch (err) {
+      if (!(err instanceof BadRequestError)) throw err;
+      throw new Stall(
+        'Rejected',
+        `${err.message}. If an existing deployment of that name should be managed by this object, set the annotation ${Annotation.AdoptDeploymentId} to its id; otherwise choose another spec.name`,
+      );
+    }
   }
 
   /** Step 7: follow the latest revision until DEPLOYED/SKIPPED or a failure. */
