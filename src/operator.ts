@@ -5,6 +5,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
@@ -167,10 +168,18 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   metrics.watchObjects('AgentDeployment', () => agentDeployments.objects.list());
   metrics.watchObjects('SandboxTemplate', () => sandboxTemplates.objects.list());
 
+  const synced = () => agentDeployments.hasSynced() && sandboxTemplates.hasSynced();
+  let stopping: Promise<void> | undefined;
   let running: RunningController[] | undefined;
-  const startWorkers = () => {
-    if (running) return;
-    logger.info({ identity }, 'starting workers');
+  let startingWorkers = false;
+  const startWorkers = async () => {
+    if (running || startingWorkers) return;
+    startingWorkers = true;
+    // A reconcile on half-filled caches would report Secrets missing that are only not listed yet.
+    while (!synced()) await sleep(100);
+    startingWorkers = false;
+    if (stopping) return;
+    logger.info({ identity }, 'caches synced; starting workers');
     metrics.leader.set(1);
     agentDeployments.observer.start();
     running = [
@@ -192,7 +201,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       name: config.leaderElectionId,
       identity,
       logger,
-      onStartedLeading: startWorkers,
+      onStartedLeading: () => void startWorkers(),
       onStoppedLeading: () => {
         // Stop writing at once; main exits so a fresh process campaigns again.
         logger.error('lost leadership; stopping');
@@ -203,7 +212,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       },
     });
   } else {
-    startWorkers();
+    void startWorkers();
   }
 
   let receiver: WebhookReceiver | undefined;
@@ -221,7 +230,6 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     });
   }
 
-  const synced = () => agentDeployments.hasSynced() && sandboxTemplates.hasSynced();
   const http = await startHttpEndpoints({
     port: config.httpPort,
     logger,
@@ -230,7 +238,6 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     ready: () => synced() && (!elector?.isLeader() || running !== undefined),
   });
 
-  let stopping: Promise<void> | undefined;
   return {
     httpPort: http.port,
     ...(receiver ? { webhookPort: receiver.port } : {}),
