@@ -57,7 +57,7 @@ export const USAGE = `Usage: node bench/run.ts [flags]
   --poll-interval 10s          controller POLL_INTERVAL (also the steady window measured)
   --revision-step-ms 100       simulator time per revision status step
   --revision-poll-interval D   controller REVISION_POLL_INTERVAL (default: steps × step, one revision's time)
-  --qps 1000                   controller CONTROL_PLANE_QPS (high, so the workers are the limit)
+  --qps 1000                   controller RECONCILE_RATE and CONTROL_PLANE_RPS (high, so the workers are the limit)
   --apply-concurrency 32       object creations in flight at once
   --reaction-updates 20        objects updated one at a time for the reaction time
   --ready-timeout D            how long all N get to become Ready (default 60s + 100ms × N)`;

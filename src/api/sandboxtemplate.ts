@@ -143,7 +143,12 @@ export const SandboxTemplateStatus = z.object({
     .max(64)
     .optional()
     .describe('Fields where the observed template differs from the spec; empty when in sync.'),
-  lastSyncTime: z.iso.datetime().optional().describe('When the template was last observed (RFC 3339).'),
+  lastSyncTime: z.iso
+    .datetime()
+    .optional()
+    .describe(
+      'When the listing this status was last changed from was taken (RFC 3339). A listing that changes nothing is not written, so a steady object costs no status write.',
+    ),
   lastHandledReconcileAt: z
     .string()
     .max(256)

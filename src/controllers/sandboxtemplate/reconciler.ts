@@ -217,7 +217,9 @@ export class SandboxTemplateReconciler {
   async #writeStatusIfChanged(pass: Pass) {
     const before = pass.obj.status ?? {};
     const after = JSON.parse(JSON.stringify(pass.status)) as SandboxTemplateStatus;
-    if (canonicalJson(before) === canonicalJson(after)) return;
+    // A newer listing that changed nothing is not worth a write: steady objects cost no status writes.
+    const withoutSyncTime = ({ lastSyncTime: _, ...rest }: SandboxTemplateStatus) => canonicalJson(rest);
+    if (withoutSyncTime(before) === withoutSyncTime(after)) return;
     await this.#deps.writeStatus(pass.obj, after);
   }
 
