@@ -19,6 +19,7 @@ import { type ObjectRef, patchStatus, resourcePath } from '../../runtime/objects
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { resolveCredentials } from '../agentdeployment/credentials.ts';
 import { statusMergePatch } from '../status-patch.ts';
+import { WrittenObjects } from '../written-objects.ts';
 import { IMPORT_KEY, importedObject, TemplateImporter } from './importer.ts';
 import { type ReconcileResult, SandboxTemplateReconciler } from './reconciler.ts';
 import { TemplateSnapshots } from './snapshots.ts';
@@ -89,11 +90,13 @@ export function startSandboxTemplateController(
       .clientFor(credentials)
       .listAllSandboxTemplates(options.pageSize ? { pageSize: options.pageSize } : {});
 
+  const written = new WrittenObjects<SandboxTemplate>();
   const reconciler = new SandboxTemplateReconciler({
-    getObject: (namespace, name) => objects.get(namespace, name),
+    getObject: (namespace, name) => written.read(objects.get(namespace, name)),
     getSecretData: (namespace, name) => secrets.get(namespace, name)?.data,
     writeStatus: async (obj, status) => {
-      await patchStatus(kc, refOf(obj), statusMergePatch(obj.status ?? {}, status as SandboxTemplateStatus));
+      const patch = statusMergePatch(obj.status ?? {}, status as SandboxTemplateStatus);
+      written.remember(obj, await patchStatus<SandboxTemplate>(kc, refOf(obj), patch));
     },
     recordEvent: (obj, type, reason, message) =>
       options.events.record(
