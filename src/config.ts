@@ -132,7 +132,7 @@ export const OPTIONS = [
   {
     flag: 'secrets-digest-key',
     env: 'SECRETS_DIGEST_KEY',
-    help: 'Key of the secrets digest kept in status (default: derived from the API key).',
+    help: 'Key of the secrets digest kept in status (default: derived from the key Secret the operator keeps in its namespace).',
     secret: true,
   },
 ] as const satisfies readonly OptionSpec[];

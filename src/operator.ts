@@ -44,11 +44,16 @@ export interface OperatorOptions {
   onLostLeadership?: () => void;
 }
 
-/** The key of the secrets digest: configured, or derived from the default credential so it is stable. */
-function digestKey(config: Config): string {
+/**
+ * The key of the secrets digest: configured, or derived from the operator's own key Secret. It must stay
+ * the same across restarts and credential rotations: a new key changes every digest, which reads as
+ * rotated secrets and redeploys every deployment.
+ */
+async function digestKey(config: Config, masterKey: SecretMasterKey): Promise<string> {
   if (config.secretsDigestKey) return config.secretsDigestKey;
-  const seed = config.controlPlaneApiKey ?? config.controlPlaneBearerToken ?? 'no-default-credentials';
-  return createHmac('sha256', 'agent-deployment-operator/secrets-digest').update(seed).digest('hex');
+  return createHmac('sha256', await masterKey.get())
+    .update('agent-deployment-operator/secrets-digest')
+    .digest('hex');
 }
 
 /** Runs a kind's workers with its metrics: reconciles by result, duration, retries. */
@@ -121,8 +126,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     ...(config.controlPlaneBearerToken ? { bearerToken: config.controlPlaneBearerToken } : {}),
     ...(config.controlPlaneTenantId ? { tenantId: config.controlPlaneTenantId } : {}),
   };
-  // Verification: agent-server connections of their own, and the webhook tokens' master key in the
-  // operator's namespace (read or created on first use).
+  // The operator's key Secret in its own namespace (read or created on first use): it keys the webhook
+  // tokens and, unless one is configured, the secrets digest. Verification gets connections of its own.
   const agentServers = new Agent({ connections: 8, keepAliveTimeout: 30_000, connectTimeout: 5_000 });
   const masterKey = new SecretMasterKey(
     kc,
@@ -146,7 +151,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     labelSelector: config.labelSelector,
     settings: {
       defaultCredentials,
-      digestKey: digestKey(config),
+      digestKey: await digestKey(config, masterKey),
       pollIntervalMs: config.pollInterval,
       revisionPollMs: config.revisionPollInterval,
       verifier,
