@@ -40,21 +40,39 @@ const desiredBase: DeploymentCreateRequest = {
 function input(overrides: {
   desired?: Partial<DeploymentCreateRequest>;
   observed?: Partial<Deployment>;
-  secretsApplied?: string;
+  secretsApplied?: string | null;
   unechoedApplied?: string;
+  adoptUnrevealedSecrets?: boolean;
 }): DriftInput {
+  const applied =
+    overrides.secretsApplied === null ? {} : { applied: overrides.secretsApplied ?? 'digest-a' };
   return {
     desired: { ...desiredBase, ...overrides.desired },
     observed: { ...observedBase, ...overrides.observed },
-    secretsDigest: { desired: 'digest-a', applied: overrides.secretsApplied ?? 'digest-a' },
+    secretsDigest: { desired: 'digest-a', ...applied },
     unechoedDigest: { desired: 'u-a', applied: overrides.unechoedApplied ?? 'u-a' },
+    ...(overrides.adoptUnrevealedSecrets ? { adoptUnrevealedSecrets: true } : {}),
   };
+}
+
+/** The observed deployment with extra resource_spec fields, as the platform would hold them. */
+function observedWith(extra: Record<string, unknown>): Partial<Deployment> {
+  return {
+    source_config: {
+      ...observedBase.source_config,
+      resource_spec: { ...observedBase.source_config.resource_spec, ...extra },
+    },
+  };
+}
+
+function desiredWith(extra: Record<string, unknown>): Partial<DeploymentCreateRequest> {
+  return { source_config: { listener_id: 'l-1', resource_spec: { cpu: 1, memory_mb: 512, ...extra } } };
 }
 
 describe('computeDrift', () => {
   it('finds nothing when the observed deployment matches after normalisation', () => {
     const result = computeDrift(input({}));
-    expect(result).toEqual({ immutable: [], changed: [], createsRevision: false });
+    expect(result).toEqual({ immutable: [], changed: [], createsRevision: false, secrets: 'same' });
   });
 
   it.each<[string, Parameters<typeof input>[0], unknown, string[], boolean]>([
@@ -143,23 +161,112 @@ describe('computeDrift', () => {
     expect(result.patch).toEqual({ secrets: desiredBase.secrets });
   });
 
-  it('never sends an empty secrets array (it would mean "unchanged")', () => {
+  it('reports removing every secret as unsupported, never as a patch', () => {
     const result = computeDrift(input({ desired: { secrets: [] }, secretsApplied: 'digest-old' }));
     expect(result.patch).toBeUndefined();
+    expect(result.secrets).toBe('removeAllUnsupported');
   });
 
-  it('ignores fields the object does not set', () => {
+  it.each<[string, Record<string, unknown>]>([
+    ['sidecar', { sidecars: [{ name: 'proxy', image: 'proxy:1' }] }],
+    ['init container', { init_containers: [{ name: 'init', image: 'init:1' }] }],
+    ['volume', { volumes: [{ name: 'data', emptyDir: {} }] }],
+    ['volume mount', { volume_mounts: [{ name: 'data', mountPath: '/data' }] }],
+    ['label', { labels: { team: 'x' } }],
+    ['image pull secret', { image_pull_secrets: [{ name: 'registry' }] }],
+  ])('a %s the object no longer states is drift, and resource_spec is sent whole', (_name, extra) => {
+    const result = computeDrift(input({ observed: observedWith(extra) }));
+    expect(result.changed).toEqual(Object.keys(extra).map((k) => `source_config.resource_spec.${k}`));
+    expect(result.patch).toEqual({ source_config: { resource_spec: { cpu: 1, memory_mb: 512 } } });
+    expect(result.createsRevision).toBe(true);
+  });
+
+  it('a removed env var in a sidecar is drift', () => {
+    const sidecar = { name: 'proxy', image: 'proxy:1' };
     const result = computeDrift(
       input({
-        observed: {
-          source_config: {
-            ...observedBase.source_config,
-            resource_spec: { ...observedBase.source_config.resource_spec, labels: { team: 'x' } },
-          },
-        },
+        desired: desiredWith({ sidecars: [{ ...sidecar, env: [{ name: 'A', value: '1' }] }] }),
+        observed: observedWith({
+          sidecars: [
+            {
+              ...sidecar,
+              env: [
+                { name: 'A', value: '1' },
+                { name: 'B', value: '2' },
+              ],
+            },
+          ],
+        }),
+      }),
+    );
+    expect(result.changed).toEqual(['source_config.resource_spec.sidecars']);
+  });
+
+  it('the server echoing value "" for a valueFrom env var is not drift', () => {
+    const valueFrom = { secretKeyRef: { name: 's', key: 'k' } };
+    const sidecar = { name: 'proxy', image: 'proxy:1' };
+    const result = computeDrift(
+      input({
+        desired: desiredWith({ sidecars: [{ ...sidecar, env: [{ name: 'A', valueFrom }, { name: 'B' }] }] }),
+        observed: observedWith({
+          sidecars: [
+            {
+              ...sidecar,
+              env: [
+                { name: 'A', value: '', valueFrom },
+                { name: 'B', value: '', valueFrom: null },
+              ],
+            },
+          ],
+          labels: {},
+        }),
       }),
     );
     expect(result.patch).toBeUndefined();
+  });
+
+  it.each<[string, Parameters<typeof input>[0], string, boolean]>([
+    [
+      'adoption, masked values: taken as current',
+      { secretsApplied: null, adoptUnrevealedSecrets: true },
+      'takenAsCurrent',
+      false,
+    ],
+    ['no applied digest and not adopting: patched', { secretsApplied: null }, 'changed', true],
+    [
+      'adoption, revealed and equal: same',
+      {
+        secretsApplied: null,
+        adoptUnrevealedSecrets: true,
+        observed: { secrets: [{ name: 'OPENAI_API_KEY', value: 'sk-secret' }] },
+      },
+      'same',
+      false,
+    ],
+    [
+      'adoption, revealed and different: patched',
+      {
+        secretsApplied: null,
+        adoptUnrevealedSecrets: true,
+        observed: { secrets: [{ name: 'OPENAI_API_KEY', value: 'sk-other' }] },
+      },
+      'changed',
+      true,
+    ],
+    [
+      'adoption, a name differs: patched',
+      {
+        secretsApplied: null,
+        adoptUnrevealedSecrets: true,
+        observed: { secrets: [{ name: 'OTHER', value: '********' }] },
+      },
+      'changed',
+      true,
+    ],
+  ])('secrets: %s', (_name, overrides, comparison, patched) => {
+    const result = computeDrift(input(overrides));
+    expect(result.secrets).toBe(comparison);
+    expect(result.patch !== undefined).toBe(patched);
   });
 
   it.each<[string, Parameters<typeof input>[0], string]>([

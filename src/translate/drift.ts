@@ -1,8 +1,10 @@
 /**
  * Desired (from the object) against observed (from the control plane): which immutable fields differ,
- * and the smallest PATCH that makes the deployment match. Only fields the object sets are compared, after
- * the control plane's own normalisation; fields the service does not echo back are compared through a
- * digest of what was last applied instead, so they are not "corrected" on every poll.
+ * and the PATCH that makes the deployment match. resource_spec is compared whole, after the control
+ * plane's own normalisation (its defaults never read as drift), so an item the object no longer states
+ * (a removed sidecar, volume, label...) is drift too; the platform replaces resource_spec whole, so it
+ * is sent whole. The secrets list is sent whole. Fields the service does not echo back are compared
+ * through a digest of what was last applied instead, so they are not "corrected" on every poll.
  */
 import type {
   Deployment,
@@ -28,7 +30,19 @@ export interface DriftInput {
   secretsDigest: { desired: string; applied?: string };
   /** Digest of the fields the service does not echo (install/build command): now and last applied. */
   unechoedDigest: { desired: string; applied?: string };
+  /**
+   * Adoption: nothing was applied yet (no applied secrets digest). When the platform masks the secret
+   * values, take them as current (names are still compared) instead of redeploying to find out.
+   */
+  adoptUnrevealedSecrets?: boolean;
 }
+
+/**
+ * How the secrets compare. `removeAllUnsupported`: the object states no secret while the platform has
+ * some, which a PATCH cannot express (an empty list means "unchanged"); the caller must report it and
+ * never record it as applied. `takenAsCurrent`: masked values were accepted on adoption.
+ */
+export type SecretsComparison = 'same' | 'changed' | 'removeAllUnsupported' | 'takenAsCurrent';
 
 export interface DriftResult {
   immutable: FieldDifference[];
@@ -37,6 +51,7 @@ export interface DriftResult {
   patch?: DeploymentPatchRequest;
   /** True when the patch carries a field that makes the control plane build a new revision. */
   createsRevision: boolean;
+  secrets: SecretsComparison;
 }
 
 const IMMUTABLE_SOURCE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'listener_id'] as const;
@@ -65,16 +80,46 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-/** Top-level resource_spec keys the desired spec sets (after normalisation) that differ from observed. */
+/**
+ * Top-level resource_spec keys that differ after normalisation, on either side: a key only the platform
+ * still has (the object stopped stating it) differs as much as a changed one.
+ */
 export function resourceSpecDifferences(
   desired: ResourceSpec,
   observed: ResourceSpec | null | undefined,
 ): string[] {
   const want = normaliseResourceSpec(desired) as Record<string, unknown>;
   const have = normaliseResourceSpec(observed ?? {}) as Record<string, unknown>;
-  return Object.keys(want)
-    .filter((k) => !isUnset(want[k]) && !sameValue(want[k], have[k]))
+  return [...new Set([...Object.keys(want), ...Object.keys(have)])]
+    .filter((k) => !sameValue(want[k], have[k]))
     .sort();
+}
+
+/** A value the platform hides: empty or all asterisks. */
+export function isMaskedSecretValue(value: string): boolean {
+  return /^\**$/.test(value);
+}
+
+export function compareSecrets(input: DriftInput): SecretsComparison {
+  const { desired, observed } = input;
+  const desiredNames = desired.secrets.map((s) => s.name).sort();
+  const observedNames = observed.secrets.map((s) => s.name).sort();
+  const revealed =
+    observed.secrets.length > 0 && observed.secrets.every((s) => !isMaskedSecretValue(s.value));
+  let differ: boolean;
+  let takenAsCurrent = false;
+  if (!sameValue(desiredNames, observedNames)) differ = true;
+  else if (revealed) {
+    // The platform shows the values: compare them, whatever was recorded.
+    const have = new Map(observed.secrets.map((s) => [s.name, s.value]));
+    differ = desired.secrets.some((s) => have.get(s.name) !== s.value);
+  } else if (input.secretsDigest.applied === undefined && input.adoptUnrevealedSecrets) {
+    differ = false;
+    takenAsCurrent = desired.secrets.length > 0;
+  } else differ = input.secretsDigest.desired !== input.secretsDigest.applied;
+  if (!differ) return takenAsCurrent ? 'takenAsCurrent' : 'same';
+  // An empty secrets array means "unchanged" to the service: all secrets cannot be removed by PATCH.
+  return desired.secrets.length === 0 ? 'removeAllUnsupported' : 'changed';
 }
 
 export function computeDrift(input: DriftInput): DriftResult {
@@ -120,6 +165,7 @@ export function computeDrift(input: DriftInput): DriftResult {
     Object.assign(sourceConfig, { [f]: dsc[f] });
   }
 
+  // An object that states no resource_spec leaves the platform's own; one that states it owns all of it.
   if (dsc.resource_spec) {
     const parts = resourceSpecDifferences(dsc.resource_spec, osc.resource_spec);
     if (parts.length > 0) {
@@ -137,12 +183,8 @@ export function computeDrift(input: DriftInput): DriftResult {
     }
   }
 
-  const desiredNames = desired.secrets.map((s) => s.name).sort();
-  const observedNames = observed.secrets.map((s) => s.name).sort();
-  const secretsDiffer =
-    input.secretsDigest.desired !== input.secretsDigest.applied || !sameValue(desiredNames, observedNames);
-  // An empty secrets array means "unchanged" to the service: all secrets cannot be removed by PATCH.
-  if (secretsDiffer && desired.secrets.length > 0) {
+  const secretsComparison = compareSecrets(input);
+  if (secretsComparison === 'changed') {
     changed.push('secrets');
     secrets = desired.secrets;
   }
@@ -161,5 +203,6 @@ export function computeDrift(input: DriftInput): DriftResult {
       (Object.keys(revisionConfig).length > 0 ||
         secrets !== undefined ||
         sourceConfig.resource_spec !== undefined),
+    secrets: secretsComparison,
   };
 }

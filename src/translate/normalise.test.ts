@@ -65,6 +65,58 @@ describe('normaliseResourceSpec', () => {
       { db_cpu: 0.5, db_cpu_limit: 1, db_memory_mb: 1000, db_memory_limit_mb: 2000 },
     ],
     [
+      'document table: every default the requests imply, cpu rounded first',
+      { cpu: 0.55, memory_mb: 1024, min_scale: 1, max_scale: 2 },
+      {
+        cpu: 0.6,
+        cpu_limit: 1.2,
+        memory_mb: 1024,
+        memory_limit_mb: 2048,
+        min_scale: 1,
+        max_scale: 2,
+        queue_min_scale: 1,
+        queue_max_scale: 2,
+        queue_cpu: 0.6,
+        queue_cpu_limit: 1.2,
+        queue_memory_mb: 1024,
+        queue_memory_limit_mb: 2048,
+      },
+    ],
+    ['empty lists and maps are the same as absent', { sidecars: [], labels: {}, volumes: [] }, {}],
+    [
+      'EnvVar.value defaults to the empty string (valueFrom and name-only variables)',
+      {
+        sidecars: [
+          {
+            name: 'proxy',
+            image: 'proxy:1',
+            env: [
+              { name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+              { name: 'B' },
+              { name: 'C', value: null, valueFrom: null },
+              { name: 'D', value: 'x' },
+            ],
+          },
+        ],
+        init_containers: [{ name: 'init', image: 'init:1', env: [{ name: 'E' }] }],
+      },
+      {
+        sidecars: [
+          {
+            name: 'proxy',
+            image: 'proxy:1',
+            env: [
+              { name: 'A', value: '', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
+              { name: 'B', value: '' },
+              { name: 'C', value: '' },
+              { name: 'D', value: 'x' },
+            ],
+          },
+        ],
+        init_containers: [{ name: 'init', image: 'init:1', env: [{ name: 'E', value: '' }] }],
+      },
+    ],
+    [
       'other fields pass through',
       { labels: { a: 'b' }, db_storage_gi: 10, service_account_name: 'sa' },
       { labels: { a: 'b' }, db_storage_gi: 10, service_account_name: 'sa' },

@@ -1,9 +1,11 @@
 /**
- * The normalisation the control plane applies to a stored resource_spec: cpu numbers rounded to one
- * decimal, limits and queue values derived from their bases when unset. The simulator stores what this
- * returns; the operator's drift check must compare through the same function.
+ * The normalisation the control plane applies to a stored resource_spec, i.e. every default the
+ * interface document states: cpu numbers rounded to one decimal, limits at twice their requests, queue
+ * values copied from their bases when unset, and an EnvVar's `value` defaulting to the empty string.
+ * Empty lists and maps are the same as absent ones. The simulator stores what this returns; the
+ * operator's drift check compares through the same function, so a default never reads as drift.
  */
-import type { ResourceSpec } from '../controlplane/schemas.ts';
+import type { Container, EnvVar, ResourceSpec } from '../controlplane/schemas.ts';
 
 /** Fields the document says are rounded to one decimal place. */
 export const ROUNDED_CPU_FIELDS = ['cpu', 'cpu_limit', 'queue_cpu', 'queue_cpu_limit'] as const;
@@ -46,11 +48,33 @@ const DERIVATIONS: readonly Derivation[] = [
   { field: 'db_memory_limit_mb', base: 'db_memory_mb', derive: twice },
 ];
 
-/** Returns a new spec: null/absent fields dropped, cpu numbers rounded, defaults derived. */
+const CONTAINER_LISTS = ['init_containers', 'sidecars'] as const;
+
+function isEmpty(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+/** EnvVar.value defaults to "" (the server echoes it so for a valueFrom or name-only variable). */
+export function normaliseEnvVar(env: EnvVar): EnvVar {
+  const { valueFrom, ...rest } = env;
+  return { ...rest, value: env.value ?? '', ...(isEmpty(valueFrom) ? {} : { valueFrom }) };
+}
+
+function normaliseContainer(container: Container): Container {
+  return container.env === undefined ? container : { ...container, env: container.env.map(normaliseEnvVar) };
+}
+
+/** Returns a new spec: null/empty fields dropped, cpu numbers rounded, defaults derived. */
 export function normaliseResourceSpec(spec: ResourceSpec): ResourceSpec {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(spec)) {
-    if (value !== null && value !== undefined) out[key] = value;
+    if (!isEmpty(value)) out[key] = value;
+  }
+  for (const field of CONTAINER_LISTS) {
+    const containers = out[field] as Container[] | undefined;
+    if (containers) out[field] = containers.map(normaliseContainer);
   }
   for (const field of ROUNDED_CPU_FIELDS) {
     const value = out[field];
