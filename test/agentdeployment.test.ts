@@ -346,7 +346,8 @@ describe('lifecycle', () => {
         return true;
       }
     }, `${name} gone`);
-    expect(deploymentsNamed(name)).toHaveLength(remaining);
+    // The platform deletes asynchronously: the deployment goes once its deletion completes.
+    await eventually(async () => deploymentsNamed(name).length === remaining, `${remaining} left of ${name}`);
   });
 
   it('keeps the finalizer while delete fails, and releases it when the policy becomes Orphan', async () => {

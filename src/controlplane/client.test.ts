@@ -1,7 +1,7 @@
 /** The client against the simulator over real HTTP on loopback. */
 import { randomUUID } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
 import { ControlPlaneClient, type ControlPlaneClientOptions, type RequestEvent } from './client.ts';
 import type { Credentials } from './credentials.ts';
@@ -137,7 +137,30 @@ describe('deployments', () => {
     await client.deleteDeployment(created.id, { deleteTracingProject: true });
     const [deleteRequest] = received('DELETE', '/v2/deployments/{deployment_id}');
     expect(deleteRequest?.query).toMatchObject({ delete_tracing_project: 'true' });
-    await expect(client.getDeployment(created.id)).rejects.toBeInstanceOf(NotFoundError);
+    // The platform deletes asynchronously: the deployment reads as deleting, then is gone.
+    expect((await client.getDeployment(created.id)).status).toBe('AWAITING_DELETE');
+    await vi.waitFor(() => expect(client.getDeployment(created.id)).rejects.toBeInstanceOf(NotFoundError), {
+      timeout: 5_000,
+    });
+  });
+
+  it('redeploys a revision: a new latest revision with the same configuration', async () => {
+    const created = await client.createDeployment(imageDeployment());
+    const first = created.latest_revision_id ?? '';
+    const redeployed = await client.redeployRevision(created.id, first);
+    expect(redeployed.latest_revision_id).not.toBe(first);
+    const latest = await client.getRevision(created.id, redeployed.latest_revision_id ?? '');
+    expect(latest.source_revision_config.image_uri).toBe('registry.example.test/agent:1.0.0');
+    const [request] = received('POST', '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy');
+    expect(request?.path).toBe(`/v2/deployments/${created.id}/revisions/${first}/redeploy`);
+  });
+
+  it('a deployment status it does not know is kept as the string, and the listing still reads', async () => {
+    const created = await client.createDeployment(imageDeployment());
+    sim.setDeploymentStatus(created.id, 'MIGRATING');
+    expect((await client.getDeployment(created.id)).status).toBe('MIGRATING');
+    const listed = await client.listDeployments({ deploymentIds: [created.id] });
+    expect(listed.resources.map((d) => d.status)).toStrictEqual(['MIGRATING']);
   });
 
   it('filters revisions by status, comma-separated', async () => {
@@ -234,6 +257,17 @@ describe('sandbox templates and listeners', () => {
     const err = await rejection(client.listSandboxTemplates({ limit: 501 }));
     expect(err).toBeInstanceOf(ValidationFailedError);
     expect(err.message).toContain('query.limit');
+  });
+
+  it('reads templates whose optional fields are null as absent ones', async () => {
+    sim.setPresentation({ nullOptionalFields: true });
+    try {
+      const templates = await client.listAllSandboxTemplates();
+      expect(templates.length).toBeGreaterThan(0);
+      for (const t of templates) for (const value of Object.values(t)) expect(value).not.toBeNull();
+    } finally {
+      sim.setPresentation({ nullOptionalFields: false });
+    }
   });
 
   it('lists listeners', async () => {

@@ -233,6 +233,17 @@ export class ControlPlaneClient {
     });
   }
 
+  /** Starts a new revision from an existing one's configuration (e.g. to retry a failed deploy). */
+  redeployRevision(deploymentId: string, revisionId: string): Promise<Deployment> {
+    return this.#call({
+      operation: 'redeployRevision',
+      method: 'POST',
+      route: '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
+      path: `/v2/deployments/${encodeURIComponent(deploymentId)}/revisions/${encodeURIComponent(revisionId)}/redeploy`,
+      schema: Deployment,
+    });
+  }
+
   /** Newest first. */
   listRevisions(deploymentId: string, q: ListRevisionsQuery = {}): Promise<RevisionList> {
     const query = new URLSearchParams();

@@ -39,8 +39,25 @@ export const RevisionStatus = z.enum([
 ]);
 export type RevisionStatus = z.infer<typeof RevisionStatus>;
 
-export const REVISION_SUCCEEDED: ReadonlySet<RevisionStatus> = new Set(['DEPLOYED', 'SKIPPED']);
-export const REVISION_FAILED: ReadonlySet<RevisionStatus> = new Set([
+/**
+ * A status as read: a value the client does not know is kept as the string the platform sent (and
+ * treated as in progress), so one new value never fails a whole read or listing.
+ */
+function tolerant<T extends string>(known: z.ZodEnum<{ [K in T]: K }>) {
+  return z.union([known, z.string()]);
+}
+export const ObservedRevisionStatus = tolerant(RevisionStatus);
+export type ObservedRevisionStatus = RevisionStatus | (string & {});
+export const ObservedDeploymentStatus = tolerant(DeploymentStatus);
+export type ObservedDeploymentStatus = DeploymentStatus | (string & {});
+
+export function isKnownRevisionStatus(status: string): status is RevisionStatus {
+  return (RevisionStatus.options as readonly string[]).includes(status);
+}
+
+export const REVISION_SUCCEEDED: ReadonlySet<string> = new Set<RevisionStatus>(['DEPLOYED', 'SKIPPED']);
+/** Terminal failures of a revision. */
+export const REVISION_FAILED: ReadonlySet<string> = new Set<RevisionStatus>([
   'CREATE_FAILED',
   'BUILD_FAILED',
   'DEPLOY_FAILED',
@@ -266,7 +283,7 @@ export const Deployment = z
     secrets: z.array(Secret.loose()),
     created_at: z.string(),
     updated_at: z.string(),
-    status: DeploymentStatus,
+    status: ObservedDeploymentStatus,
     latest_revision_id: z.string().nullable(),
     active_revision_id: z.string().nullable(),
     image_version: z.string().nullable().optional(),
@@ -313,15 +330,23 @@ export type Revision = z.infer<typeof Revision>;
 export const RevisionList = z.object({ resources: z.array(Revision), offset: z.number().int() }).loose();
 export type RevisionList = z.infer<typeof RevisionList>;
 
-// ---- Sandbox templates (which fields are required is "not shown": id and name are relied on) ----
+// ---- Sandbox templates (which fields are required is "not shown": id and name are relied on; any
+// other field may come back null) ----
+
+/** An optional field that may come back null; null reads as absent. */
+const maybe = <T extends z.ZodType>(schema: T) =>
+  schema
+    .nullish()
+    .transform((value): z.output<T> | undefined => value ?? undefined)
+    .optional();
 
 export const ProxyRule = z
   .object({
-    name: z.string().optional(),
-    match_hosts: z.array(z.string()).optional(),
-    inject_headers: z.record(z.string(), z.string()).optional(),
-    match_paths: z.array(z.string()).optional(),
-    enabled: z.boolean().optional(),
+    name: maybe(z.string()),
+    match_hosts: maybe(z.array(z.string())),
+    inject_headers: maybe(z.record(z.string(), z.string())),
+    match_paths: maybe(z.array(z.string())),
+    enabled: maybe(z.boolean()),
   })
   .loose();
 export type ProxyRule = z.infer<typeof ProxyRule>;
@@ -330,20 +355,18 @@ export const SandboxTemplate = z
   .object({
     id: z.string(),
     name: z.string(),
-    image: z.string().optional(),
-    resources: z
-      .object({ cpu: z.string().optional(), memory: z.string().optional(), storage: z.string().optional() })
-      .loose()
-      .optional(),
-    volume_mounts: z.array(z.object({ volume_name: z.string(), mount_path: z.string() }).loose()).optional(),
-    proxy_config: z
-      .object({ rules: z.array(ProxyRule).optional(), no_proxy: z.array(z.string()).optional() })
-      .loose()
-      .optional(),
-    registry_name: z.string().optional(),
-    registry_id: z.string().optional(),
-    created_at: z.string().optional(),
-    updated_at: z.string().optional(),
+    image: maybe(z.string()),
+    resources: maybe(
+      z.object({ cpu: maybe(z.string()), memory: maybe(z.string()), storage: maybe(z.string()) }).loose(),
+    ),
+    volume_mounts: maybe(z.array(z.object({ volume_name: z.string(), mount_path: z.string() }).loose())),
+    proxy_config: maybe(
+      z.object({ rules: maybe(z.array(ProxyRule)), no_proxy: maybe(z.array(z.string())) }).loose(),
+    ),
+    registry_name: maybe(z.string()),
+    registry_id: maybe(z.string()),
+    created_at: maybe(z.string()),
+    updated_at: maybe(z.string()),
   })
   .loose();
 export type SandboxTemplate = z.infer<typeof SandboxTemplate>;

@@ -1,5 +1,6 @@
 /** The `/_simulator/` admin API: what the programmatic API offers, for out-of-process users. No auth. */
 import { z } from 'zod';
+import { RevisionStatus } from '../controlplane/schemas.ts';
 import { FaultRuleSchema, type Latency, LatencySchema } from './faults.ts';
 import { HttpError, type Reply, type Route } from './http.ts';
 import type { Simulator } from './index.ts';
@@ -14,6 +15,25 @@ const FailRevisionsSchema = z
   })
   .strict();
 
+const ScriptRevisionsSchema = z
+  .object({
+    deploymentName: z.string().optional(),
+    passThrough: z.enum(['INTERRUPTED', 'UNKNOWN']).optional(),
+    hold: RevisionStatus.optional(),
+    times: z.number().int().positive().optional(),
+  })
+  .strict()
+  .refine((r) => r.passThrough !== undefined || r.hold !== undefined, {
+    message: 'give passThrough or hold',
+  });
+
+/** Any non-empty string: a status the client does not know is what some tests need. */
+const StatusBody = z.object({ status: z.string().min(1) }).strict();
+const HoldBody = z.object({ hold: z.boolean() }).strict();
+const PresentationBody = z
+  .object({ nullOptionalFields: z.boolean().optional(), revealSecrets: z.boolean().optional() })
+  .strict();
+
 const LatencyBody = z.union([LatencySchema, z.object({ ms: LatencySchema }).strict()]);
 
 const noContent: Reply = { status: 204 };
@@ -25,6 +45,10 @@ export function adminRoutes(sim: Simulator): Route[] {
   });
   const removers = new Map<number, () => void>();
   let nextFaultId = 1;
+  const mustExist = (id: string | undefined): string => {
+    if (!sim.deployments().some((d) => d.id === id)) throw new HttpError(404, `Deployment ${id} not found`);
+    return id ?? '';
+  };
 
   return [
     {
@@ -90,6 +114,62 @@ export function adminRoutes(sim: Simulator): Route[] {
       },
     },
     {
+      method: 'POST',
+      template: '/_simulator/script-revisions',
+      handler: (ctx) => {
+        const { deploymentName, passThrough, hold, times } = parseOrFail(ScriptRevisionsSchema, ctx.body, [
+          'body',
+        ]);
+        sim.scriptRevisions({
+          ...(deploymentName === undefined ? {} : { deploymentName }),
+          ...(passThrough === undefined ? {} : { passThrough }),
+          ...(hold === undefined ? {} : { hold }),
+          ...(times === undefined ? {} : { times }),
+        });
+        return noContent;
+      },
+    },
+    {
+      method: 'POST',
+      template: '/_simulator/deployments/{deployment_id}/status',
+      handler: (ctx) => {
+        const id = mustExist(ctx.params.deployment_id);
+        sim.setDeploymentStatus(id, parseOrFail(StatusBody, ctx.body, ['body']).status);
+        return noContent;
+      },
+    },
+    {
+      method: 'POST',
+      template: '/_simulator/deployments/{deployment_id}/revisions/{revision_id}/status',
+      handler: (ctx) => {
+        const id = mustExist(ctx.params.deployment_id);
+        const { status } = parseOrFail(StatusBody, ctx.body, ['body']);
+        if (!sim.setRevisionStatus(id, ctx.params.revision_id ?? '', status))
+          throw new HttpError(404, `Revision ${ctx.params.revision_id} not found`);
+        return noContent;
+      },
+    },
+    {
+      method: 'POST',
+      template: '/_simulator/hold-deletions',
+      handler: (ctx) => {
+        sim.holdDeletions(parseOrFail(HoldBody, ctx.body, ['body']).hold);
+        return noContent;
+      },
+    },
+    {
+      method: 'POST',
+      template: '/_simulator/presentation',
+      handler: (ctx) => {
+        const { nullOptionalFields, revealSecrets } = parseOrFail(PresentationBody, ctx.body, ['body']);
+        sim.setPresentation({
+          ...(nullOptionalFields === undefined ? {} : { nullOptionalFields }),
+          ...(revealSecrets === undefined ? {} : { revealSecrets }),
+        });
+        return noContent;
+      },
+    },
+    {
       method: 'GET',
       template: '/_simulator/state',
       handler: () => {
@@ -110,10 +190,7 @@ export function adminRoutes(sim: Simulator): Route[] {
       method: 'DELETE',
       template: '/_simulator/deployments/{deployment_id}',
       handler: (ctx) => {
-        const id = ctx.params.deployment_id ?? '';
-        if (!sim.deployments().some((d) => d.id === id))
-          throw new HttpError(404, `Deployment ${id} not found`);
-        sim.deleteDeploymentBehindOperator(id);
+        sim.deleteDeploymentBehindOperator(mustExist(ctx.params.deployment_id));
         return noContent;
       },
     },

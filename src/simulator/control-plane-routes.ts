@@ -17,7 +17,7 @@ import {
   findImmutableChange,
 } from './deployment-rules.ts';
 import { HttpError, type Reply, type RequestContext, type Route } from './http.ts';
-import { presentDeployment } from './present.ts';
+import { type Presentation, presentDeployment, presentTemplate } from './present.ts';
 import type { DeploymentStore, StoredDeployment } from './store.ts';
 import { filterAndSortTemplates, SORT_DIRECTIONS, stableUuid, TEMPLATE_SORT_FIELDS } from './templates.ts';
 import {
@@ -36,6 +36,7 @@ export interface ControlPlaneState {
   store: DeploymentStore;
   templates: () => SandboxTemplate[];
   listeners: () => Listener[];
+  presentation: () => Presentation;
 }
 
 const ok = (body: unknown, status = 200): Reply => ({ status, body });
@@ -60,8 +61,14 @@ function mustFind(store: DeploymentStore, id: string): StoredDeployment {
   return deployment;
 }
 
+/** A deployment being deleted takes no more changes. */
+function mustNotBeDeleting(store: DeploymentStore, id: string): void {
+  if (store.isDeleting(id)) throw new HttpError(409, `Deployment ${id} is being deleted`);
+}
+
 export function controlPlaneRoutes(state: ControlPlaneState): Route[] {
   const { store } = state;
+  const present = (deployment: StoredDeployment) => presentDeployment(deployment, state.presentation());
 
   const listDeployments = (ctx: RequestContext): Reply => {
     const errors: ValidationError[] = [];
@@ -78,7 +85,7 @@ export function controlPlaneRoutes(state: ControlPlaneState): Route[] {
       .filter((d) => !status || d.status === status);
     const paged = page(ctx.query, 100, 20);
     failIfAny([...errors, ...paged.errors]);
-    const resources = paged.slice(matching).map(presentDeployment);
+    const resources = paged.slice(matching).map(present);
     return ok({ resources, offset: paged.offset + resources.length });
   };
 
@@ -93,11 +100,11 @@ export function controlPlaneRoutes(state: ControlPlaneState): Route[] {
     if (store.findByName(request.name)) {
       throw new HttpError(400, `A deployment named ${request.name} already exists`);
     }
-    return ok(presentDeployment(store.create(request)), 201);
+    return ok(present(store.create(request)), 201);
   };
 
   const getDeployment = (ctx: RequestContext): Reply =>
-    ok(presentDeployment(mustFind(store, pathUuid(ctx, 'deployment_id'))));
+    ok(present(mustFind(store, pathUuid(ctx, 'deployment_id'))));
 
   const patchDeployment = (ctx: RequestContext): Reply => {
     const id = pathUuid(ctx, 'deployment_id');
@@ -107,6 +114,7 @@ export function controlPlaneRoutes(state: ControlPlaneState): Route[] {
     const patch = parseOrFail(DeploymentPatchRequest, isObject ? rest : ctx.body, ['body']);
     failIfAny(checkRequestFields(patch.source_config));
     const deployment = mustFind(store, id);
+    mustNotBeDeleting(store, id);
     const immutable = findImmutableChange(deployment, { name, source, source_config: patch.source_config });
     if (immutable) throw new HttpError(400, `${immutable} cannot be changed after creation`);
     const sourceConfig = patch.source_config ?? {};
@@ -131,7 +139,7 @@ export function controlPlaneRoutes(state: ControlPlaneState): Route[] {
       ...(secrets ? { secrets } : {}),
       newRevision,
     });
-    return ok(presentDeployment(updated));
+    return ok(present(updated));
   };
 
   const deleteDeployment = (ctx: RequestContext): Reply => {
@@ -140,7 +148,7 @@ export function controlPlaneRoutes(state: ControlPlaneState): Route[] {
     boolParam(ctx.query, 'delete_tracing_project', false, errors);
     failIfAny(errors);
     mustFind(store, id);
-    store.delete(id);
+    store.startDeletion(id);
     return { status: 204 };
   };
 
@@ -169,9 +177,10 @@ export function controlPlaneRoutes(state: ControlPlaneState): Route[] {
 
   const redeploy = (ctx: RequestContext): Reply => {
     const { id, revision } = revisionIn(ctx);
+    mustNotBeDeleting(store, id);
     const deployment = store.redeploy(id, revision.id);
     if (!deployment) throw new HttpError(404, `Revision ${revision.id} not found`);
-    return ok(presentDeployment(deployment));
+    return ok(present(deployment));
   };
 
   const listTemplates = (ctx: RequestContext): Reply => {
@@ -182,7 +191,7 @@ export function controlPlaneRoutes(state: ControlPlaneState): Route[] {
     const matching = filterAndSortTemplates(state.templates(), { nameContains, sortBy, direction });
     const paged = page(ctx.query, 500, 100);
     failIfAny([...errors, ...paged.errors]);
-    const templates = paged.slice(matching);
+    const templates = paged.slice(matching).map((t) => presentTemplate(t, state.presentation()));
     return ok({ templates, offset: paged.offset + templates.length });
   };
 

@@ -347,12 +347,19 @@ describe('PATCH /v2/deployments/{deployment_id}', () => {
 });
 
 describe('DELETE /v2/deployments/{deployment_id}', () => {
-  it('answers 204 and the deployment is gone', async () => {
+  it('answers 204 and the deletion starts: AWAITING_DELETE, changes refused with 409', async () => {
     const { id } = await createDeployment(sim, externalImageCreate(uniqueName('del')));
     const answer = await call(sim, 'DELETE', `/v2/deployments/${id}?delete_tracing_project=true`);
     expect(answer.status).toBe(204);
     expect(answer.body).toBeUndefined();
-    expect((await call(sim, 'GET', `/v2/deployments/${id}`)).status).toBe(404);
+    const read = await call(sim, 'GET', `/v2/deployments/${id}`);
+    expect(Deployment.parse(read.body).status).toBe('AWAITING_DELETE');
+    const patch = await call(sim, 'PATCH', `/v2/deployments/${id}`, {
+      body: { source_revision_config: { image_uri: 'ghcr.io/acme/agent:2.0' } },
+    });
+    expect(patch.status).toBe(409);
+    expect(DetailError.parse(patch.body).detail).toContain('being deleted');
+    expect((await call(sim, 'DELETE', `/v2/deployments/${id}`)).status).toBe(204);
   });
 
   it('422 for a delete_tracing_project that is not a boolean', async () => {

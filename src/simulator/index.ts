@@ -22,12 +22,14 @@ import {
   readBody,
   send,
 } from './http.ts';
-import { DeploymentStore, type FailRevisionsRule } from './store.ts';
+import { DEFAULT_PRESENTATION, type Presentation } from './present.ts';
+import { DeploymentStore, type FailRevisionsRule, type ScriptRevisionsRule } from './store.ts';
 import { type SandboxTemplateSeed, seedTemplates, stableUuid } from './templates.ts';
 
 export type { AgentServer, AgentServerConfig, WebhookDelivery } from './agentserver/index.ts';
 export type { FaultRule } from './faults.ts';
-export type { FailRevisionsRule } from './store.ts';
+export type { Presentation } from './present.ts';
+export type { FailRevisionsRule, ScriptRevisionsRule } from './store.ts';
 export type { SandboxTemplateSeed } from './templates.ts';
 export { EXAMPLE_TEMPLATES } from './templates.ts';
 
@@ -64,6 +66,17 @@ export interface Simulator {
   clearFaults(): void;
   setLatency(ms: Latency): void;
   failRevisions(rule: FailRevisionsRule): void;
+  /** The next revision(s) pass through INTERRUPTED/UNKNOWN, or stay in a status. */
+  scriptRevisions(rule: ScriptRevisionsRule): void;
+  /** Any string, so a status the client does not know can be tested. */
+  setDeploymentStatus(id: string, status: string): void;
+  /** Any string; stops the revision's clock. False when there is no such revision. */
+  setRevisionStatus(deploymentId: string, revisionId: string, status: string): boolean;
+  /** While held, deletions stay in AWAITING_DELETE. */
+  holdDeletions(hold: boolean): void;
+  /** How responses are written: null optional fields, revealed secret values. */
+  setPresentation(how: Partial<Presentation>): void;
+  /** Removes a deployment at once, as someone acting outside the operator would. */
   deleteDeploymentBehindOperator(id: string): void;
   deployments(): Deployment[];
   revisions(deploymentId: string): Revision[];
@@ -123,6 +136,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   let url = '';
   let records: RequestRecord[] = [];
   let latency: Latency = 0;
+  let presentation: Presentation = { ...DEFAULT_PRESENTATION };
   let templates: SandboxTemplate[] = seedTemplates(opts.templates ?? []);
   const listeners = opts.listeners ?? defaultListeners();
   const faults = new FaultBook();
@@ -169,6 +183,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       latency = ms;
     },
     failRevisions: (rule) => store.failRevisions(rule),
+    scriptRevisions: (rule) => store.scriptRevisions(rule),
+    setDeploymentStatus: (id, status) => store.setDeploymentStatus(id, status),
+    setRevisionStatus: (deploymentId, revisionId, status) =>
+      store.setRevisionStatus(deploymentId, revisionId, status),
+    holdDeletions: (hold) => store.holdDeletions(hold),
+    setPresentation: (how) => {
+      presentation = { ...presentation, ...how };
+    },
     deleteDeploymentBehindOperator: (id) => {
       store.delete(id);
     },
@@ -184,7 +206,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   };
 
   const api = new Router(
-    controlPlaneRoutes({ store, templates: () => templates, listeners: () => listeners }),
+    controlPlaneRoutes({
+      store,
+      templates: () => templates,
+      listeners: () => listeners,
+      presentation: () => presentation,
+    }),
   );
   const admin = new Router([...adminRoutes(simulator), ...agentServerAdminRoutes(simulator)]);
 

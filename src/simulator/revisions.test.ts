@@ -45,8 +45,16 @@ const isSubsequence = (observed: string[], plan: string[]) => {
 
 describe('revision lifecycle', () => {
   it.each([
-    ['repo_host', repoHostCreate('lc-repo'), ['CREATING', 'QUEUED', 'BUILDING', 'DEPLOYING', 'DEPLOYED']],
-    ['external_image', externalImageCreate('lc-ext'), ['CREATING', 'QUEUED', 'DEPLOYING', 'DEPLOYED']],
+    [
+      'repo_host',
+      repoHostCreate('lc-repo'),
+      ['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED'],
+    ],
+    [
+      'external_image',
+      externalImageCreate('lc-ext'),
+      ['CREATING', 'QUEUED', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED'],
+    ],
   ])('%s walks its statuses to DEPLOYED and the deployment becomes READY', async (_source, body, plan) => {
     const s = await start();
     const { id, revisionId } = await createDeployment(s, body);

@@ -14,7 +14,7 @@ import type {
   SourceRevisionConfig,
 } from '../controlplane/schemas.ts';
 import { normaliseResourceSpec } from '../translate/normalise.ts';
-import { type FailureStage, isTerminal, revisionPlan } from './revision-plan.ts';
+import { type FailureStage, isTerminal, type RevisionScript, revisionPlan } from './revision-plan.ts';
 
 export type StoredDeployment = Deployment & { source_config: SourceConfig; secrets: Secret[] };
 
@@ -30,6 +30,19 @@ export interface FailRevisionsRule {
   at: FailureStage;
   times?: number;
 }
+
+/** Scripts the next `times` revisions (of one deployment name, or any): a transient status or a hold. */
+export interface ScriptRevisionsRule {
+  deploymentName?: string;
+  passThrough?: RevisionScript['passThrough'];
+  hold?: RevisionStatus;
+  times?: number;
+}
+
+type ScriptRule = { deploymentName?: string; times: number; script: RevisionScript };
+
+/** The statuses a deletion walks through, one revision step each, before the deployment is gone. */
+export const DELETION_STATUSES = ['AWAITING_DELETE', 'AWAITING_FINAL_DELETE'] as const;
 
 export interface NewDeployment {
   name: string;
@@ -65,7 +78,9 @@ export function fakeCommitSha(
 export class DeploymentStore {
   readonly #deployments = new Map<string, StoredDeployment>();
   readonly #revisions = new Map<string, StoredRevision[]>(); // newest first
-  #failRules: Array<Required<Pick<FailRevisionsRule, 'at' | 'times'>> & FailRevisionsRule> = [];
+  #scriptRules: ScriptRule[] = [];
+  readonly #deleting = new Map<string, { step: number; timer?: NodeJS.Timeout }>();
+  #holdDeletions = false;
   readonly #stepMs: number;
   readonly #customUrlFor: (id: string) => string;
 
@@ -83,6 +98,7 @@ export class DeploymentStore {
     return this.#deployments.get(id);
   }
 
+  /** Deleting deployments are found too: the name stays taken until the deployment is gone. */
   findByName(name: string): StoredDeployment | undefined {
     return [...this.#deployments.values()].find((d) => d.name === name);
   }
@@ -152,21 +168,101 @@ export class DeploymentStore {
     return deployment;
   }
 
+  isDeleting(id: string): boolean {
+    return this.#deleting.has(id);
+  }
+
+  /**
+   * Starts the asynchronous deletion: AWAITING_DELETE, then AWAITING_FINAL_DELETE, then gone, one
+   * revision step each (held in AWAITING_DELETE while deletions are held). Deleting again changes nothing.
+   */
+  startDeletion(id: string): void {
+    const deployment = this.#mustGet(id);
+    if (this.#deleting.has(id)) return;
+    for (const revision of this.#revisions.get(id) ?? []) clearTimeout(revision.timer);
+    this.#deleting.set(id, { step: 0 });
+    deployment.status = DELETION_STATUSES[0];
+    deployment.updated_at = now();
+    this.#scheduleDeletionStep(id);
+  }
+
+  /** While held, deletions stay in AWAITING_DELETE; releasing lets them go on. */
+  holdDeletions(hold: boolean): void {
+    this.#holdDeletions = hold;
+    if (!hold) for (const id of this.#deleting.keys()) this.#scheduleDeletionStep(id);
+  }
+
+  /** Removes the deployment at once (also the end of an asynchronous deletion). */
   delete(id: string): boolean {
     const existed = this.#deployments.delete(id);
     for (const revision of this.#revisions.get(id) ?? []) clearTimeout(revision.timer);
+    clearTimeout(this.#deleting.get(id)?.timer);
+    this.#deleting.delete(id);
     this.#revisions.delete(id);
     return existed;
   }
 
   failRevisions(rule: FailRevisionsRule): void {
-    this.#failRules.push({ ...rule, times: rule.times ?? 1 });
+    this.#scriptRules.push({
+      ...(rule.deploymentName === undefined ? {} : { deploymentName: rule.deploymentName }),
+      times: rule.times ?? 1,
+      script: { failAt: rule.at },
+    });
+  }
+
+  scriptRevisions(rule: ScriptRevisionsRule): void {
+    const { deploymentName, times, ...script } = rule;
+    this.#scriptRules.push({
+      ...(deploymentName === undefined ? {} : { deploymentName }),
+      times: times ?? 1,
+      script,
+    });
+  }
+
+  /** Sets a deployment's status as a test needs it (any string: the platform may send a new value). */
+  setDeploymentStatus(id: string, status: string): void {
+    const deployment = this.#mustGet(id);
+    deployment.status = status as StoredDeployment['status'];
+    deployment.updated_at = now();
+  }
+
+  /** Sets a revision's status and stops its clock (any string, as for the deployment). */
+  setRevisionStatus(deploymentId: string, revisionId: string, status: string): boolean {
+    const revision = this.#revisions.get(deploymentId)?.find((r) => r.id === revisionId);
+    if (!revision) return false;
+    clearTimeout(revision.timer);
+    revision.plan = [];
+    revision.status = status as RevisionStatus;
+    revision.updated_at = now();
+    if (status === 'DEPLOYED') this.#activate(revision);
+    return true;
   }
 
   close(): void {
     for (const revisions of this.#revisions.values()) {
       for (const revision of revisions) clearTimeout(revision.timer);
     }
+    for (const deletion of this.#deleting.values()) clearTimeout(deletion.timer);
+  }
+
+  #scheduleDeletionStep(id: string): void {
+    const deletion = this.#deleting.get(id);
+    if (!deletion || this.#holdDeletions) return;
+    clearTimeout(deletion.timer);
+    deletion.timer = setTimeout(() => {
+      const deployment = this.#deployments.get(id);
+      if (!deployment || this.#holdDeletions) return;
+      deletion.step += 1;
+      const status = DELETION_STATUSES[deletion.step];
+      if (!status) {
+        this.delete(id);
+        return;
+      }
+      deployment.status = status;
+      deployment.updated_at = now();
+      this.#scheduleDeletionStep(id);
+    }, this.#stepMs);
+    deletion.timer.unref();
   }
 
   #mustGet(id: string): StoredDeployment {
@@ -175,12 +271,12 @@ export class DeploymentStore {
     return deployment;
   }
 
-  #takeFailure(name: string): FailureStage | undefined {
-    const rule = this.#failRules.find((r) => r.deploymentName === undefined || r.deploymentName === name);
+  #takeScript(name: string): RevisionScript | undefined {
+    const rule = this.#scriptRules.find((r) => r.deploymentName === undefined || r.deploymentName === name);
     if (!rule) return undefined;
     rule.times -= 1;
-    if (rule.times <= 0) this.#failRules = this.#failRules.filter((r) => r !== rule);
-    return rule.at;
+    if (rule.times <= 0) this.#scriptRules = this.#scriptRules.filter((r) => r !== rule);
+    return rule.script;
   }
 
   #startRevision(deployment: StoredDeployment, config: SourceRevisionConfig): void {
@@ -197,7 +293,7 @@ export class DeploymentStore {
       deployment.source === 'repo_host'
         ? { ...config, repo_commit_sha: fakeCommitSha(deployment.source_config.repo_url, config.repo_ref) }
         : { ...config };
-    const plan = revisionPlan(deployment.source, this.#takeFailure(deployment.name));
+    const plan = revisionPlan(deployment.source, this.#takeScript(deployment.name));
     const revision: StoredRevision = {
       id: randomUUID(),
       status: plan[0] ?? 'CREATING',
