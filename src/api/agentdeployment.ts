@@ -486,7 +486,8 @@ export type SecretsFrom = z.infer<typeof SecretsFrom>;
 /** Go-style duration (`90s`, `5m`, `1h30m`, `500ms`), as parseDuration and CEL's duration() read it. */
 const DURATION_CEL = "self.matches('^([0-9]+(\\\\.[0-9]+)?(ms|s|m|h))+$')";
 
-function durationField(field: string, min: string, max: string) {
+/** A duration field; `path` is its full path in the object, named by the errors. */
+function durationField(path: string, min: string, max: string) {
   return z
     .string()
     .max(32)
@@ -494,11 +495,11 @@ function durationField(field: string, min: string, max: string) {
       cel(
         {
           rule: DURATION_CEL,
-          message: `spec.verification.${field} must be a duration such as 30s, 5m or 1h`,
+          message: `${path} must be a duration such as 30s, 5m or 1h`,
         },
         {
           rule: `!${DURATION_CEL} || (duration(self) >= duration('${min}') && duration(self) <= duration('${max}'))`,
-          message: `spec.verification.${field} must be between ${min} and ${max}`,
+          message: `${path} must be between ${min} and ${max}`,
         },
       ),
     );
@@ -515,10 +516,10 @@ export const Verification = z.object({
     .describe(
       'Input of the smoke run, kept as written. Defaults to {"messages": [{"role": "user", "content": "ping"}]}.',
     ),
-  timeout: durationField('timeout', '1s', '1h')
+  timeout: durationField('spec.verification.timeout', '1s', '1h')
     .optional()
     .describe('How long the smoke run may take before the verification fails (1s to 1h). Defaults to 60s.'),
-  interval: durationField('interval', '1s', '720h')
+  interval: durationField('spec.verification.interval', '1s', '720h')
     .optional()
     .describe('How often a verified deployment is verified again. Defaults to 10m.'),
   webhook: z
@@ -599,6 +600,23 @@ const specRules: CelRule[] = [
   ...IMMUTABLE_SPEC_FIELDS.map((path) => celImmutable(path, `spec.${path.join('.')} is immutable`)),
 ];
 
+// ---- progress ----
+
+export const DEFAULT_PROGRESS_DEADLINE = '30m';
+export const DEFAULT_RETRY_BACKOFF = '30s';
+
+export const Retry = z.object({
+  limit: z
+    .int()
+    .min(1)
+    .max(10)
+    .describe('How many times a failed revision is redeployed automatically before the object is Stalled.'),
+  backoff: durationField('spec.retry.backoff', '1s', '1h')
+    .optional()
+    .describe('Wait before the first retry, doubled for each next one (1s to 1h). Defaults to 30s.'),
+});
+export type Retry = z.infer<typeof Retry>;
+
 export const AgentDeploymentSpec = z
   .object({
     name: z
@@ -645,6 +663,20 @@ export const AgentDeploymentSpec = z
     ),
     deletionPolicy: DeletionPolicy.default('Delete').describe(
       'What deleting this object does: Delete (the default) deletes the deployment; Orphan leaves it running.',
+    ),
+    deleteTracingProject: z
+      .boolean()
+      .optional()
+      .describe(
+        'With deletionPolicy Delete, also delete the tracing project the platform created with the deployment. Defaults to false (the project is kept).',
+      ),
+    progressDeadline: durationField('spec.progressDeadline', '1m', '24h')
+      .default(DEFAULT_PROGRESS_DEADLINE)
+      .describe(
+        'How long the latest revision may take to reach DEPLOYED (1m to 24h) before the object is Stalled with ProgressDeadlineExceeded. Defaults to 30m.',
+      ),
+    retry: Retry.optional().describe(
+      'Redeploy a revision that ends DEPLOY_FAILED or stays INTERRUPTED, up to limit times with backoff. A build failure is never retried automatically. Without it, a failed revision waits for a spec change or the deploy.agents.dev/redeploy-requested-at annotation.',
     ),
   })
   .meta(cel(...specRules));
@@ -737,6 +769,16 @@ export const AgentDeploymentStatus = z.object({
     .max(256)
     .optional()
     .describe('Value of the deploy.agents.dev/reconcile-requested-at annotation last handled.'),
+  lastHandledRedeployAt: z
+    .string()
+    .max(256)
+    .optional()
+    .describe('Value of the deploy.agents.dev/redeploy-requested-at annotation last handled.'),
+  retries: z
+    .int()
+    .min(0)
+    .optional()
+    .describe('Automatic redeploys (spec.retry) made for the current spec; a spec change starts over.'),
   conditions: conditions().optional(),
 });
 export type AgentDeploymentStatus = z.infer<typeof AgentDeploymentStatus>;

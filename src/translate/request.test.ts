@@ -7,6 +7,7 @@ describe('toCreateRequest', () => {
     const spec: AgentDeploymentSpec = {
       source: 'repo_host',
       deletionPolicy: 'Delete',
+      progressDeadline: '30m',
       sourceConfig: {
         integrationId: 'i-1',
         repoUrl: 'https://git.example.com/a/b',
@@ -33,6 +34,7 @@ describe('toCreateRequest', () => {
     const spec: AgentDeploymentSpec = {
       source: 'external_image',
       deletionPolicy: 'Delete',
+      progressDeadline: '30m',
       sourceConfig: {
         listenerId: 'l-1',
         listenerConfig: { k8sNamespace: 'agents' },

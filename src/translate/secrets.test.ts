@@ -12,6 +12,7 @@ const lookup = (name: string) => store[name];
 const spec = (extra: Partial<AgentDeploymentSpec>): AgentDeploymentSpec => ({
   source: 'external_image',
   deletionPolicy: 'Delete',
+  progressDeadline: '30m',
   ...extra,
 });
 
