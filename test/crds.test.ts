@@ -208,6 +208,30 @@ const invalid: [string, () => Obj, Mutate, string][] = [
     'spec.deletionPolicy: Unsupported value: "Keep"',
   ],
   [
+    'progressDeadline that is not a duration',
+    repoHost,
+    (o) => {
+      o.spec.progressDeadline = 'soon';
+    },
+    'spec.progressDeadline must be a duration such as 30s, 5m or 1h',
+  ],
+  [
+    'progressDeadline out of range',
+    repoHost,
+    (o) => {
+      o.spec.progressDeadline = '30s';
+    },
+    'spec.progressDeadline must be between 1m and 24h',
+  ],
+  [
+    'retry limit over 10',
+    repoHost,
+    (o) => {
+      o.spec.retry = { limit: 11 };
+    },
+    'spec.retry.limit: Invalid value: 11: spec.retry.limit in body should be less than or equal to 10',
+  ],
+  [
     'repo_host without repoUrl',
     repoHost,
     (o) => {
