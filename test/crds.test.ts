@@ -219,9 +219,9 @@ const invalid: [string, () => Obj, Mutate, string][] = [
     'progressDeadline out of range',
     repoHost,
     (o) => {
-      o.spec.progressDeadline = '30s';
+      o.spec.progressDeadline = '1s';
     },
-    'spec.progressDeadline must be between 1m and 24h',
+    'spec.progressDeadline must be between 5s and 24h',
   ],
   [
     'retry limit over 10',

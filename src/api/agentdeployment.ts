@@ -670,10 +670,10 @@ export const AgentDeploymentSpec = z
       .describe(
         'With deletionPolicy Delete, also delete the tracing project the platform created with the deployment. Defaults to false (the project is kept).',
       ),
-    progressDeadline: durationField('spec.progressDeadline', '1m', '24h')
+    progressDeadline: durationField('spec.progressDeadline', '5s', '24h')
       .default(DEFAULT_PROGRESS_DEADLINE)
       .describe(
-        'How long the latest revision may take to reach DEPLOYED (1m to 24h) before the object is Stalled with ProgressDeadlineExceeded. Defaults to 30m.',
+        'How long the latest revision may take to reach DEPLOYED before the object is Stalled with ProgressDeadlineExceeded (5s to 24h). Defaults to 30m.',
       ),
     retry: Retry.optional().describe(
       'Redeploy a revision that ends DEPLOY_FAILED or stays INTERRUPTED, up to limit times with backoff. A build failure is never retried automatically. Without it, a failed revision waits for a spec change or the deploy.agents.dev/redeploy-requested-at annotation.',
