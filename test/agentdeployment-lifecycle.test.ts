@@ -88,15 +88,19 @@ describe('removals reach the platform', () => {
         sourceConfig: { resourceSpec: { sidecars: null, volumes: null } },
       },
     });
-    await eventually(async () => {
-      const d = deploymentNamed('removals');
-      const spec = d?.source_config.resource_spec;
-      return (
-        spec?.sidecars === undefined &&
-        spec?.volumes === undefined &&
-        d?.secrets.map((s) => s.name).join() === 'KEEP'
-      );
-    }, 'sidecar, volume and secret removed on the platform', 10_000);
+    await eventually(
+      async () => {
+        const d = deploymentNamed('removals');
+        const spec = d?.source_config.resource_spec;
+        return (
+          spec?.sidecars === undefined &&
+          spec?.volumes === undefined &&
+          d?.secrets.map((s) => s.name).join() === 'KEEP'
+        );
+      },
+      'sidecar, volume and secret removed on the platform',
+      10_000,
+    );
     await waitReady(h, 'removals');
   });
 
