@@ -1,6 +1,7 @@
 /**
  * The document's rules on deployment requests that a schema alone does not express: cpu bounds, the
- * do-not-use fields, fields allowed only for one source, uuids, the tag rule, immutable fields.
+ * do-not-use fields, the shapes inside resource_spec, fields allowed only for one source, uuids, the tag
+ * rule, immutable fields.
  */
 import {
   DO_NOT_USE_RESOURCE_FIELDS,
@@ -10,6 +11,7 @@ import {
   type SourceRevisionConfigRequest,
   type ValidationError,
 } from '../controlplane/schemas.ts';
+import { checkResourceSpecShapes } from './resource-spec-rules.ts';
 import { isUuid, uuidError } from './validation.ts';
 
 const CPU_BOUNDS: Array<
@@ -23,7 +25,7 @@ const CPU_BOUNDS: Array<
 
 const SPEC_LOC = ['body', 'source_config', 'resource_spec'];
 
-/** Checks that depend only on the request: bounds, do-not-use fields, uuid formats. */
+/** Checks that depend only on the request: bounds, do-not-use fields, nested shapes, uuid formats. */
 export function checkRequestFields(sourceConfig: SourceConfigRequest | null | undefined): ValidationError[] {
   const errors: ValidationError[] = [];
   if (!sourceConfig) return errors;
@@ -59,6 +61,7 @@ export function checkRequestFields(sourceConfig: SourceConfigRequest | null | un
       });
     }
   }
+  errors.push(...checkResourceSpecShapes(spec));
   return errors;
 }
 
