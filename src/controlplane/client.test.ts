@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { outcomeOf } from '../controllers/outcome.ts';
+import { outcomeOf } from '../runtime/outcome.ts';
 import { startSimulator } from '../simulator/index.ts';
 import { ControlPlaneClient, type ControlPlaneClientOptions, type RequestEvent } from './client.ts';
 import type { Credentials } from './credentials.ts';
@@ -12,6 +12,7 @@ import {
   CredentialsConfigError,
   MalformedResponseError,
   NotFoundError,
+  outcomeOfControlPlaneError,
   RateLimitedError,
   UnauthorizedError,
   UnavailableError,
@@ -271,7 +272,11 @@ describe('errors', () => {
     expect(err.message).toContain(
       `${field}: Value error, volume mount name 'cache' must match a volume name`,
     );
-    expect(outcomeOf(err)).toEqual({ kind: 'stalled', reason: 'Rejected', message: err.message });
+    expect(outcomeOf(err, outcomeOfControlPlaneError)).toEqual({
+      kind: 'stalled',
+      reason: 'Rejected',
+      message: err.message,
+    });
   });
 
   it('400 for a change to an immutable field', async () => {
