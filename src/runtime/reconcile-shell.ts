@@ -42,6 +42,11 @@ export interface Pass<O extends ReconciledObject<S>, S extends ObjectStatus> {
   /** Aborted when the controller stops; passed to every I/O call. */
   readonly signal: AbortSignal;
   readonly now: Date;
+  /**
+   * When the steps reached the outcome (set by the shell before the summary): the time conditions carry,
+   * so a Ready earned by a smoke run never predates that run.
+   */
+  decidedAt: Date;
   /** Events for actions taken (created, patched, ...), emitted by the shell after the summary. */
   readonly events: PendingEvent[];
   /** A step may ask for the next pass sooner than the outcome's default. */
@@ -85,6 +90,7 @@ export async function reconcileWithShell<
   const obj = shell.read(namespace, name);
   if (!obj) return {};
   const before = (obj.status ?? {}) as S;
+  const startedAt = shell.now();
   const pass = shell.begin({
     key,
     obj,
@@ -92,7 +98,8 @@ export async function reconcileWithShell<
     status: structuredClone(before),
     log: ctx.log,
     signal: ctx.signal,
-    now: shell.now(),
+    now: startedAt,
+    decidedAt: startedAt,
     events: [],
   });
 
@@ -116,7 +123,8 @@ export async function reconcileWithShell<
 
   // A paused object has not been reconciled at this generation: status must not claim it was.
   if (outcome.kind !== 'paused') pass.status.observedGeneration = pass.generation;
-  pass.status.conditions = applyOutcome(pass.status.conditions ?? [], outcome, pass.generation, pass.now);
+  pass.decidedAt = shell.now();
+  pass.status.conditions = applyOutcome(pass.status.conditions ?? [], outcome, pass.generation, pass.decidedAt);
   shell.summarize?.(pass, outcome);
   emit(shell, pass, [
     ...pass.events,

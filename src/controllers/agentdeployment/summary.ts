@@ -43,7 +43,7 @@ export function summarizeVerified(
     status.conditions = setCondition(
       conditions,
       { type: ConditionType.Verified, ...verified, observedGeneration: pass.generation },
-      pass.now,
+      pass.decidedAt,
     );
   }
 }

@@ -155,7 +155,7 @@ function summarizeDrift(pass: TemplatePass): void {
           reason: Reason.InSync,
           message: 'the template matches the spec',
         },
-    pass.now,
+    pass.decidedAt,
   );
 }
 
