@@ -4,6 +4,8 @@
  * camelCase, one to one; the document's rules are CEL rules the API server enforces at admission.
  */
 import { z } from 'zod';
+import { IMMUTABLE_FIELDS } from '../controlplane/schemas.ts';
+import { snakeToCamel } from '../lib/paths.ts';
 import {
   API_VERSION_DESCRIPTION,
   C_IDENTIFIER_CEL,
@@ -397,14 +399,14 @@ const REQUIRED_FOR: Record<Source, readonly (readonly string[])[]> = {
   external_image: [[...SRC, 'imageUri']],
 };
 
-/** Cannot be changed after creation (spec.source, always present, carries its own rule; spec.name is checked at the root, where metadata.name is visible). */
-const IMMUTABLE_SPEC_FIELDS: readonly (readonly string[])[] = [
-  [...SC, 'integrationId'],
-  [...SC, 'repoUrl'],
-  [...SC, 'deploymentType'],
-  [...SC, 'listenerId'],
-  [...SC, 'listenerConfig', 'k8sNamespace'],
-];
+/**
+ * Cannot be changed after creation: the control plane's immutable source_config fields, in the spec's
+ * names (spec.source, always present, carries its own rule; spec.name is checked at the root, where
+ * metadata.name is visible).
+ */
+const IMMUTABLE_SPEC_FIELDS: readonly (readonly string[])[] = IMMUTABLE_FIELDS.filter((f) =>
+  f.startsWith('source_config.'),
+).map((f) => f.split('.').map(snakeToCamel));
 
 const specRules: CelRule[] = [
   ...Object.entries(ONLY_FOR).flatMap(([source, paths]) =>

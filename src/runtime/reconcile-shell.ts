@@ -124,7 +124,12 @@ export async function reconcileWithShell<
   // A paused object has not been reconciled at this generation: status must not claim it was.
   if (outcome.kind !== 'paused') pass.status.observedGeneration = pass.generation;
   pass.decidedAt = shell.now();
-  pass.status.conditions = applyOutcome(pass.status.conditions ?? [], outcome, pass.generation, pass.decidedAt);
+  pass.status.conditions = applyOutcome(
+    pass.status.conditions ?? [],
+    outcome,
+    pass.generation,
+    pass.decidedAt,
+  );
   shell.summarize?.(pass, outcome);
   emit(shell, pass, [
     ...pass.events,

@@ -5,12 +5,14 @@
  */
 import {
   DO_NOT_USE_RESOURCE_FIELDS,
+  IMMUTABLE_FIELDS,
   type Source,
   type SourceConfig,
   type SourceConfigRequest,
   type SourceRevisionConfigRequest,
   type ValidationError,
 } from '../controlplane/schemas.ts';
+import { valueAt } from '../lib/paths.ts';
 import { checkResourceSpecShapes } from './resource-spec-rules.ts';
 import { isUuid, uuidError } from './validation.ts';
 
@@ -136,16 +138,6 @@ export function findImmutableChange(
   patch: { name?: unknown; source?: unknown; source_config?: SourceConfigRequest | null },
 ): string | undefined {
   const changed = (requested: unknown, current: unknown) => isSet(requested) && requested !== current;
-  if (changed(patch.name, stored.name)) return 'name';
-  if (changed(patch.source, stored.source)) return 'source';
-  const config = patch.source_config;
-  if (!config) return undefined;
-  for (const field of ['integration_id', 'repo_url', 'deployment_type', 'listener_id'] as const) {
-    if (changed(config[field], stored.source_config[field] ?? null)) return `source_config.${field}`;
-  }
-  const namespace = config.listener_config?.k8s_namespace;
-  if (changed(namespace, stored.source_config.listener_config?.k8s_namespace ?? null)) {
-    return 'source_config.listener_config.k8s_namespace';
-  }
-  return undefined;
+  // A stored field the deployment lacks is null on the service side.
+  return IMMUTABLE_FIELDS.find((field) => changed(valueAt(patch, field), valueAt(stored, field) ?? null));
 }
