@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 .PHONY: all run test check typecheck lint format generate simulator controller cluster-up cluster-down \
-	kind-up kube-binaries bench image
+	kind-up kube-binaries kube-openapi bench image
 
 all: test
 
@@ -38,6 +38,11 @@ generate: node_modules/.installed
 	node scripts/generate.ts
 	node scripts/generate-packaging.ts
 	node scripts/generate-docs.ts
+
+## kube-openapi: capture the core/v1 schemas the CRDs embed from the pinned kube-apiserver (after a
+## Kubernetes version bump; then `make generate`). test/kube-openapi.test.ts fails when they are stale.
+kube-openapi: node_modules/.installed
+	node scripts/capture-kube-openapi.ts
 
 simulator: node_modules/.installed
 	node src/simulator/main.ts

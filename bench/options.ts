@@ -1,7 +1,7 @@
 /** The benchmark's flags, parsed with zod so a bad value stops the run with a message naming the flag. */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { parseDuration } from '../src/controllers/duration.ts';
+import { parseDuration } from '../src/lib/duration.ts';
 
 const MAX_N = 10_000;
 

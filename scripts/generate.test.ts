@@ -52,6 +52,13 @@ describe('generated CRDs', () => {
   });
 
   it.each(files.map((f) => [f.path, f.content]))(
+    "%s fits client-side apply's last-applied annotation (256 KiB for all annotations)",
+    (_path, content) => {
+      expect(JSON.stringify(yaml.load(content)).length).toBeLessThan(256 * 1024);
+    },
+  );
+
+  it.each(files.map((f) => [f.path, f.content]))(
     '%s uses no keyword a structural schema forbids',
     (_path, c) => {
       const keys = keysIn(openApiSchema(c));

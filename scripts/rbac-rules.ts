@@ -5,7 +5,7 @@
  * starts calling a new verb, never in the YAML.
  */
 
-import { MASTER_KEY_SECRET } from '../src/webhooks/master-key.ts';
+import { LEGACY_KEY_SECRET, OPERATOR_KEY_SECRET } from '../src/runtime/operator-key.ts';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -83,14 +83,14 @@ const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
     apiGroups: [''],
     resources: ['secrets'],
     verbs: ['get'],
-    resourceNames: [MASTER_KEY_SECRET],
-    why: 'webhooks/master-key.ts reads the master key of the webhook tokens, that one Secret only',
+    resourceNames: [OPERATOR_KEY_SECRET, LEGACY_KEY_SECRET],
+    why: 'runtime/operator-key.ts reads the operator key (secrets digests, webhook tokens), and once its pre-0.2 name to carry the key over; those Secrets only',
   },
   {
     apiGroups: [''],
     resources: ['secrets'],
     verbs: ['create'],
-    why: 'webhooks/master-key.ts creates that Secret on first use (RBAC cannot narrow create by name)',
+    why: 'runtime/operator-key.ts creates that Secret on first use (RBAC cannot narrow create by name)',
   },
 ];
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parseDuration } from './controllers/duration.ts';
+import { parseDuration } from './lib/duration.ts';
 
 interface OptionSpec {
   flag: string;

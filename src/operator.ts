@@ -15,14 +15,14 @@ import { startSandboxTemplateController } from './controllers/sandboxtemplate/in
 import { ControlPlanePools } from './controlplane/pools.ts';
 import { startHttpEndpoints } from './http.ts';
 import { OperatorMetrics } from './metrics.ts';
-import { type ReconcileResult, type RunningController, runController } from './runtime/controller.ts';
+import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
 import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
+import { OperatorKeySecret } from './runtime/operator-key.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
-import { SecretMasterKey } from './webhooks/master-key.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
 import { deriveToken } from './webhooks/token.ts';
 
@@ -49,9 +49,9 @@ export interface OperatorOptions {
  * the same across restarts and credential rotations: a new key changes every digest, which reads as
  * rotated secrets and redeploys every deployment.
  */
-async function digestKey(config: Config, masterKey: SecretMasterKey): Promise<string> {
+async function digestKey(config: Config, operatorKey: OperatorKeySecret): Promise<string> {
   if (config.secretsDigestKey) return config.secretsDigestKey;
-  return createHmac('sha256', await masterKey.get())
+  return createHmac('sha256', await operatorKey.get())
     .update('agent-deployment-operator/secrets-digest')
     .digest('hex');
 }
@@ -63,7 +63,7 @@ function startKindWorkers(
   workers: number,
   logger: Logger,
   metrics: OperatorMetrics,
-  reconcile: (key: string, log: Logger) => Promise<ReconcileResult>,
+  reconcile: Reconciler,
 ): RunningController {
   return runController({
     name: kind.toLowerCase(),
@@ -74,7 +74,7 @@ function startKindWorkers(
       const { namespace, name } = splitKey(key);
       const end = metrics.reconcileDuration.startTimer({ kind });
       try {
-        const result = await reconcile(key, ctx.log.child({ kind, namespace, name }));
+        const result = await reconcile(key, { ...ctx, log: ctx.log.child({ kind, namespace, name }) });
         metrics.reconciles.inc({ kind, result: result.requeueAfterMs === undefined ? 'success' : 'requeue' });
         return result;
       } catch (err) {
@@ -129,11 +129,11 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   // The operator's key Secret in its own namespace (read or created on first use): it keys the webhook
   // tokens and, unless one is configured, the secrets digest. Verification gets connections of its own.
   const agentServers = new Agent({ connections: 8, keepAliveTimeout: 30_000, connectTimeout: 5_000 });
-  const masterKey = new SecretMasterKey(
+  const operatorKey = new OperatorKeySecret(
     kc,
     config.podNamespace ?? config.leaderElectionNamespace ?? 'default',
   );
-  const tokenFor = async (uid: string) => deriveToken(await masterKey.get(), uid);
+  const tokenFor = async (uid: string) => deriveToken(await operatorKey.get(), uid);
   const reports = new RunReports();
   const verifier = new Verifier({
     dispatcher: agentServers,
@@ -151,7 +151,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     labelSelector: config.labelSelector,
     settings: {
       defaultCredentials,
-      digestKey: await digestKey(config, masterKey),
+      digestKey: await digestKey(config, operatorKey),
       pollIntervalMs: config.pollInterval,
       revisionPollMs: config.revisionPollInterval,
       verifier,
@@ -187,12 +187,16 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     logger.info({ identity }, 'caches synced; starting workers');
     metrics.leader.set(1);
     agentDeployments.observer.start();
+    sandboxTemplates.importer?.start();
     running = [
-      startKindWorkers('AgentDeployment', queue, config.workers, logger, metrics, (key, log) =>
-        agentDeployments.reconciler.reconcile(key, log),
-      ),
-      startKindWorkers('SandboxTemplate', templateQueue, config.workers, logger, metrics, (key, log) =>
-        sandboxTemplates.reconcile(key, log),
+      startKindWorkers('AgentDeployment', queue, config.workers, logger, metrics, agentDeployments.reconcile),
+      startKindWorkers(
+        'SandboxTemplate',
+        templateQueue,
+        config.workers,
+        logger,
+        metrics,
+        sandboxTemplates.reconcile,
       ),
     ];
   };
@@ -212,6 +216,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         logger.error('lost leadership; stopping');
         metrics.leader.set(0);
         agentDeployments.observer.stop();
+        sandboxTemplates.importer?.stop();
         void stopWorkers(0);
         options.onLostLeadership?.();
       },

@@ -5,23 +5,21 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  CustomObjectsApi,
-  type KubeConfig,
-  type KubernetesObject,
-  KubernetesObjectApi,
-} from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import yaml from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_DEPLOYMENT, API_VERSION, GROUP, SANDBOX_TEMPLATE, VERSION } from '../src/api/group.ts';
+import {
+  at,
+  externalImageObject,
+  initContainer,
+  type Mutate,
+  type Obj,
+  refusal,
+  rs,
+  sidecar,
+} from './support/crd-objects.ts';
 import { createTestNamespace, kubeConfigFromProvided, kubectl } from './support/kube.ts';
-
-type Obj = KubernetesObject & {
-  metadata: { name: string; namespace?: string };
-  spec: Record<string, unknown>;
-  status?: Record<string, unknown>;
-};
-type Mutate = (o: Obj) => void;
 
 const EXAMPLES = join(import.meta.dirname, '..', 'examples');
 const RS = 'spec.sourceConfig.resourceSpec';
@@ -57,29 +55,7 @@ function repoHost(name = 'repo-agent'): Obj {
   };
 }
 
-function externalImage(name = 'image-agent'): Obj {
-  return {
-    apiVersion: API_VERSION,
-    kind: AGENT_DEPLOYMENT.kind,
-    metadata: { name, namespace },
-    spec: {
-      source: 'external_image',
-      sourceConfig: {
-        listenerId: '7d9e2f41-5c3b-4a8e-b6d0-2e1f3a4b5c6d',
-        listenerConfig: { k8sNamespace: 'agents' },
-        resourceSpec: {
-          cpu: 1,
-          volumes: [{ name: 'scratch', emptyDir: {} }],
-          volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
-          initContainers: [{ name: 'init', image: 'busybox:1.36' }],
-          sidecars: [{ name: 'shipper', image: 'fluent/fluent-bit:3.2' }],
-        },
-      },
-      sourceRevisionConfig: { imageUri: 'registry.example.com/agent:1.0.0' },
-      secrets: [{ name: 'LOG_LEVEL', value: 'info' }],
-    },
-  };
-}
+const externalImage = (name = 'image-agent') => externalImageObject(namespace, name);
 
 function sandboxTemplate(name = 'template'): Obj {
   return {
@@ -88,43 +64,6 @@ function sandboxTemplate(name = 'template'): Obj {
     metadata: { name, namespace },
     spec: { templateName: 'python-data', resources: { cpu: '500m' }, proxyRules: [{ name: 'a' }] },
   };
-}
-
-/** obj.spec at a dotted path below spec, created on the way. */
-function at(o: Obj, path: string): Record<string, unknown> {
-  let node = o.spec;
-  for (const key of path.split('.').filter(Boolean)) {
-    node[key] ??= {};
-    node = node[key] as Record<string, unknown>;
-  }
-  return node;
-}
-const rs = (o: Obj) => at(o, 'sourceConfig.resourceSpec');
-const sidecar = (o: Obj) => (rs(o).sidecars as Record<string, unknown>[])[0] as Record<string, unknown>;
-const initContainer = (o: Obj) =>
-  (rs(o).initContainers as Record<string, unknown>[])[0] as Record<string, unknown>;
-
-function errorMessage(err: unknown): string {
-  const e = err as { body?: unknown; message?: string };
-  if (typeof e.body === 'string') {
-    try {
-      return String((JSON.parse(e.body) as { message?: string }).message);
-    } catch {
-      return e.body;
-    }
-  }
-  if (e.body && typeof e.body === 'object') return String((e.body as { message?: string }).message);
-  return String(e.message);
-}
-
-/** The API server's refusal message, or undefined when it accepted the object. */
-async function refusal(action: () => Promise<unknown>): Promise<string | undefined> {
-  try {
-    await action();
-    return undefined;
-  } catch (err) {
-    return errorMessage(err);
-  }
 }
 
 const dryRunCreate = (o: Obj) => refusal(() => objects.create(o, undefined, 'All'));

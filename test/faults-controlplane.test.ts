@@ -6,8 +6,8 @@
 import { Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
-import type { Condition } from '../src/controllers/conditions.ts';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
+import type { Condition } from '../src/runtime/conditions.ts';
 import { DEFAULT_API_KEY, defaultListeners, type FaultRule } from '../src/simulator/index.ts';
 import {
   AGD_PATH,

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { freePorts } from '../src/localcluster/ports.ts';
 import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import { OPERATOR_KEY_SECRET } from '../src/runtime/operator-key.ts';
 import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
-import { MASTER_KEY_SECRET } from '../src/webhooks/master-key.ts';
 import { deriveToken } from '../src/webhooks/token.ts';
 import {
   condition,
@@ -211,7 +211,7 @@ describe('verification by webhook', () => {
   async function tokenOf(name: string): Promise<string> {
     const secret = (await kubeRequest(h.kc, {
       method: 'GET',
-      path: `/api/v1/namespaces/${h.ns}/secrets/${MASTER_KEY_SECRET}`,
+      path: `/api/v1/namespaces/${h.ns}/secrets/${OPERATOR_KEY_SECRET}`,
     })) as { data: { key: string } };
     const uid = (await getAgd(h, name)).metadata.uid ?? '';
     return deriveToken(Buffer.from(secret.data.key, 'base64'), uid);

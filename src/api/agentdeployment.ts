@@ -4,6 +4,8 @@
  * camelCase, one to one; the document's rules are CEL rules the API server enforces at admission.
  */
 import { z } from 'zod';
+import { IMMUTABLE_FIELDS } from '../controlplane/schemas.ts';
+import { snakeToCamel } from '../lib/paths.ts';
 import {
   API_VERSION_DESCRIPTION,
   C_IDENTIFIER_CEL,
@@ -13,24 +15,15 @@ import {
   celImmutable,
   celUnique,
   conditions,
-  dnsLabel,
   envName,
   freeForm,
   KIND_DESCRIPTION,
   localRef,
   ObjectMeta,
   objectName,
-  quantity,
   stringMap,
 } from './common.ts';
-
-const RS = 'spec.sourceConfig.resourceSpec';
-
-// Bounds keep the CEL rules' estimated cost within what the API server accepts.
-const MAX_VOLUMES = 64;
-const MAX_MOUNTS = 64;
-const MAX_CONTAINERS = 10;
-const MAX_ENV = 128;
+import { containers, MAX_VOLUMES, RS, Volume, volumeMounts } from './resource-shapes.ts';
 
 export const Source = z.enum(['repo_host', 'external_image']);
 export type Source = z.infer<typeof Source>;
@@ -40,161 +33,6 @@ export type DeploymentType = z.infer<typeof DeploymentType>;
 
 export const DeletionPolicy = z.enum(['Delete', 'Orphan']);
 export type DeletionPolicy = z.infer<typeof DeletionPolicy>;
-
-// ---- native Kubernetes shapes, limited to what the control plane accepts ----
-
-const VOLUME_SOURCE_DESCRIPTIONS = {
-  configMap: 'A ConfigMap to populate the volume (core/v1 ConfigMapVolumeSource, kept as written).',
-  secret: 'A Secret to populate the volume (core/v1 SecretVolumeSource, kept as written).',
-  emptyDir: 'A temporary directory that shares the pod lifetime (core/v1 EmptyDirVolumeSource).',
-  persistentVolumeClaim:
-    'A PersistentVolumeClaim in the target namespace (core/v1 PersistentVolumeClaimVolumeSource).',
-  nfs: 'An NFS mount (core/v1 NFSVolumeSource, kept as written).',
-  projected: 'Several sources projected into one directory (core/v1 ProjectedVolumeSource).',
-  downwardAPI: 'Pod fields exposed as files (core/v1 DownwardAPIVolumeSource, kept as written).',
-  csi: 'A volume provided by a CSI driver (core/v1 CSIVolumeSource, kept as written).',
-} as const;
-
-export const Volume = z.object({
-  name: dnsLabel(`${RS}.volumes[].name`).describe(
-    'Name of the volume: a DNS label, unique within the pod; volume mounts refer to it.',
-  ),
-  configMap: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.configMap),
-  secret: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.secret),
-  emptyDir: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.emptyDir),
-  persistentVolumeClaim: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.persistentVolumeClaim),
-  nfs: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.nfs),
-  projected: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.projected),
-  downwardAPI: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.downwardAPI),
-  csi: freeForm().optional().describe(VOLUME_SOURCE_DESCRIPTIONS.csi),
-});
-export type Volume = z.infer<typeof Volume>;
-
-export const VolumeMount = z.object({
-  name: z
-    .string()
-    .min(1)
-    .max(63)
-    .describe('Name of the volume to mount: must match a name in resourceSpec.volumes.'),
-  mountPath: z
-    .string()
-    .min(1)
-    .max(4096)
-    .describe('Path inside the container at which the volume is mounted.'),
-  subPath: z
-    .string()
-    .max(4096)
-    .optional()
-    .describe("Path within the volume to mount instead of the volume's root."),
-  mountPropagation: z
-    .string()
-    .max(64)
-    .optional()
-    .describe('How mounts propagate between host and container (None, HostToContainer, Bidirectional).'),
-  readOnly: z.boolean().optional().describe('Mount read-only when true. Defaults to false.'),
-  subPathExpr: z
-    .string()
-    .max(4096)
-    .optional()
-    .describe('Like subPath, with $(VAR_NAME) references expanded from the container environment.'),
-});
-export type VolumeMount = z.infer<typeof VolumeMount>;
-
-function volumeMounts(description: string) {
-  return z.array(VolumeMount).max(MAX_MOUNTS).describe(description);
-}
-
-function envVar(path: string) {
-  return z
-    .object({
-      name: envName(`${path}.name`).describe('Name of the environment variable: a C identifier.'),
-      value: z
-        .string()
-        .max(65536)
-        .optional()
-        .describe('Value of the variable, with $(VAR_NAME) references expanded. Defaults to "".'),
-      valueFrom: freeForm()
-        .optional()
-        .describe(
-          'Source of the value (core/v1 EnvVarSource, kept as written). Not allowed with a non-empty value.',
-        ),
-    })
-    .meta(
-      cel({
-        rule: "!(has(self.valueFrom) && has(self.value) && self.value != '')",
-        message: `${path}: value and valueFrom must not both be set`,
-      }),
-    );
-}
-
-export const ImagePullPolicy = z.enum(['Always', 'Never', 'IfNotPresent']);
-export const ContainerRestartPolicy = z.enum(['Always', 'OnFailure']);
-
-/** core/v1 Container limited to the fields the control plane accepts. `path` names it in messages. */
-function container(path: string) {
-  return z.object({
-    name: dnsLabel(`${path}.name`).describe('Name of the container: a DNS label, unique within the pod.'),
-    image: z.string().min(1).max(4096).describe('Container image reference.'),
-    imagePullPolicy: ImagePullPolicy.optional().describe(
-      'When to pull the image: Always, Never or IfNotPresent.',
-    ),
-    command: z
-      .array(z.string().max(16384))
-      .max(256)
-      .optional()
-      .describe("Entrypoint array, replacing the image's ENTRYPOINT."),
-    args: z
-      .array(z.string().max(16384))
-      .max(256)
-      .optional()
-      .describe("Arguments, replacing the image's CMD."),
-    workingDir: z.string().max(4096).optional().describe("Working directory; defaults to the image's."),
-    env: z
-      .array(envVar(`${path}.env[]`))
-      .max(MAX_ENV)
-      .optional()
-      .describe('Environment variables of the container.'),
-    envFrom: z
-      .array(freeForm())
-      .max(32)
-      .optional()
-      .describe('Sources of environment variables (core/v1 EnvFromSource, kept as written).'),
-    resources: z
-      .object({
-        limits: z
-          .record(z.string(), quantity())
-          .optional()
-          .describe('Maximum compute resources, e.g. cpu: 500m, memory: 256Mi.'),
-        requests: z
-          .record(z.string(), quantity())
-          .optional()
-          .describe('Minimum compute resources, e.g. cpu: 100m, memory: 128Mi.'),
-      })
-      .optional()
-      .describe('Compute resources of the container (core/v1 ResourceRequirements).'),
-    volumeMounts: volumeMounts(
-      'Volumes mounted into the container; each names a volume in resourceSpec.volumes.',
-    ).optional(),
-    securityContext: freeForm()
-      .optional()
-      .describe('Security options of the container (core/v1 SecurityContext, kept as written).'),
-    restartPolicy: ContainerRestartPolicy.optional().describe(
-      'Restart policy of the container: Always or OnFailure.',
-    ),
-  });
-}
-
-export const InitContainer = container(`${RS}.initContainers[]`);
-export const Sidecar = container(`${RS}.sidecars[]`);
-export type Container = z.infer<typeof Sidecar>;
-
-function containers(field: 'initContainers' | 'sidecars', item: typeof Sidecar, description: string) {
-  return z
-    .array(item)
-    .max(MAX_CONTAINERS)
-    .meta(cel(celUnique('name', `${RS}.${field}[].name must be unique`)))
-    .describe(description);
-}
 
 // ---- ResourceSpec ----
 
@@ -314,16 +152,15 @@ export const ResourceSpec = z
         'Volumes mountable by the containers of the pod (core/v1 Volume, limited to the listed sources).',
       ),
     volumeMounts: volumeMounts(
+      `${RS}.volumeMounts`,
       'Mounts into the main container; each names a volume in volumes (core/v1 VolumeMount).',
     ).optional(),
     initContainers: containers(
       'initContainers',
-      InitContainer,
       'Containers that run to completion before the main container starts (core/v1 Container, limited).',
     ).optional(),
     sidecars: containers(
       'sidecars',
-      Sidecar,
       'Containers that run alongside the main container (core/v1 Container, limited).',
     ).optional(),
     dbCpu: z.number().min(0).optional().describe('Database CPU request in cores. The limit defaults to 2x.'),
@@ -563,14 +400,14 @@ const REQUIRED_FOR: Record<Source, readonly (readonly string[])[]> = {
   external_image: [[...SRC, 'imageUri']],
 };
 
-/** Cannot be changed after creation (spec.source, always present, carries its own rule; spec.name is checked at the root, where metadata.name is visible). */
-const IMMUTABLE_SPEC_FIELDS: readonly (readonly string[])[] = [
-  [...SC, 'integrationId'],
-  [...SC, 'repoUrl'],
-  [...SC, 'deploymentType'],
-  [...SC, 'listenerId'],
-  [...SC, 'listenerConfig', 'k8sNamespace'],
-];
+/**
+ * Cannot be changed after creation: the control plane's immutable source_config fields, in the spec's
+ * names (spec.source, always present, carries its own rule; spec.name is checked at the root, where
+ * metadata.name is visible).
+ */
+const IMMUTABLE_SPEC_FIELDS: readonly (readonly string[])[] = IMMUTABLE_FIELDS.filter((f) =>
+  f.startsWith('source_config.'),
+).map((f) => f.split('.').map(snakeToCamel));
 
 const specRules: CelRule[] = [
   ...Object.entries(ONLY_FOR).flatMap(([source, paths]) =>

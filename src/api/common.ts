@@ -4,6 +4,7 @@
  * (src/api/structural.ts) turns into a structural OpenAPI v3 schema.
  */
 import { z } from 'zod';
+import { ConditionType, Reason } from './names.ts';
 
 /** One CEL rule as the CRD's `x-kubernetes-validations` carries it. */
 export type CelRule = {
@@ -116,7 +117,7 @@ export const Condition = z.object({
     .string()
     .min(1)
     .max(316)
-    .describe('Type of the condition: Ready, Reconciling, Stalled (and Drifted on SandboxTemplate).'),
+    .describe(`Type of the condition: ${Object.values(ConditionType).join(', ')}.`),
   status: z.enum(['True', 'False', 'Unknown']).describe('Status of the condition: True, False or Unknown.'),
   observedGeneration: z
     .int()
@@ -129,7 +130,7 @@ export const Condition = z.object({
     .min(1)
     .max(1024)
     .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
-    .describe('CamelCase reason for the last transition, e.g. Succeeded, Progressing, RevisionFailed.'),
+    .describe(`CamelCase reason for the last transition: ${Object.values(Reason).join(', ')}.`),
   message: z.string().max(32768).describe('Human-readable details about the last transition.'),
 });
 export type Condition = z.infer<typeof Condition>;

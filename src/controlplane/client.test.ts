@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { outcomeOf } from '../runtime/outcome.ts';
 import { startSimulator } from '../simulator/index.ts';
 import { ControlPlaneClient, type ControlPlaneClientOptions, type RequestEvent } from './client.ts';
 import type { Credentials } from './credentials.ts';
@@ -11,6 +12,7 @@ import {
   CredentialsConfigError,
   MalformedResponseError,
   NotFoundError,
+  outcomeOfControlPlaneError,
   RateLimitedError,
   UnauthorizedError,
   UnavailableError,
@@ -290,6 +292,25 @@ describe('errors', () => {
       'body.source_config.resource_spec.cpu: Input should be less than or equal to 8',
     );
     expect(err.status).toBe(422);
+  });
+
+  it('422 for a nested shape names the field, and a reconcile reports it as Stalled Rejected', async () => {
+    const request = imageDeployment();
+    request.source_config.resource_spec = {
+      volumes: [{ name: 'scratch', emptyDir: {} }],
+      sidecars: [{ name: 'shipper', image: 'x', volumeMounts: [{ name: 'cache', mountPath: '/c' }] }],
+    };
+    const err = await rejection(client.createDeployment(request));
+    expect(err).toBeInstanceOf(ValidationFailedError);
+    const field = 'body.source_config.resource_spec.sidecars.0.volumeMounts.0.name';
+    expect(err.message).toContain(
+      `${field}: Value error, volume mount name 'cache' must match a volume name`,
+    );
+    expect(outcomeOf(err, outcomeOfControlPlaneError)).toEqual({
+      kind: 'stalled',
+      reason: 'Rejected',
+      message: err.message,
+    });
   });
 
   it('400 for a change to an immutable field', async () => {

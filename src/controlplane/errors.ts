@@ -4,6 +4,7 @@
  * loc/msg of validation errors), never a credential, a request body or a response body.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Outcome } from '../runtime/outcome.ts';
 import { DetailError, HTTPValidationError } from './schemas.ts';
 
 type ErrorOptions = { operation: string; status?: number | undefined; cause?: unknown };
@@ -230,4 +231,22 @@ export function errorFromResponse(args: {
     default:
       return new UnexpectedStatusError(operation, status);
   }
+}
+
+/** What a control-plane error means for the object: refused (a person fixes the spec), waiting, or transient. */
+export function outcomeOfControlPlaneError(err: unknown): Outcome | undefined {
+  if (err instanceof ValidationFailedError || err instanceof BadRequestError) {
+    return { kind: 'stalled', reason: 'Rejected', message: err.message };
+  }
+  // Fixed in a Secret or on the service side, not in the object: keep trying at the poll interval.
+  if (err instanceof UnauthorizedError || err instanceof CredentialsConfigError) {
+    return { kind: 'waiting', reason: 'Unauthorized', message: err.message };
+  }
+  if (err instanceof MalformedResponseError) {
+    return { kind: 'transient', reason: 'MalformedResponse', message: err.message };
+  }
+  if (err instanceof ControlPlaneError) {
+    return { kind: 'transient', reason: 'ControlPlaneUnavailable', message: err.message };
+  }
+  return undefined;
 }

@@ -70,17 +70,6 @@ const FreeForm = z.record(z.string(), z.unknown());
 export const LocalObjectReference = z.object({ name: z.string() }).loose();
 export type LocalObjectReference = z.infer<typeof LocalObjectReference>;
 
-export const VOLUME_SOURCE_KINDS = [
-  'configMap',
-  'secret',
-  'emptyDir',
-  'persistentVolumeClaim',
-  'nfs',
-  'projected',
-  'downwardAPI',
-  'csi',
-] as const;
-
 export const Volume = z
   .object({
     name: z.string(),
@@ -95,6 +84,9 @@ export const Volume = z
   })
   .loose();
 export type Volume = z.infer<typeof Volume>;
+
+/** The volume sources the document allows: every field of Volume but its name. */
+export const VOLUME_SOURCE_KINDS = Object.keys(Volume.shape).filter((field) => field !== 'name');
 
 export const VolumeMount = z
   .object({

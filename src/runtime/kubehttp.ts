@@ -12,6 +12,8 @@ export interface KubeRequest {
   query?: Record<string, string | undefined>;
   body?: unknown;
   contentType?: string;
+  /** Aborts the request (a stopping controller). */
+  signal?: AbortSignal | undefined;
 }
 
 const Status = z.looseObject({ message: z.string().optional(), reason: z.string().optional() });
@@ -38,6 +40,7 @@ export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise
     headers,
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
     dispatcher: ctx.getDispatcher(),
+    signal: request.signal,
   });
   const text = await response.text();
   if (response.ok) return text === '' ? undefined : JSON.parse(text);

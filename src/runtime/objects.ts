@@ -46,8 +46,12 @@ function asObject<T extends KubernetesObject>(body: unknown): T {
 }
 
 /** GET one object. Throws NotFoundError on 404. */
-export async function getObject<T extends KubernetesObject>(kc: KubeConfig, ref: ObjectRef): Promise<T> {
-  return asObject<T>(await kubeRequest(kc, { method: 'GET', path: objectPath(ref) }));
+export async function getObject<T extends KubernetesObject>(
+  kc: KubeConfig,
+  ref: ObjectRef,
+  signal?: AbortSignal,
+): Promise<T> {
+  return asObject<T>(await kubeRequest(kc, { method: 'GET', path: objectPath(ref), signal }));
 }
 
 /**
@@ -58,12 +62,14 @@ export async function patchStatus<T extends KubernetesObject>(
   kc: KubeConfig,
   ref: ObjectRef,
   status: Record<string, unknown>,
+  signal?: AbortSignal,
 ): Promise<T> {
   const body = await kubeRequest(kc, {
     method: 'PATCH',
     path: `${objectPath(ref)}/status`,
     body: { status },
     contentType: 'application/merge-patch+json',
+    signal,
   });
   return asObject<T>(body);
 }
@@ -87,6 +93,7 @@ async function jsonPatch<T extends KubernetesObject>(
   kc: KubeConfig,
   ref: ObjectRef,
   ops: JsonPatchOp[],
+  signal: AbortSignal | undefined,
 ): Promise<T> {
   try {
     const body = await kubeRequest(kc, {
@@ -94,6 +101,7 @@ async function jsonPatch<T extends KubernetesObject>(
       path: objectPath(ref),
       body: ops,
       contentType: 'application/json-patch+json',
+      signal,
     });
     return asObject<T>(body);
   } catch (err) {
@@ -113,15 +121,16 @@ export async function addFinalizer<T extends KubernetesObject>(
   ref: ObjectRef,
   finalizer: string,
   current?: T,
+  signal?: AbortSignal,
 ): Promise<T> {
-  const seen = current ?? (await getObject<T>(kc, ref));
+  const seen = current ?? (await getObject<T>(kc, ref, signal));
   const finalizers = seen.metadata?.finalizers ?? [];
   if (finalizers.includes(finalizer)) return seen;
   const add: JsonPatchOp =
     finalizers.length > 0
       ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer }
       : { op: 'add', path: '/metadata/finalizers', value: [finalizer] };
-  return jsonPatch<T>(kc, ref, [guard(seen), add]);
+  return jsonPatch<T>(kc, ref, [guard(seen), add], signal);
 }
 
 /** Removes a finalizer if present; same guard and errors as addFinalizer. */
@@ -130,9 +139,15 @@ export async function removeFinalizer<T extends KubernetesObject>(
   ref: ObjectRef,
   finalizer: string,
   current?: T,
+  signal?: AbortSignal,
 ): Promise<T> {
-  const seen = current ?? (await getObject<T>(kc, ref));
+  const seen = current ?? (await getObject<T>(kc, ref, signal));
   const index = (seen.metadata?.finalizers ?? []).indexOf(finalizer);
   if (index < 0) return seen;
-  return jsonPatch<T>(kc, ref, [guard(seen), { op: 'remove', path: `/metadata/finalizers/${index}` }]);
+  return jsonPatch<T>(
+    kc,
+    ref,
+    [guard(seen), { op: 'remove', path: `/metadata/finalizers/${index}` }],
+    signal,
+  );
 }

@@ -1,15 +1,19 @@
 /**
  * The document's rules on deployment requests that a schema alone does not express: cpu bounds, the
- * do-not-use fields, fields allowed only for one source, uuids, the tag rule, immutable fields.
+ * do-not-use fields, the shapes inside resource_spec, fields allowed only for one source, uuids, the tag
+ * rule, immutable fields.
  */
 import {
   DO_NOT_USE_RESOURCE_FIELDS,
+  IMMUTABLE_FIELDS,
   type Source,
   type SourceConfig,
   type SourceConfigRequest,
   type SourceRevisionConfigRequest,
   type ValidationError,
 } from '../controlplane/schemas.ts';
+import { valueAt } from '../lib/paths.ts';
+import { checkResourceSpecShapes } from './resource-spec-rules.ts';
 import { isUuid, uuidError } from './validation.ts';
 
 const CPU_BOUNDS: Array<
@@ -23,7 +27,7 @@ const CPU_BOUNDS: Array<
 
 const SPEC_LOC = ['body', 'source_config', 'resource_spec'];
 
-/** Checks that depend only on the request: bounds, do-not-use fields, uuid formats. */
+/** Checks that depend only on the request: bounds, do-not-use fields, nested shapes, uuid formats. */
 export function checkRequestFields(sourceConfig: SourceConfigRequest | null | undefined): ValidationError[] {
   const errors: ValidationError[] = [];
   if (!sourceConfig) return errors;
@@ -59,6 +63,7 @@ export function checkRequestFields(sourceConfig: SourceConfigRequest | null | un
       });
     }
   }
+  errors.push(...checkResourceSpecShapes(spec));
   return errors;
 }
 
@@ -133,16 +138,6 @@ export function findImmutableChange(
   patch: { name?: unknown; source?: unknown; source_config?: SourceConfigRequest | null },
 ): string | undefined {
   const changed = (requested: unknown, current: unknown) => isSet(requested) && requested !== current;
-  if (changed(patch.name, stored.name)) return 'name';
-  if (changed(patch.source, stored.source)) return 'source';
-  const config = patch.source_config;
-  if (!config) return undefined;
-  for (const field of ['integration_id', 'repo_url', 'deployment_type', 'listener_id'] as const) {
-    if (changed(config[field], stored.source_config[field] ?? null)) return `source_config.${field}`;
-  }
-  const namespace = config.listener_config?.k8s_namespace;
-  if (changed(namespace, stored.source_config.listener_config?.k8s_namespace ?? null)) {
-    return 'source_config.listener_config.k8s_namespace';
-  }
-  return undefined;
+  // A stored field the deployment lacks is null on the service side.
+  return IMMUTABLE_FIELDS.find((field) => changed(valueAt(patch, field), valueAt(stored, field) ?? null));
 }

@@ -6,14 +6,16 @@
  * is sent whole. The secrets list is sent whole. Fields the service does not echo back are compared
  * through a digest of what was last applied instead, so they are not "corrected" on every poll.
  */
-import type {
-  Deployment,
-  DeploymentCreateRequest,
-  DeploymentPatchRequest,
-  ResourceSpec,
-  SourceConfigRequest,
-  SourceRevisionConfigRequest,
+import {
+  type Deployment,
+  type DeploymentCreateRequest,
+  type DeploymentPatchRequest,
+  IMMUTABLE_FIELDS,
+  type ResourceSpec,
+  type SourceConfigRequest,
+  type SourceRevisionConfigRequest,
 } from '../controlplane/schemas.ts';
+import { valueAt } from '../lib/paths.ts';
 import { normaliseResourceSpec } from './normalise.ts';
 
 export interface FieldDifference {
@@ -54,7 +56,6 @@ export interface DriftResult {
   secrets: SecretsComparison;
 }
 
-const IMMUTABLE_SOURCE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'listener_id'] as const;
 const MUTABLE_SOURCE_CONFIG = ['build_on_push', 'custom_url'] as const;
 const UNECHOED_SOURCE_CONFIG = ['install_command', 'build_command'] as const;
 const REVISION_FIELDS = ['repo_ref', 'graph_config_path', 'image_uri'] as const;
@@ -136,16 +137,10 @@ export function computeDrift(input: DriftInput): DriftResult {
       immutable.push({ field, desired: want, observed: have ?? null });
     }
   };
-  checkImmutable('name', desired.name, observed.name);
-  checkImmutable('source', desired.source, observed.source);
+  for (const field of IMMUTABLE_FIELDS)
+    checkImmutable(field, valueAt(desired, field), valueAt(observed, field));
   const dsc = desired.source_config;
   const osc = observed.source_config;
-  for (const f of IMMUTABLE_SOURCE_CONFIG) checkImmutable(`source_config.${f}`, dsc[f], osc[f]);
-  checkImmutable(
-    'source_config.listener_config.k8s_namespace',
-    dsc.listener_config?.k8s_namespace,
-    osc.listener_config === undefined ? undefined : (osc.listener_config?.k8s_namespace ?? null),
-  );
 
   for (const f of MUTABLE_SOURCE_CONFIG) {
     if (!isUnset(dsc[f]) && !sameValue(dsc[f], osc[f])) {

@@ -1,6 +1,12 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import type { AgentDeploymentSpec } from '../api/agentdeployment.ts';
-import { toCreateRequest } from './request.ts';
+import { AgentDeployment, type AgentDeploymentSpec } from '../api/agentdeployment.ts';
+import { AGENT_DEPLOYMENT } from '../api/group.ts';
+import { SourceConfigRequest } from '../controlplane/schemas.ts';
+import { checkRequestFields } from '../simulator/deployment-rules.ts';
+import { toCreateRequest, toSourceConfig } from './request.ts';
 
 describe('toCreateRequest', () => {
   it('maps a repo_host spec to the document shapes', () => {
@@ -81,4 +87,23 @@ describe('toCreateRequest', () => {
     expect(request.source_revision_config).toEqual({ image_uri: 'registry.local/agent:1' });
     expect(request.secrets).toEqual([{ name: 'A', value: 'x' }]);
   });
+});
+
+describe('the examples', () => {
+  const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
+  const specs = readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith('.yaml'))
+    .flatMap(
+      (f) => yaml.loadAll(readFileSync(join(EXAMPLES, f), 'utf8')) as { kind: string; spec: unknown }[],
+    )
+    .filter((doc) => doc.kind === AGENT_DEPLOYMENT.kind)
+    .map((doc) => AgentDeployment.shape.spec.parse(doc.spec));
+
+  it.each(specs.map((spec) => [spec.source, spec] as const))(
+    'the %s example becomes a request the document rules accept',
+    (_source, spec) => {
+      const config = SourceConfigRequest.parse(toSourceConfig(spec));
+      expect(checkRequestFields(config)).toEqual([]);
+    },
+  );
 });

@@ -3,13 +3,13 @@
  * shapes). Only fields the object sets are carried; nothing is invented.
  */
 import type { AgentDeploymentSpec } from '../api/agentdeployment.ts';
-import type {
+import {
   Container,
-  DeploymentCreateRequest,
-  ResourceSpec,
-  Secret,
-  SourceConfigRequest,
-  SourceRevisionConfigRequest,
+  type DeploymentCreateRequest,
+  type ResourceSpec,
+  type Secret,
+  type SourceConfigRequest,
+  type SourceRevisionConfigRequest,
   Volume,
   VolumeMount,
 } from '../controlplane/schemas.ts';
@@ -25,21 +25,10 @@ export function compact<T extends Record<string, unknown>>(obj: T): T {
   return out as T;
 }
 
-const VOLUME_MOUNT_FIELDS = ['name', 'mountPath', 'subPath', 'mountPropagation', 'readOnly', 'subPathExpr'];
-const CONTAINER_FIELDS = [
-  'name',
-  'image',
-  'imagePullPolicy',
-  'command',
-  'args',
-  'workingDir',
-  'env',
-  'envFrom',
-  'resources',
-  'volumeMounts',
-  'securityContext',
-  'restartPolicy',
-];
+// The fields the document lists, read from its schemas: anything else the object carries stays behind.
+const VOLUME_FIELDS = Object.keys(Volume.shape);
+const VOLUME_MOUNT_FIELDS = Object.keys(VolumeMount.shape);
+const CONTAINER_FIELDS = Object.keys(Container.shape);
 
 function pick(obj: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -73,7 +62,7 @@ export function toResourceSpec(spec: SpecResourceSpec): ResourceSpec {
     if (value === undefined) continue;
     switch (key) {
       case 'volumes':
-        out.volumes = (value as Volume[]).map((v) => ({ ...v }));
+        out.volumes = (value as Record<string, unknown>[]).map((v) => pick(v, VOLUME_FIELDS) as Volume);
         break;
       case 'volumeMounts':
         out.volume_mounts = (value as Record<string, unknown>[]).map(volumeMount);

@@ -73,6 +73,11 @@ export function resolveSecrets(spec: AgentDeploymentSpec, lookup: SecretLookup):
   return { ok: true, secrets };
 }
 
+/** The per-object key of the secrets digest: the operator's digest key bound to the object's uid. */
+export function objectSecretsKey(digestKey: string, uid: string): string {
+  return createHmac('sha256', digestKey).update(uid).digest('hex');
+}
+
 /**
  * HMAC-SHA256 over the sorted name/value pairs, keyed per object: comparable between reconciles, useless
  * for guessing a value without the key. Length-prefixed so no two different sets share an input.

@@ -5,8 +5,8 @@
 
 import { createHash } from 'node:crypto';
 import type { Verification } from '../api/agentdeployment.ts';
-import { parseDuration } from '../controllers/duration.ts';
-import { canonicalJson } from '../translate/canonical-json.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
+import { parseDuration } from '../lib/duration.ts';
 
 export const DEFAULT_INPUT = { messages: [{ role: 'user', content: 'ping' }] };
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -32,12 +32,4 @@ export function verificationSettings(spec: Verification): VerificationSettings {
     webhook: spec.webhook,
     digest: createHash('sha256').update(canonicalJson(spec)).digest('hex').slice(0, 16),
   };
-}
-
-/** `1.25s`, `2m3.5s`: how status shows a duration. */
-export function formatDuration(ms: number): string {
-  const seconds = Math.max(0, ms) / 1000;
-  if (seconds < 60) return `${Number(seconds.toFixed(3))}s`;
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes}m${Number((seconds - minutes * 60).toFixed(3))}s`;
 }

@@ -7,10 +7,11 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Verification, VerificationStatus } from '../api/agentdeployment.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
+import { formatDuration } from '../lib/duration.ts';
 import { AgentServerClient, AgentServerError } from './agent-server-client.ts';
 import { decide, JOIN_REQUEUE_MS, nextDueMs } from './machine.ts';
 import type { RunReport, RunReports } from './run-reports.ts';
-import { formatDuration, type VerificationSettings, verificationSettings } from './settings.ts';
+import { type VerificationSettings, verificationSettings } from './settings.ts';
 import { type VerificationView, viewOf } from './view.ts';
 
 export const CREATED_BY = 'agent-deployment-operator';

@@ -4,7 +4,7 @@
  * and the check is repeated with backoff.
  */
 import type { VerificationStatus } from '../api/agentdeployment.ts';
-import type { Outcome } from '../controllers/outcome.ts';
+import type { Outcome } from '../runtime/outcome.ts';
 
 export const VERIFIED = 'Verified';
 

@@ -1,5 +1,5 @@
 /**
- * Per-object webhook tokens: HMAC-SHA256(master key, object uid), hex. The receiver recomputes the token
+ * Per-object webhook tokens: HMAC-SHA256(operator key, object uid), hex. The receiver recomputes the token
  * and compares in constant time; a token of another length is refused without comparing.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

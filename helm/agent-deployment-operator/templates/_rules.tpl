@@ -61,6 +61,7 @@
   verbs:
     - get
   resourceNames:
+    - agent-deployment-operator-keys
     - agent-deployment-operator-webhook-key
 - apiGroups:
     - ""

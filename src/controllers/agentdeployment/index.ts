@@ -7,7 +7,9 @@ import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
+import { FINALIZER } from '../../api/names.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
+import type { Reconciler } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
 import { objectKey } from '../../runtime/keys.ts';
@@ -18,13 +20,13 @@ import {
   removeFinalizer,
   resourcePath,
 } from '../../runtime/objects.ts';
+import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
+import { statusMergePatch } from '../../runtime/status-patch.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
-import { statusMergePatch } from '../status-patch.ts';
-import { WrittenObjects } from '../written-objects.ts';
 import { DeploymentObserver } from './observer.ts';
-import type { AgentDeploymentDeps } from './reconciler.ts';
-import { AgentDeploymentReconciler, FINALIZER } from './reconciler.ts';
+import { agentDeploymentReconciler } from './reconciler.ts';
+import type { AgentDeploymentDeps } from './types.ts';
 
 export interface AgentDeploymentControllerOptions {
   kc: KubeConfig;
@@ -41,7 +43,7 @@ export interface AgentDeploymentControllerOptions {
 }
 
 export interface AgentDeploymentController {
-  reconciler: AgentDeploymentReconciler;
+  reconcile: Reconciler;
   /** Batched polling of the control plane; runs only while this replica leads. */
   observer: DeploymentObserver;
   objects: RunningInformer<AgentDeployment>;
@@ -134,23 +136,23 @@ export function startAgentDeploymentController(
     logger: logger.child({ component: 'observer' }),
   });
 
-  const written = new WrittenObjects<AgentDeployment>();
-  const reconciler = new AgentDeploymentReconciler({
+  const written = new ReadYourWrites<AgentDeployment>();
+  const reconcile = agentDeploymentReconciler({
     observer,
     ...options.settings,
     getObject: (namespace, name) => written.read(objects.get(namespace, name)),
-    getSecretData: (namespace, name) => secrets.get(namespace, name)?.data,
-    writeStatus: async (obj, status) => {
+    readSecret: async (namespace, name) => secrets.get(namespace, name)?.data,
+    writeStatus: async (obj, status, signal) => {
       const patch = statusMergePatch(obj.status ?? {}, status as AgentDeploymentStatus);
-      written.remember(obj, await patchStatus<AgentDeployment>(kc, refOf(obj), patch));
+      written.remember(obj, await patchStatus<AgentDeployment>(kc, refOf(obj), patch, signal));
     },
-    addFinalizer: async (obj) => {
-      written.remember(obj, await addFinalizer(kc, refOf(obj), FINALIZER, obj));
+    addFinalizer: async (obj, signal) => {
+      written.remember(obj, await addFinalizer(kc, refOf(obj), FINALIZER, obj, signal));
     },
-    removeFinalizer: async (obj) => {
-      await removeFinalizer(kc, refOf(obj), FINALIZER, obj);
+    removeFinalizer: async (obj, signal) => {
+      await removeFinalizer(kc, refOf(obj), FINALIZER, obj, signal);
     },
-    recordEvent: (obj, type, reason, message) =>
+    recordEvent: (obj, event) =>
       options.events.record(
         {
           apiVersion: `${resource.group}/${resource.version}`,
@@ -159,16 +161,16 @@ export function startAgentDeploymentController(
           name: obj.metadata.name,
           uid: obj.metadata.uid ?? '',
         },
-        type,
-        reason,
-        message,
+        event.type,
+        event.reason,
+        event.message,
       ),
     controlPlane: (credentials) => options.pools.clientFor(credentials),
     now: () => new Date(),
   });
 
   return {
-    reconciler,
+    reconcile,
     observer,
     objects,
     secrets,

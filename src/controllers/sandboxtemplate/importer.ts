@@ -11,9 +11,6 @@ import { importedObjectName } from './naming.ts';
 
 export const IMPORTED_LABEL = 'deploy.agents.dev/imported';
 
-/** The work-queue key of the import pass: not `namespace/name`, so it never names an object. */
-export const IMPORT_KEY = '#import-sandbox-templates';
-
 export interface TemplateImporterDeps {
   namespace: string;
   /** Whether the object cache is complete (before that, existing objects would look missing). */
@@ -25,19 +22,55 @@ export interface TemplateImporterDeps {
   /** Creates an object; an object that already exists counts as created. */
   create(name: string, templateName: string): Promise<void>;
   pollIntervalMs: number;
+  logger: Logger;
 }
 
 const NOT_SYNCED_RETRY_MS = 1_000;
+const FAILED_RETRY_MS = 5_000;
 
+/**
+ * Runs on a loop of its own while this replica leads (start/stop), one pass per poll interval; a
+ * failed pass is logged and tried again sooner.
+ */
 export class TemplateImporter {
   readonly #deps: TemplateImporterDeps;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running = false;
 
   constructor(deps: TemplateImporterDeps) {
     this.#deps = deps;
   }
 
-  async sync(log: Logger): Promise<{ requeueAfterMs: number }> {
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#schedule(0);
+  }
+
+  stop(): void {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  #schedule(ms: number): void {
+    if (!this.#running) return;
+    this.#timer = setTimeout(() => {
+      this.sync()
+        .catch((err: unknown) => {
+          this.#deps.logger.warn(
+            { error: err instanceof Error ? err.message : String(err) },
+            'template import failed',
+          );
+          return { requeueAfterMs: FAILED_RETRY_MS };
+        })
+        .then(({ requeueAfterMs }) => this.#schedule(requeueAfterMs));
+    }, ms);
+  }
+
+  /** One import pass; says when the next one is due. */
+  async sync(): Promise<{ requeueAfterMs: number }> {
     const deps = this.#deps;
+    const log = deps.logger;
     if (!deps.hasSynced()) return { requeueAfterMs: NOT_SYNCED_RETRY_MS };
     const objects = deps.existing();
     const represented = new Set(objects.map((o) => o.spec.templateName));

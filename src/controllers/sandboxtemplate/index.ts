@@ -10,18 +10,19 @@ import type { SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxte
 import type { Credentials } from '../../controlplane/credentials.ts';
 import { credentialsKey } from '../../controlplane/credentials.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
+import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import type { Reconciler } from '../../runtime/controller.ts';
 import { isConflict } from '../../runtime/errors.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
 import { objectKey } from '../../runtime/keys.ts';
 import { kubeRequest } from '../../runtime/kubehttp.ts';
 import { type ObjectRef, patchStatus, resourcePath } from '../../runtime/objects.ts';
+import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
+import { statusMergePatch } from '../../runtime/status-patch.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
-import { resolveCredentials } from '../agentdeployment/credentials.ts';
-import { statusMergePatch } from '../status-patch.ts';
-import { WrittenObjects } from '../written-objects.ts';
-import { IMPORT_KEY, importedObject, TemplateImporter } from './importer.ts';
-import { type ReconcileResult, SandboxTemplateReconciler } from './reconciler.ts';
+import { importedObject, TemplateImporter } from './importer.ts';
+import { sandboxTemplateReconciler } from './reconciler.ts';
 import { TemplateSnapshots } from './snapshots.ts';
 
 export { IMPORTED_LABEL } from './importer.ts';
@@ -48,7 +49,9 @@ export interface SandboxTemplateControllerOptions {
 }
 
 export interface SandboxTemplateController {
-  reconcile(key: string, log: Logger): Promise<ReconcileResult>;
+  reconcile: Reconciler;
+  /** The import loop (when import is on); runs only while this replica leads. */
+  importer: TemplateImporter | undefined;
   objects: RunningInformer<SandboxTemplate>;
   hasSynced(): boolean;
   stop(): Promise<void>;
@@ -90,15 +93,15 @@ export function startSandboxTemplateController(
       .clientFor(credentials)
       .listAllSandboxTemplates(options.pageSize ? { pageSize: options.pageSize } : {});
 
-  const written = new WrittenObjects<SandboxTemplate>();
-  const reconciler = new SandboxTemplateReconciler({
+  const written = new ReadYourWrites<SandboxTemplate>();
+  const reconcile = sandboxTemplateReconciler({
     getObject: (namespace, name) => written.read(objects.get(namespace, name)),
-    getSecretData: (namespace, name) => secrets.get(namespace, name)?.data,
-    writeStatus: async (obj, status) => {
+    readSecret: async (namespace, name) => secrets.get(namespace, name)?.data,
+    writeStatus: async (obj, status, signal) => {
       const patch = statusMergePatch(obj.status ?? {}, status as SandboxTemplateStatus);
-      written.remember(obj, await patchStatus<SandboxTemplate>(kc, refOf(obj), patch));
+      written.remember(obj, await patchStatus<SandboxTemplate>(kc, refOf(obj), patch, signal));
     },
-    recordEvent: (obj, type, reason, message) =>
+    recordEvent: (obj, event) =>
       options.events.record(
         {
           apiVersion: API_VERSION,
@@ -107,9 +110,9 @@ export function startSandboxTemplateController(
           name: obj.metadata.name,
           uid: obj.metadata.uid ?? '',
         },
-        type,
-        reason,
-        message,
+        event.type,
+        event.reason,
+        event.message,
       ),
     listTemplates: listAll,
     snapshots,
@@ -144,14 +147,17 @@ export function startSandboxTemplateController(
             }
           },
           pollIntervalMs: options.pollIntervalMs,
+          logger: logger.child({ loop: 'template-import' }),
         });
-  if (importer) queue.add(IMPORT_KEY);
 
   return {
-    reconcile: (key, log) =>
-      key === IMPORT_KEY && importer ? importer.sync(log) : reconciler.reconcile(key, log),
+    reconcile,
+    importer,
     objects,
     hasSynced: () => objects.hasSynced(),
-    stop: () => objects.stop(),
+    stop: async () => {
+      importer?.stop();
+      await objects.stop();
+    },
   };
 }

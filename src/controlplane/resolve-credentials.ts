@@ -3,9 +3,9 @@
  * object's own namespace named by spec.credentialsSecretRef (keys apiKey, bearerToken, tenantId,
  * baseUrl; baseUrl falls back to the controller's). Never another namespace's Secret.
  */
-import { Credentials } from '../../controlplane/credentials.ts';
-import type { SecretLookup } from '../../translate/secrets.ts';
-import { Wait } from '../outcome.ts';
+import { Wait } from '../runtime/outcome.ts';
+import type { SecretLookup } from '../translate/secrets.ts';
+import { Credentials } from './credentials.ts';
 
 export const CREDENTIAL_KEYS = ['apiKey', 'bearerToken', 'tenantId', 'baseUrl'] as const;
 

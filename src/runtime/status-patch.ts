@@ -3,7 +3,7 @@
  * leaves absent keys alone, so it recurses: a key removed at any depth is sent as null, a changed leaf
  * as itself; arrays (conditions) are replaced whole.
  */
-import { canonicalJson } from '../translate/canonical-json.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 
 type Json = Record<string, unknown>;
 

@@ -10,3 +10,13 @@ export function parseDuration(text: string): number | undefined {
   }
   return total > 0 ? Math.round(total) : undefined;
 }
+
+/** `1.25s`, `2m3.5s`, `24h0m0s`: how status and messages show a duration. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, ms) / 1000;
+  if (seconds < 60) return `${Number(seconds.toFixed(3))}s`;
+  const minutes = Math.floor(seconds / 60);
+  const rest = `${Number((seconds - minutes * 60).toFixed(3))}s`;
+  if (minutes < 60) return `${minutes}m${rest}`;
+  return `${Math.floor(minutes / 60)}h${minutes % 60}m${rest}`;
+}

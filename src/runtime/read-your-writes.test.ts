@@ -1,32 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { WrittenObjects } from './written-objects.ts';
+import { ReadYourWrites } from './read-your-writes.ts';
 
 const obj = (rv: string, marker: string) => ({
   metadata: { namespace: 'ns', name: 'a', resourceVersion: rv },
   marker,
 });
 
-describe('WrittenObjects', () => {
+describe('ReadYourWrites', () => {
   it.each<[string, string | undefined, string]>([
     ['stale cache: the written object stands in', '1', 'written'],
     ['cache caught up with the write', '2', 'cache'],
     ['cache moved past the write', '3', 'cache'],
   ])('%s', (_name, cachedRv, expected) => {
-    const written = new WrittenObjects<ReturnType<typeof obj>>();
+    const written = new ReadYourWrites<ReturnType<typeof obj>>();
     written.remember(obj('1', 'before'), obj('2', 'written'));
     const read = written.read(obj(cachedRv as string, 'cache'));
     expect(read?.marker).toBe(expected);
   });
 
   it('forgets the write once the cache moved on', () => {
-    const written = new WrittenObjects<ReturnType<typeof obj>>();
+    const written = new ReadYourWrites<ReturnType<typeof obj>>();
     written.remember(obj('1', 'before'), obj('2', 'written'));
     expect(written.read(obj('2', 'cache'))?.marker).toBe('cache');
     expect(written.read(obj('1', 'cache'))?.marker).toBe('cache');
   });
 
   it('passes through objects it never wrote, and absence', () => {
-    const written = new WrittenObjects<ReturnType<typeof obj>>();
+    const written = new ReadYourWrites<ReturnType<typeof obj>>();
     expect(written.read(obj('5', 'cache'))?.marker).toBe('cache');
     expect(written.read(undefined)).toBeUndefined();
   });

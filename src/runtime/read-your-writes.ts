@@ -7,9 +7,9 @@
  * only for equality, as the API asks.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { objectKey } from '../runtime/keys.ts';
+import { objectKey } from './keys.ts';
 
-export class WrittenObjects<T extends KubernetesObject> {
+export class ReadYourWrites<T extends KubernetesObject> {
   readonly #written = new Map<string, { overwrittenVersion: string | undefined; object: T }>();
 
   remember(before: T, after: T): void {

@@ -1,25 +1,27 @@
 /**
- * The master key of the webhook tokens: a Secret the operator owns in its own namespace, created on first
- * use when missing (two replicas racing: the loser of the create reads the winner's). Loaded once per
- * process; a failed load is retried on the next use. The key never leaves this module except as HMACs.
+ * The operator's own key: a Secret it owns in its own namespace, created on first use when missing (two
+ * replicas racing: the loser of the create reads the winner's). It keys the secrets digests in status
+ * and the webhook tokens, so it must outlive restarts and credential rotations. Loaded once per process;
+ * a failed load is retried on the next use. The key never leaves this module except as HMACs.
  */
 import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { ConflictError, NotFoundError } from '../runtime/errors.ts';
-import { kubeRequest } from '../runtime/kubehttp.ts';
+import { ConflictError, NotFoundError } from './errors.ts';
+import { kubeRequest } from './kubehttp.ts';
 
 /** Fixed, so RBAC can name it (scripts/rbac-rules.ts). */
-export const MASTER_KEY_SECRET = 'agent-deployment-operator-webhook-key';
+export const OPERATOR_KEY_SECRET = 'agent-deployment-operator-keys';
+/**
+ * Its name before 0.2: read once to carry the key over, since a new key would change every secrets
+ * digest, read as rotated secrets, and redeploy everything.
+ */
+export const LEGACY_KEY_SECRET = 'agent-deployment-operator-webhook-key';
 const DATA_KEY = 'key';
 
 const SecretData = z.looseObject({ data: z.record(z.string(), z.string()).optional() });
 
-export interface MasterKeySource {
-  get(): Promise<Buffer>;
-}
-
-export class SecretMasterKey implements MasterKeySource {
+export class OperatorKeySecret {
   readonly #kc: KubeConfig;
   readonly #namespace: string;
   #loading: Promise<Buffer> | undefined;
@@ -40,8 +42,9 @@ export class SecretMasterKey implements MasterKeySource {
   }
 
   async #load(): Promise<Buffer> {
-    const existing = await this.#read();
+    const existing = await this.#read(OPERATOR_KEY_SECRET);
     if (existing) return existing;
+    const key = (await this.#read(LEGACY_KEY_SECRET)) ?? randomBytes(32);
     try {
       await kubeRequest(this.#kc, {
         method: 'POST',
@@ -51,33 +54,34 @@ export class SecretMasterKey implements MasterKeySource {
           kind: 'Secret',
           type: 'Opaque',
           metadata: {
-            name: MASTER_KEY_SECRET,
+            name: OPERATOR_KEY_SECRET,
             namespace: this.#namespace,
             labels: { 'app.kubernetes.io/managed-by': 'agent-deployment-operator' },
           },
-          data: { [DATA_KEY]: randomBytes(32).toString('base64') },
+          data: { [DATA_KEY]: key.toString('base64') },
         },
       });
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
     }
-    const created = await this.#read();
-    if (!created) throw new Error(`Secret ${this.#namespace}/${MASTER_KEY_SECRET} has no key "${DATA_KEY}"`);
+    const created = await this.#read(OPERATOR_KEY_SECRET);
+    if (!created)
+      throw new Error(`Secret ${this.#namespace}/${OPERATOR_KEY_SECRET} has no key "${DATA_KEY}"`);
     return created;
   }
 
-  async #read(): Promise<Buffer | undefined> {
+  async #read(name: string): Promise<Buffer | undefined> {
     try {
       const secret = SecretData.parse(
         await kubeRequest(this.#kc, {
           method: 'GET',
-          path: `/api/v1/namespaces/${this.#namespace}/secrets/${MASTER_KEY_SECRET}`,
+          path: `/api/v1/namespaces/${this.#namespace}/secrets/${name}`,
         }),
       );
       const b64 = secret.data?.[DATA_KEY];
       const key = b64 ? Buffer.from(b64, 'base64') : undefined;
       if (!key || key.length < 16) {
-        throw new Error(`Secret ${this.#namespace}/${MASTER_KEY_SECRET} has no usable key "${DATA_KEY}"`);
+        throw new Error(`Secret ${this.#namespace}/${name} has no usable key "${DATA_KEY}"`);
       }
       return key;
     } catch (err) {

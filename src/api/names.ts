@@ -1,0 +1,126 @@
+/**
+ * Every name the controller writes or reads on objects, declared once: annotations, the finalizer,
+ * condition types, condition reasons and event reasons. Code emits only these (the types below make any
+ * other string a compile error); the README's troubleshooting table, the API reference and the Argo CD
+ * health scripts are tested against this module.
+ */
+
+/** Annotations the controller reads on AgentDeployment and SandboxTemplate objects. */
+export const Annotation = {
+  /** "true" stops reconciliation (the object's status says so); any other value or absence resumes it. */
+  Paused: 'deploy.agents.dev/paused',
+  /** Any new value (conventionally an RFC 3339 time) asks for a reconcile now. */
+  ReconcileRequestedAt: 'deploy.agents.dev/reconcile-requested-at',
+  /**
+   * Any new value (conventionally an RFC 3339 time) redeploys the latest revision once, e.g. to retry a
+   * DEPLOY_FAILED one without a spec change. Handled once per value.
+   */
+  RedeployRequestedAt: 'deploy.agents.dev/redeploy-requested-at',
+  /** Per-object poll interval as a duration (`30s`, `5m`), overriding the controller's default. */
+  PollInterval: 'deploy.agents.dev/poll-interval',
+  /** Adopt an existing control-plane deployment by id instead of creating one. */
+  AdoptDeploymentId: 'deploy.agents.dev/adopt-deployment-id',
+} as const;
+export type Annotation = (typeof Annotation)[keyof typeof Annotation];
+
+/** Held by an AgentDeployment until its deletion policy has run. */
+export const FINALIZER = 'deploy.agents.dev/finalizer';
+
+/**
+ * Condition types, following kstatus: `Ready` is always present; `Reconciling` and `Stalled` are
+ * abnormal-true (present only while true). `Paused` is present while paused; `Verified` only with
+ * spec.verification; `Drifted` only on SandboxTemplate.
+ */
+export const ConditionType = {
+  Ready: 'Ready',
+  Reconciling: 'Reconciling',
+  Stalled: 'Stalled',
+  Paused: 'Paused',
+  Verified: 'Verified',
+  Drifted: 'Drifted',
+} as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+/** Condition reasons (CamelCase, as metav1.Condition requires), with what each means for a person. */
+export const Reason = {
+  /** The observed state matches the spec (latest revision DEPLOYED, or template found and in sync). */
+  Succeeded: 'Succeeded',
+  /** Work is under way: a revision is building or deploying. */
+  Progressing: 'Progressing',
+  /** A referenced Secret or key is missing, or a secretsFrom key is not a C identifier. */
+  WaitingForSecret: 'WaitingForSecret',
+  /** The credentials Secret named by credentialsSecretRef does not exist. */
+  WaitingForCredentials: 'WaitingForCredentials',
+  /** The credentials cannot be used (a key breaks a rule; the message names it, never a value). */
+  InvalidCredentials: 'InvalidCredentials',
+  /** The control plane answered 401/403. */
+  Unauthorized: 'Unauthorized',
+  /** The control plane refused the request (400 or 422); the message quotes it. */
+  Rejected: 'Rejected',
+  /** The spec asks to change a field the control plane never changes after creation. */
+  ImmutableFieldChanged: 'ImmutableFieldChanged',
+  /** The latest revision ended in CREATE_FAILED, BUILD_FAILED or DEPLOY_FAILED. */
+  RevisionFailed: 'RevisionFailed',
+  /** The adopt annotation names a deployment that does not exist. */
+  AdoptionFailed: 'AdoptionFailed',
+  /** The adopt annotation names another deployment than the one this object manages. */
+  AdoptionConflict: 'AdoptionConflict',
+  /** 5xx, 429, timeouts or dropped connections: retried with backoff. */
+  ControlPlaneUnavailable: 'ControlPlaneUnavailable',
+  /** A control-plane response was not JSON or lacked fields. */
+  MalformedResponse: 'MalformedResponse',
+  /** An unexpected error: retried with backoff. */
+  Error: 'Error',
+  /** Deleting the deployment failed; the finalizer stays until it succeeds. */
+  DeleteFailed: 'DeleteFailed',
+  /** An annotation's value breaks its rule (the message names the annotation and the rule). */
+  InvalidAnnotation: 'InvalidAnnotation',
+  /** The paused annotation is set. */
+  Paused: 'Paused',
+  /** Verification waits for the latest revision to be DEPLOYED. */
+  WaitingForRevision: 'WaitingForRevision',
+  /** The smoke run on the latest revision is under way. */
+  Verifying: 'Verifying',
+  /** The smoke run failed, timed out, or the agent server did not answer. */
+  VerificationFailed: 'VerificationFailed',
+  /** Verification is asked for but the deployment has no URL. */
+  NoURLToVerify: 'NoURLToVerify',
+  /** SandboxTemplate: no template of that exact name is listed. */
+  NotFound: 'NotFound',
+  /** SandboxTemplate: two templates carry that exact name. */
+  Ambiguous: 'Ambiguous',
+  /** SandboxTemplate: the observed template differs from the spec (see status.drift). */
+  DriftDetected: 'DriftDetected',
+  /** SandboxTemplate: the observed template matches the spec. */
+  InSync: 'InSync',
+} as const;
+export type Reason = (typeof Reason)[keyof typeof Reason];
+
+/**
+ * Reasons of events that record an action or a fact rather than a condition (conditions' own reasons are
+ * used for the events that mark their changes).
+ */
+export const EventReason = {
+  Created: 'Created',
+  Found: 'Found',
+  Adopted: 'Adopted',
+  Patched: 'Patched',
+  DeploymentMissing: 'DeploymentMissing',
+  RevisionDeployed: 'RevisionDeployed',
+  Verified: 'Verified',
+  Deleted: 'Deleted',
+  Orphaned: 'Orphaned',
+} as const;
+export type EventReason = (typeof EventReason)[keyof typeof EventReason];
+
+/**
+ * Stalled reasons that wait for the object to change (a new generation or a reconcile request) before
+ * anything is sent again. RevisionFailed is not among them: the object keeps following the deployment,
+ * so a revision the control plane starts by itself (build on push) is picked up.
+ */
+export const STICKY_STALL_REASONS: ReadonlySet<string> = new Set<Reason>([
+  Reason.Rejected,
+  Reason.ImmutableFieldChanged,
+  Reason.AdoptionFailed,
+  Reason.AdoptionConflict,
+]);

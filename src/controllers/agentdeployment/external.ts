@@ -1,0 +1,158 @@
+/**
+ * The AgentDeployment's external resource, after crossplane-runtime's managed-resource contract:
+ * observe, create, update, delete. It hides how a deployment is found (the batched observer's snapshot
+ * or a GET, adoption by annotation, the name lookup after a crash between POST and status write) and
+ * keeps the observer's bookkeeping, so the steps read as decisions. Each action records the event that
+ * says what it did; none writes status or conditions.
+ */
+import { Annotation, EventReason } from '../../api/names.ts';
+import { BadRequestError, NotFoundError } from '../../controlplane/errors.ts';
+import type {
+  Deployment,
+  DeploymentCreateRequest,
+  DeploymentPatchRequest,
+  Revision,
+} from '../../controlplane/schemas.ts';
+import { Stall } from '../../runtime/outcome.ts';
+import { forgetDeployment } from './status.ts';
+import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
+
+export interface ExternalDeployment {
+  /** The deployment this object manages, or undefined when one must be created. */
+  observe(options: { mayHaveCreated: boolean }): Promise<Deployment | undefined>;
+  create(request: DeploymentCreateRequest): Promise<Deployment>;
+  update(
+    deploymentId: string,
+    patch: DeploymentPatchRequest,
+    changed: readonly string[],
+  ): Promise<Deployment>;
+  /** Deletes what this object manages (recorded id, or what an earlier pass may have created). */
+  delete(options: { mayHaveCreated: boolean }): Promise<void>;
+  revision(deploymentId: string, revisionId: string): Promise<Revision>;
+  /** A first-hand read, when a snapshot is known to be older than what happened. */
+  refresh(deploymentId: string): Promise<Deployment>;
+}
+
+export function externalDeployment(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  client: DeploymentClient,
+): ExternalDeployment {
+  const { observer } = deps;
+  const { obj, status } = pass;
+  const deploymentName = pass.spec.name ?? obj.metadata.name;
+  const note = (reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
+    pass.events.push({ type, reason, message });
+
+  const read = async (id: string): Promise<Deployment> => {
+    const current = await client.getDeployment(id);
+    observer.remember(current);
+    return current;
+  };
+
+  const observeRecorded = async (id: string): Promise<Deployment | undefined> => {
+    const cached = observer.fresh(id);
+    if (cached) return cached;
+    try {
+      return await read(id);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      observer.forget(id);
+      note(
+        EventReason.DeploymentMissing,
+        `deployment ${id} no longer exists on the control plane; creating it again`,
+        'Warning',
+      );
+      forgetDeployment(status);
+      return undefined;
+    }
+  };
+
+  const adopt = async (id: string): Promise<Deployment> => {
+    try {
+      const adopted = await read(id);
+      status.deploymentId = adopted.id;
+      note(EventReason.Adopted, `adopted deployment ${adopted.id} (${adopted.name})`);
+      return adopted;
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      throw new Stall(
+        'AdoptionFailed',
+        `annotation ${Annotation.AdoptDeploymentId} names ${id}, which does not exist`,
+      );
+    }
+  };
+
+  return {
+    async observe({ mayHaveCreated }) {
+      const adoptId = obj.metadata.annotations?.[Annotation.AdoptDeploymentId];
+      if (status.deploymentId) {
+        if (adoptId && adoptId !== status.deploymentId) {
+          throw new Stall(
+            'AdoptionConflict',
+            `annotation ${Annotation.AdoptDeploymentId} names ${adoptId} but this object manages ${status.deploymentId}`,
+          );
+        }
+        const recorded = await observeRecorded(status.deploymentId);
+        if (recorded) return recorded;
+      } else if (adoptId) {
+        return adopt(adoptId);
+      }
+      if (!mayHaveCreated) return undefined;
+      // No id recorded, but an earlier pass may have created it and died before writing status.
+      const existing = (await client.findDeploymentsByName(deploymentName))[0];
+      if (!existing) return undefined;
+      observer.remember(existing);
+      status.deploymentId = existing.id;
+      note(EventReason.Found, `found existing deployment ${existing.id} named ${deploymentName}`);
+      return existing;
+    },
+
+    async create(request) {
+      let created: Deployment;
+      try {
+        created = await client.createDeployment(request);
+      } catch (err) {
+        // A name already taken by a deployment this object did not create is for a person to settle.
+        if (!(err instanceof BadRequestError)) throw err;
+        throw new Stall(
+          'Rejected',
+          `${err.message}. If an existing deployment of that name should be managed by this object, set the annotation ${Annotation.AdoptDeploymentId} to its id; otherwise choose another spec.name`,
+        );
+      }
+      observer.remember(created);
+      note(EventReason.Created, `created deployment ${created.id} (${deploymentName})`);
+      return created;
+    },
+
+    async update(deploymentId, patch, changed) {
+      const patched = await client.patchDeployment(deploymentId, patch);
+      observer.remember(patched);
+      const revision =
+        patched.latest_revision_id !== status.latestRevisionId
+          ? `; new revision ${patched.latest_revision_id}`
+          : '';
+      note(EventReason.Patched, `patched ${changed.join(', ')}${revision}`);
+      return patched;
+    },
+
+    async delete({ mayHaveCreated }) {
+      const ids = status.deploymentId
+        ? [status.deploymentId]
+        : mayHaveCreated
+          ? (await client.findDeploymentsByName(deploymentName)).map((d) => d.id)
+          : [];
+      for (const id of ids) {
+        try {
+          await client.deleteDeployment(id);
+          note(EventReason.Deleted, `deleted deployment ${id}`);
+        } catch (err) {
+          if (!(err instanceof NotFoundError)) throw err;
+        }
+      }
+    },
+
+    revision: (deploymentId, revisionId) => client.getRevision(deploymentId, revisionId),
+    refresh: read,
+  };
+}

@@ -1,0 +1,42 @@
+/** Status bookkeeping of an AgentDeployment: what was observed on the control plane, and what was applied. */
+import type { AgentDeploymentStatus } from '../../api/agentdeployment.ts';
+import type { Deployment } from '../../controlplane/schemas.ts';
+import type { AppliedDigests } from './types.ts';
+
+export function recordObserved(s: AgentDeploymentStatus, d: Deployment): void {
+  s.deploymentId = d.id;
+  if (d.latest_revision_id !== s.latestRevisionId) {
+    s.latestRevisionId = d.latest_revision_id ?? undefined;
+    s.revisionStatus = undefined;
+  }
+  s.activeRevisionId = d.active_revision_id ?? undefined;
+  s.deploymentStatus = d.status;
+  s.url = d.source_config.custom_url ?? undefined;
+  s.imageVersion = d.image_version ?? undefined;
+  s.repoCommitSha = d.source_revision_config.repo_commit_sha ?? undefined;
+}
+
+export function recordApplied(s: AgentDeploymentStatus, d: Deployment, digests: AppliedDigests): void {
+  s.secretsDigest = digests.secrets;
+  s.appliedConfigDigest = digests.unechoed;
+  recordObserved(s, d);
+}
+
+/** Everything status says about a deployment, for when it is gone. */
+const DEPLOYMENT_FIELDS = [
+  'deploymentId',
+  'latestRevisionId',
+  'activeRevisionId',
+  'revisionStatus',
+  'deploymentStatus',
+  'url',
+  'imageVersion',
+  'repoCommitSha',
+  'secretsDigest',
+  'appliedConfigDigest',
+  'verification',
+] as const satisfies readonly (keyof AgentDeploymentStatus)[];
+
+export function forgetDeployment(s: AgentDeploymentStatus): void {
+  for (const k of DEPLOYMENT_FIELDS) delete s[k];
+}

@@ -1,0 +1,294 @@
+/**
+ * The AgentDeployment reconcile as ordered steps (README, "How a reconcile decides"). Each step reads
+ * the pass, acts through the external-resource contract, and either lets the next step run or ends the
+ * pass with an outcome. Conditions, events for condition changes and the status write happen after the
+ * last step, in the shell.
+ */
+import { FINALIZER, STICKY_STALL_REASONS } from '../../api/names.ts';
+import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import { REVISION_FAILED, REVISION_SUCCEEDED, type RevisionStatus } from '../../controlplane/schemas.ts';
+import {
+  checkPollInterval,
+  pausedOutcome,
+  pollIntervalOf,
+  takeReconcileRequest,
+} from '../../runtime/annotations.ts';
+import { findCondition } from '../../runtime/conditions.ts';
+import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
+import type { Step } from '../../runtime/reconcile-shell.ts';
+import { toCreateRequest } from '../../translate/request.ts';
+import {
+  objectSecretsKey,
+  plainDigest,
+  referencedSecretNames,
+  resolveSecrets,
+  secretsDigest,
+} from '../../translate/secrets.ts';
+import { decide } from './decide.ts';
+import { externalDeployment } from './external.ts';
+import { recordApplied, recordObserved } from './status.ts';
+import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
+
+type AgdStep = Step<AgentDeploymentPass>;
+
+const progressing = (message: string): Outcome => ({ kind: 'progressing', reason: 'Progressing', message });
+
+const hasFinalizer = (pass: AgentDeploymentPass) =>
+  pass.obj.metadata.finalizers?.includes(FINALIZER) ?? false;
+
+/** Reads the Secrets the object references (credentials included) into the pass's lookup. */
+async function readSecrets(deps: AgentDeploymentDeps, pass: AgentDeploymentPass): Promise<void> {
+  const namespace = pass.obj.metadata.namespace ?? '';
+  const names = referencedSecretNames(pass.spec);
+  const data = await Promise.all(names.map((name) => deps.readSecret(namespace, name)));
+  const byName = new Map(names.map((name, i) => [name, data[i]]));
+  pass.lookup = (name) => byName.get(name);
+}
+
+export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdStep[] {
+  const external = (pass: AgentDeploymentPass) => {
+    if (!pass.client) throw new Error('external resource used before credentials were resolved');
+    return externalDeployment(deps, pass, pass.client);
+  };
+  const credentialsOf = (pass: AgentDeploymentPass) =>
+    resolveCredentials(pass.spec.credentialsSecretRef, pass.lookup, deps.defaultCredentials);
+
+  /** 1. Deleted: apply the deletion policy, then release the finalizer. */
+  const finalize: AgdStep = {
+    name: 'finalize',
+    async run(pass) {
+      if (!pass.obj.metadata.deletionTimestamp) return undefined;
+      deps.observer.untrack(pass.key);
+      deps.verifier.forget(pass.key);
+      const done: Outcome = { kind: 'deleted', reason: 'Succeeded', message: 'deletion policy applied' };
+      if (!hasFinalizer(pass)) return done;
+      if ((pass.spec.deletionPolicy ?? 'Delete') === 'Delete') {
+        try {
+          await readSecrets(deps, pass);
+          pass.client = deps.controlPlane(credentialsOf(pass));
+          await external(pass).delete({ mayHaveCreated: true });
+        } catch (err) {
+          const cause = outcomeOf(err);
+          throw new Retry(
+            'DeleteFailed',
+            `deleting the deployment failed: ${cause.message}; the finalizer stays (set spec.deletionPolicy to Orphan to release it)`,
+            (err as { retryAfterMs?: number }).retryAfterMs,
+          );
+        }
+      } else {
+        pass.events.push({
+          type: 'Normal',
+          reason: 'Orphaned',
+          message: `left deployment ${pass.status.deploymentId ?? '(none)'} on the control plane`,
+        });
+      }
+      await deps.removeFinalizer(pass.obj, pass.signal);
+      return done;
+    },
+  };
+
+  /** 2. Paused: say so and stop. An annotation out of its bounds needs a person. */
+  const paused: AgdStep = {
+    name: 'paused',
+    run(pass) {
+      const outcome = pausedOutcome(pass.obj);
+      if (!outcome) checkPollInterval(pass.obj);
+      return outcome;
+    },
+  };
+
+  /** A stall that needs a person holds until the object changes or a reconcile is requested. */
+  const holdWhileStalled: AgdStep = {
+    name: 'holdWhileStalled',
+    run(pass) {
+      const requested = takeReconcileRequest(pass.obj, pass.status);
+      const stalled = findCondition(pass.status.conditions, 'Stalled');
+      if (
+        stalled &&
+        stalled.observedGeneration === pass.generation &&
+        STICKY_STALL_REASONS.has(stalled.reason) &&
+        !requested
+      ) {
+        return { kind: 'stalled', reason: stalled.reason as Stall['reason'], message: stalled.message };
+      }
+      return undefined;
+    },
+  };
+
+  /**
+   * The finalizer goes on before the first create, so without it no earlier pass can have created
+   * anything: only an object that already had it may look for its deployment by name.
+   */
+  const ensureFinalizer: AgdStep = {
+    name: 'ensureFinalizer',
+    async run(pass) {
+      pass.mayHaveCreated = hasFinalizer(pass);
+      if (!pass.mayHaveCreated) await deps.addFinalizer(pass.obj, pass.signal);
+      return undefined;
+    },
+  };
+
+  /** 3. Credentials and secrets; anything missing is waiting, not an error. */
+  const resolve: AgdStep = {
+    name: 'resolve',
+    async run(pass) {
+      await readSecrets(deps, pass);
+      pass.credentials = credentialsOf(pass);
+      pass.client = deps.controlPlane(pass.credentials);
+      const resolved = resolveSecrets(pass.spec, pass.lookup);
+      if (!resolved.ok) {
+        const parts = [
+          ...(resolved.missing.length ? [`missing ${resolved.missing.join(', ')}`] : []),
+          ...resolved.invalid,
+        ];
+        throw new Wait('WaitingForSecret', `secrets cannot be resolved: ${parts.join('; ')}`);
+      }
+      pass.desired = toCreateRequest(pass.spec, pass.spec.name ?? pass.obj.metadata.name, resolved.secrets);
+      pass.digests = {
+        secrets: secretsDigest(
+          objectSecretsKey(deps.digestKey, pass.obj.metadata.uid ?? pass.obj.metadata.name),
+          resolved.secrets,
+        ),
+        unechoed: plainDigest([
+          pass.desired.source_config.install_command,
+          pass.desired.source_config.build_command,
+        ]),
+      };
+      return undefined;
+    },
+  };
+
+  /** 4. Find the deployment this object manages (recorded id, adoption, or an earlier pass's create). */
+  const observe: AgdStep = {
+    name: 'observe',
+    async run(pass) {
+      pass.observed = await external(pass).observe({ mayHaveCreated: pass.mayHaveCreated ?? false });
+      if (pass.observed && pass.credentials) {
+        deps.observer.track(pass.key, pass.credentials, pass.observed.id);
+        recordObserved(pass.status, pass.observed);
+      }
+      return undefined;
+    },
+  };
+
+  /** 5 and 6. Create what is missing; patch exactly what drifted; stall on what cannot change. */
+  const converge: AgdStep = {
+    name: 'converge',
+    async run(pass) {
+      const { desired, digests, credentials } = pass;
+      if (!desired || !digests || !credentials) throw new Error('converge ran before resolve');
+      const decision = decide({ desired, observed: pass.observed, digests, applied: pass.status });
+      switch (decision.action) {
+        case 'create': {
+          const created = await external(pass).create(decision.request);
+          deps.observer.track(pass.key, credentials, created.id);
+          recordApplied(pass.status, created, digests);
+          return progressing(
+            `deployment ${created.id} created; following revision ${created.latest_revision_id}`,
+          );
+        }
+        case 'stall':
+          throw new Stall(decision.reason, decision.message);
+        case 'patch': {
+          const id = pass.observed?.id as string;
+          const patched = await external(pass).update(id, decision.patch, decision.changed);
+          recordApplied(pass.status, patched, digests);
+          if (decision.createsRevision) {
+            return progressing(
+              `patched ${decision.changed.join(', ')}; following revision ${patched.latest_revision_id}`,
+            );
+          }
+          pass.observed = patched;
+          return undefined;
+        }
+        case 'none':
+          // Nothing to send: what the control plane has is what was applied.
+          pass.status.secretsDigest = digests.secrets;
+          pass.status.appliedConfigDigest = digests.unechoed;
+          return undefined;
+      }
+    },
+  };
+
+  /** 7. Follow the latest revision until DEPLOYED/SKIPPED or a failure. */
+  const followRevision: AgdStep = {
+    name: 'followRevision',
+    async run(pass) {
+      const { status } = pass;
+      const deployment = pass.observed;
+      if (!deployment) throw new Error('followRevision ran without a deployment');
+      const revisionId = deployment.latest_revision_id;
+      if (!revisionId) return progressing(`deployment ${deployment.id} has no revision yet`);
+      const known =
+        status.latestRevisionId === revisionId
+          ? (status.revisionStatus as RevisionStatus | undefined)
+          : undefined;
+      let revisionStatus = known;
+      if (!known || !isTerminal(known)) {
+        const revision = await external(pass).revision(deployment.id, revisionId);
+        revisionStatus = revision.status;
+        if (REVISION_SUCCEEDED.has(revision.status) && deployment.active_revision_id !== revisionId) {
+          // The snapshot predates the deploy: read the deployment once so status shows what now runs.
+          recordObserved(status, await external(pass).refresh(deployment.id));
+        }
+      }
+      status.latestRevisionId = revisionId;
+      status.revisionStatus = revisionStatus;
+      if (revisionStatus && REVISION_FAILED.has(revisionStatus)) {
+        throw new Stall(
+          'RevisionFailed',
+          `revision ${revisionId} ended in ${revisionStatus}; change the spec to try again`,
+        );
+      }
+      if (!revisionStatus || !REVISION_SUCCEEDED.has(revisionStatus)) {
+        return progressing(`revision ${revisionId} is ${revisionStatus ?? 'unknown'}`);
+      }
+      if (pass.spec.verification) return undefined;
+      return { kind: 'ready', reason: 'Succeeded', message: `revision ${revisionId} is ${revisionStatus}` };
+    },
+  };
+
+  /** 7b. The revision runs: prove it answers before calling the object Ready. */
+  const verify: AgdStep = {
+    name: 'verify',
+    async run(pass) {
+      const { obj, spec, status } = pass;
+      if (!spec.verification || !pass.credentials || !status.latestRevisionId) {
+        throw new Error('verify ran without verification, credentials or a revision');
+      }
+      const step = await deps.verifier.step({
+        key: pass.key,
+        namespace: obj.metadata.namespace ?? '',
+        name: obj.metadata.name,
+        uid: obj.metadata.uid ?? obj.metadata.name,
+        spec: spec.verification,
+        revisionId: status.latestRevisionId,
+        url: status.url,
+        credentials: pass.credentials,
+        record: status.verification,
+        log: pass.log,
+      });
+      status.verification = step.record;
+      pass.verified = step.view.verified;
+      const poll = pollIntervalOf(pass.obj, deps.pollIntervalMs);
+      pass.requeueAfterMs = Math.min(poll, step.requeueAfterMs ?? poll);
+      return step.view.outcome;
+    },
+  };
+
+  return [
+    finalize,
+    paused,
+    holdWhileStalled,
+    ensureFinalizer,
+    resolve,
+    observe,
+    converge,
+    followRevision,
+    verify,
+  ];
+}
+
+function isTerminal(s: RevisionStatus): boolean {
+  return REVISION_FAILED.has(s) || REVISION_SUCCEEDED.has(s);
+}

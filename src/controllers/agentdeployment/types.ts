@@ -1,0 +1,72 @@
+/**
+ * What the AgentDeployment reconciler needs from the world (so tests can hand it fakes), and the state
+ * one pass carries from step to step.
+ */
+import type {
+  AgentDeployment,
+  AgentDeploymentSpec,
+  AgentDeploymentStatus,
+} from '../../api/agentdeployment.ts';
+import type { ControlPlaneClient } from '../../controlplane/client.ts';
+import type { Credentials } from '../../controlplane/credentials.ts';
+import type { Deployment, DeploymentCreateRequest } from '../../controlplane/schemas.ts';
+import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
+import type { SecretLookup } from '../../translate/secrets.ts';
+import type { Verifier } from '../../verification/verifier.ts';
+import type { VerifiedCondition } from '../../verification/view.ts';
+import type { DeploymentObserver } from './observer.ts';
+
+/** The control-plane calls a reconcile makes. */
+export type DeploymentClient = Pick<
+  ControlPlaneClient,
+  | 'createDeployment'
+  | 'getDeployment'
+  | 'patchDeployment'
+  | 'deleteDeployment'
+  | 'findDeploymentsByName'
+  | 'getRevision'
+>;
+
+export interface AgentDeploymentDeps {
+  getObject(namespace: string, name: string): AgentDeployment | undefined;
+  /** A Secret's data (base64 values, as the API returns them); undefined when it does not exist. */
+  readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
+  writeStatus(obj: AgentDeployment, status: AgentDeploymentStatus, signal: AbortSignal): Promise<void>;
+  addFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
+  removeFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
+  recordEvent(obj: AgentDeployment, event: PendingEvent): void;
+  controlPlane(credentials: Credentials): DeploymentClient;
+  /** Batched observation: fresh snapshots instead of GETs, and which deployments to poll. */
+  observer: Pick<DeploymentObserver, 'fresh' | 'remember' | 'forget' | 'track' | 'untrack'>;
+  defaultCredentials: Partial<Credentials>;
+  /** Keys the secrets digest (per object, with its uid); never leaves the process. */
+  digestKey: string;
+  pollIntervalMs: number;
+  revisionPollMs: number;
+  /** Post-deploy verification (spec.verification). */
+  verifier: Pick<Verifier, 'step' | 'forget'>;
+  now(): Date;
+}
+
+/** Digests of what was applied: the secrets (keyed per object) and the fields the platform does not echo. */
+export interface AppliedDigests {
+  secrets: string;
+  unechoed: string;
+}
+
+export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeploymentStatus> {
+  spec: AgentDeploymentSpec;
+  /** The Secrets of the object's namespace this pass read, by name. */
+  lookup: SecretLookup;
+  /** Whether an earlier pass may have created the deployment (the finalizer was already on). */
+  mayHaveCreated?: boolean;
+  /** Set by the resolve step. */
+  credentials?: Credentials;
+  client?: DeploymentClient;
+  desired?: DeploymentCreateRequest;
+  digests?: AppliedDigests;
+  /** Set by the observe step: the deployment this object manages, when there is one. */
+  observed?: Deployment;
+  /** Set by the verify step. */
+  verified?: VerifiedCondition;
+}
