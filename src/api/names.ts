@@ -59,8 +59,25 @@ export const Reason = {
   Rejected: 'Rejected',
   /** The spec asks to change a field the control plane never changes after creation. */
   ImmutableFieldChanged: 'ImmutableFieldChanged',
-  /** The latest revision ended in CREATE_FAILED, BUILD_FAILED or DEPLOY_FAILED. */
+  /**
+   * The latest revision ended in CREATE_FAILED, BUILD_FAILED or DEPLOY_FAILED (after spec.retry's
+   * redeploys, when set); the redeploy-requested-at annotation or a spec change tries again.
+   */
   RevisionFailed: 'RevisionFailed',
+  /** The latest revision stayed in progress past spec.progressDeadline; the message names it and its status. */
+  ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
+  /**
+   * The spec states no secret while the deployment has some: the platform cannot remove every secret
+   * (an empty list means "unchanged"), so nothing is sent and nothing is recorded as applied.
+   */
+  SecretsRemovalUnsupported: 'SecretsRemovalUnsupported',
+  /**
+   * The platform is deleting the deployment: after this object's deletion (the finalizer stays until the
+   * deployment is gone), or by someone else (it is created again once gone).
+   */
+  Deleting: 'Deleting',
+  /** The deployment name is still held by a deployment the platform is deleting; created once it is free. */
+  WaitingForName: 'WaitingForName',
   /** The adopt annotation names a deployment that does not exist. */
   AdoptionFailed: 'AdoptionFailed',
   /** The adopt annotation names another deployment than the one this object manages. */
@@ -109,6 +126,12 @@ export const EventReason = {
   RevisionDeployed: 'RevisionDeployed',
   Verified: 'Verified',
   Deleted: 'Deleted',
+  /** A failed revision was redeployed (by the redeploy-requested-at annotation or spec.retry). */
+  Redeployed: 'Redeployed',
+  /** A redeploy request found nothing failed to redeploy (the latest revision is DEPLOYED). */
+  RedeploySkipped: 'RedeploySkipped',
+  /** Adoption took the secret values the platform does not reveal as current, instead of redeploying. */
+  SecretsTakenAsCurrent: 'SecretsTakenAsCurrent',
   Orphaned: 'Orphaned',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];

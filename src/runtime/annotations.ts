@@ -51,6 +51,14 @@ export function checkPollInterval(obj: KubernetesObject): void {
   }
 }
 
+/** A request annotation's value as status records it: its digest when longer than status allows. */
+function requestValue(obj: KubernetesObject, name: Annotation): string | undefined {
+  const value = annotationOf(obj, name);
+  return value === undefined || value.length <= MAX_RECORDED_REQUEST
+    ? value
+    : `sha256:${createHash('sha256').update(value).digest('hex')}`;
+}
+
 /**
  * Whether the reconcile-requested-at annotation carries a value not handled yet; records it as handled
  * in the status being built (by digest when it is longer than status allows).
@@ -59,12 +67,21 @@ export function takeReconcileRequest(
   obj: KubernetesObject,
   status: { lastHandledReconcileAt?: string | undefined },
 ): boolean {
-  const value = annotationOf(obj, Annotation.ReconcileRequestedAt);
-  const recorded =
-    value === undefined || value.length <= MAX_RECORDED_REQUEST
-      ? value
-      : `sha256:${createHash('sha256').update(value).digest('hex')}`;
+  const recorded = requestValue(obj, Annotation.ReconcileRequestedAt);
   const requested = recorded !== undefined && recorded !== status.lastHandledReconcileAt;
   status.lastHandledReconcileAt = recorded;
   return requested;
+}
+
+/**
+ * The redeploy-requested-at value not handled yet (as status.lastHandledRedeployAt will record it), or
+ * undefined. Unlike a reconcile request it is recorded only once acted on: a request made while a
+ * revision is still in progress waits for it to end.
+ */
+export function pendingRedeployRequest(
+  obj: KubernetesObject,
+  status: { lastHandledRedeployAt?: string | undefined },
+): string | undefined {
+  const recorded = requestValue(obj, Annotation.RedeployRequestedAt);
+  return recorded !== undefined && recorded !== status.lastHandledRedeployAt ? recorded : undefined;
 }
