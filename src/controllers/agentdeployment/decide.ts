@@ -1,9 +1,11 @@
 /**
  * The decision at the heart of a pass, pure: given what the object wants and what the control plane has,
- * create, leave alone, patch (with exactly what differs), or stall on a change the platform cannot make.
+ * create, leave alone, patch (with exactly what differs), wait while the platform deletes it, or stall on
+ * a change the platform cannot make (an immutable field, the removal of every secret).
  * The reconciler acts on it; a plan can print it.
  */
 import type { AgentDeploymentStatus } from '../../api/agentdeployment.ts';
+import { isDeleting } from '../../controlplane/progress.ts';
 import type {
   Deployment,
   DeploymentCreateRequest,
@@ -14,9 +16,16 @@ import type { AppliedDigests } from './types.ts';
 
 export type Decision =
   | { action: 'create'; request: DeploymentCreateRequest }
-  | { action: 'none' }
-  | { action: 'patch'; patch: DeploymentPatchRequest; changed: string[]; createsRevision: boolean }
-  | { action: 'stall'; reason: 'ImmutableFieldChanged'; message: string };
+  | { action: 'none'; secretsTakenAsCurrent: boolean }
+  | {
+      action: 'patch';
+      patch: DeploymentPatchRequest;
+      changed: string[];
+      createsRevision: boolean;
+      secretsTakenAsCurrent: boolean;
+    }
+  | { action: 'wait'; reason: 'Deleting'; message: string }
+  | { action: 'stall'; reason: 'ImmutableFieldChanged' | 'SecretsRemovalUnsupported'; message: string };
 
 export interface DecisionInput {
   desired: DeploymentCreateRequest;
@@ -31,11 +40,22 @@ export interface DecisionInput {
 export function decide(input: DecisionInput): Decision {
   const { desired, observed, digests, applied } = input;
   if (!observed) return { action: 'create', request: desired };
+  if (isDeleting(observed.status)) {
+    // Deleted outside this object: nothing can change it now; once gone it is created again.
+    return {
+      action: 'wait',
+      reason: 'Deleting',
+      message: `deployment ${observed.id} is being deleted on the platform (${observed.status}) by someone else; it is created again once it is gone`,
+    };
+  }
   const drift = computeDrift({
     desired,
     observed,
     secretsDigest: { desired: digests.secrets, applied: applied.secretsDigest },
     unechoedDigest: { desired: digests.unechoed, applied: applied.appliedConfigDigest },
+    // A deployment observed with no digest recorded was adopted (by annotation, or found by name after
+    // a status was lost): masked secret values are taken as current rather than redeployed to find out.
+    adoptUnrevealedSecrets: true,
   });
   if (drift.immutable.length > 0) {
     const fields = drift.immutable.map(
@@ -47,11 +67,21 @@ export function decide(input: DecisionInput): Decision {
       message: `the control plane cannot change ${fields.join(', ')}; revert the spec or create a new object`,
     };
   }
-  if (!drift.patch) return { action: 'none' };
+  if (drift.secrets === 'removeAllUnsupported') {
+    const names = observed.secrets.map((s) => s.name).join(', ');
+    return {
+      action: 'stall',
+      reason: 'SecretsRemovalUnsupported',
+      message: `the spec states no secrets but the deployment still has ${names}: the platform cannot remove every secret (an empty list means "unchanged"), so nothing is sent; keep at least one secret in the spec, or delete the object and create it again`,
+    };
+  }
+  const secretsTakenAsCurrent = drift.secrets === 'takenAsCurrent';
+  if (!drift.patch) return { action: 'none', secretsTakenAsCurrent };
   return {
     action: 'patch',
     patch: drift.patch,
     changed: drift.changed,
     createsRevision: drift.createsRevision,
+    secretsTakenAsCurrent,
   };
 }

@@ -5,15 +5,16 @@
  * keeps the observer's bookkeeping, so the steps read as decisions. Each action records the event that
  * says what it did; none writes status or conditions.
  */
-import { Annotation, EventReason } from '../../api/names.ts';
+import { Annotation, EventReason, Reason } from '../../api/names.ts';
 import { BadRequestError, NotFoundError } from '../../controlplane/errors.ts';
+import { isDeleting, revisionAgeMs, revisionPollDelayMs } from '../../controlplane/progress.ts';
 import type {
   Deployment,
   DeploymentCreateRequest,
   DeploymentPatchRequest,
   Revision,
 } from '../../controlplane/schemas.ts';
-import { Stall } from '../../runtime/outcome.ts';
+import { Stall, Wait } from '../../runtime/outcome.ts';
 import { forgetDeployment } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
@@ -26,9 +27,14 @@ export interface ExternalDeployment {
     patch: DeploymentPatchRequest,
     changed: readonly string[],
   ): Promise<Deployment>;
-  /** Deletes what this object manages (recorded id, or what an earlier pass may have created). */
-  delete(options: { mayHaveCreated: boolean }): Promise<void>;
+  /**
+   * Deletes what this object manages (recorded id, or what an earlier pass may have created), once:
+   * a deployment the platform is already deleting is not asked again. Returns those still there.
+   */
+  delete(options: { mayHaveCreated: boolean; deleteTracingProject?: boolean }): Promise<Deployment[]>;
   revision(deploymentId: string, revisionId: string): Promise<Revision>;
+  /** Starts a new revision from an existing one's configuration; `why` goes in the event. */
+  redeploy(deploymentId: string, revisionId: string, why: string): Promise<Deployment>;
   /** A first-hand read, when a snapshot is known to be older than what happened. */
   refresh(deploymentId: string): Promise<Deployment>;
 }
@@ -48,6 +54,26 @@ export function externalDeployment(
     const current = await client.getDeployment(id);
     observer.remember(current);
     return current;
+  };
+
+  const getIfExists = async (id: string): Promise<Deployment | undefined> => {
+    try {
+      return await client.getDeployment(id);
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  };
+
+  /** A name refused because a deployment the platform is deleting still holds it: wait, do not stall. */
+  const waitForNameIfDeleting = async (): Promise<void> => {
+    const holder = (await client.findDeploymentsByName(deploymentName)).find((d) => isDeleting(d.status));
+    if (!holder) return;
+    throw new Wait(
+      'WaitingForName',
+      `the name ${deploymentName} is still held by deployment ${holder.id}, which the platform is deleting (${holder.status}); it is created once the name is free`,
+      revisionPollDelayMs(revisionAgeMs(holder.updated_at, deps.now().getTime()), deps.revisionPollMs),
+    );
   };
 
   const observeRecorded = async (id: string): Promise<Deployment | undefined> => {
@@ -99,8 +125,11 @@ export function externalDeployment(
         return adopt(adoptId);
       }
       if (!mayHaveCreated) return undefined;
-      // No id recorded, but an earlier pass may have created it and died before writing status.
-      const existing = (await client.findDeploymentsByName(deploymentName))[0];
+      // No id recorded, but an earlier pass may have created it and died before writing status. One the
+      // platform is deleting is not it (it only holds the name until it is gone).
+      const existing = (await client.findDeploymentsByName(deploymentName)).find(
+        (d) => !isDeleting(d.status),
+      );
       if (!existing) return undefined;
       observer.remember(existing);
       status.deploymentId = existing.id;
@@ -115,6 +144,7 @@ export function externalDeployment(
       } catch (err) {
         // A name already taken by a deployment this object did not create is for a person to settle.
         if (!(err instanceof BadRequestError)) throw err;
+        await waitForNameIfDeleting();
         throw new Stall(
           'Rejected',
           `${err.message}. If an existing deployment of that name should be managed by this object, set the annotation ${Annotation.AdoptDeploymentId} to its id; otherwise choose another spec.name`,
@@ -136,23 +166,49 @@ export function externalDeployment(
       return patched;
     },
 
-    async delete({ mayHaveCreated }) {
+    async delete({ mayHaveCreated, deleteTracingProject }) {
       const ids = status.deploymentId
         ? [status.deploymentId]
         : mayHaveCreated
           ? (await client.findDeploymentsByName(deploymentName)).map((d) => d.id)
           : [];
+      const remaining: Deployment[] = [];
       for (const id of ids) {
-        try {
-          await client.deleteDeployment(id);
-          note(EventReason.Deleted, `deleted deployment ${id}`);
-        } catch (err) {
-          if (!(err instanceof NotFoundError)) throw err;
+        const before = await getIfExists(id);
+        if (!before) continue;
+        if (!isDeleting(before.status)) {
+          try {
+            await client.deleteDeployment(id, { ...(deleteTracingProject ? { deleteTracingProject } : {}) });
+          } catch (err) {
+            if (!(err instanceof NotFoundError)) throw err;
+          }
+        }
+        // The platform deletes asynchronously: look again, so a quick deletion ends in this pass.
+        const after = await getIfExists(id);
+        if (!after) note(EventReason.Deleted, `deleted deployment ${id}`);
+        else {
+          if (!isDeleting(before.status)) {
+            note(
+              Reason.Deleting,
+              `deletion of deployment ${id} requested; the platform reports ${after.status}`,
+            );
+          }
+          remaining.push(after);
         }
       }
+      return remaining;
     },
 
     revision: (deploymentId, revisionId) => client.getRevision(deploymentId, revisionId),
+    async redeploy(deploymentId, revisionId, why) {
+      const redeployed = await client.redeployRevision(deploymentId, revisionId);
+      observer.remember(redeployed);
+      note(
+        EventReason.Redeployed,
+        `redeployed revision ${revisionId} (${why}); new revision ${redeployed.latest_revision_id}`,
+      );
+      return redeployed;
+    },
     refresh: read,
   };
 }

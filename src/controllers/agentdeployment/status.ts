@@ -16,9 +16,11 @@ export function recordObserved(s: AgentDeploymentStatus, d: Deployment): void {
   s.repoCommitSha = d.source_revision_config.repo_commit_sha ?? undefined;
 }
 
+/** A new configuration was applied: spec.retry's count starts over for it. */
 export function recordApplied(s: AgentDeploymentStatus, d: Deployment, digests: AppliedDigests): void {
   s.secretsDigest = digests.secrets;
   s.appliedConfigDigest = digests.unechoed;
+  delete s.retries;
   recordObserved(s, d);
 }
 

@@ -4,12 +4,13 @@
  * pass with an outcome. Conditions, events for condition changes and the status write happen after the
  * last step, in the shell.
  */
-import { FINALIZER, STICKY_STALL_REASONS } from '../../api/names.ts';
+import { Annotation, EventReason, FINALIZER, STICKY_STALL_REASONS } from '../../api/names.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
-import { REVISION_FAILED, REVISION_SUCCEEDED, type RevisionStatus } from '../../controlplane/schemas.ts';
+import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
 import {
   checkPollInterval,
   pausedOutcome,
+  pendingRedeployRequest,
   pollIntervalOf,
   takeReconcileRequest,
 } from '../../runtime/annotations.ts';
@@ -26,6 +27,13 @@ import {
 } from '../../translate/secrets.ts';
 import { decide } from './decide.ts';
 import { externalDeployment } from './external.ts';
+import {
+  decideFollow,
+  type FollowInput,
+  followDeletion,
+  progressDeadlineOf,
+  retryPolicyOf,
+} from './follow.ts';
 import { recordApplied, recordObserved } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
@@ -63,10 +71,14 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       const done: Outcome = { kind: 'deleted', reason: 'Succeeded', message: 'deletion policy applied' };
       if (!hasFinalizer(pass)) return done;
       if ((pass.spec.deletionPolicy ?? 'Delete') === 'Delete') {
+        let remaining: Deployment[];
         try {
           await readSecrets(deps, pass);
           pass.client = deps.controlPlane(credentialsOf(pass));
-          await external(pass).delete({ mayHaveCreated: true });
+          remaining = await external(pass).delete({
+            mayHaveCreated: true,
+            deleteTracingProject: pass.spec.deleteTracingProject ?? false,
+          });
         } catch (err) {
           const cause = outcomeOf(err);
           throw new Retry(
@@ -74,6 +86,17 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
             `deleting the deployment failed: ${cause.message}; the finalizer stays (set spec.deletionPolicy to Orphan to release it)`,
             (err as { retryAfterMs?: number }).retryAfterMs,
           );
+        }
+        if (remaining.length > 0) {
+          const deleting = followDeletion({
+            remaining,
+            deletionTimestamp: pass.obj.metadata.deletionTimestamp,
+            minPollMs: deps.revisionPollMs,
+            nowMs: deps.now().getTime(),
+          });
+          pass.status.deploymentStatus = remaining[0]?.status;
+          pass.requeueAfterMs = deleting.requeueAfterMs;
+          return deleting.outcome;
         }
       } else {
         pass.events.push({
@@ -178,6 +201,13 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       const { desired, digests, credentials } = pass;
       if (!desired || !digests || !credentials) throw new Error('converge ran before resolve');
       const decision = decide({ desired, observed: pass.observed, digests, applied: pass.status });
+      if ((decision.action === 'none' || decision.action === 'patch') && decision.secretsTakenAsCurrent) {
+        pass.events.push({
+          type: 'Normal',
+          reason: EventReason.SecretsTakenAsCurrent,
+          message: `the platform does not reveal secret values: took ${desired.secrets.map((s) => s.name).join(', ')} as current instead of redeploying; the next change to a secret is sent`,
+        });
+      }
       switch (decision.action) {
         case 'create': {
           const created = await external(pass).create(decision.request);
@@ -189,6 +219,8 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         }
         case 'stall':
           throw new Stall(decision.reason, decision.message);
+        case 'wait':
+          return { kind: 'waiting', reason: decision.reason, message: decision.message };
         case 'patch': {
           const id = pass.observed?.id as string;
           const patched = await external(pass).update(id, decision.patch, decision.changed);
@@ -210,41 +242,76 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     },
   };
 
-  /** 7. Follow the latest revision until DEPLOYED/SKIPPED or a failure. */
+  /**
+   * 7. Follow the latest revision to the end (follow.ts decides): redeploy a failed one when asked
+   * (annotation) or allowed (spec.retry), stall a failure or a revision past its deadline, and call the
+   * object Ready only when the revision is DEPLOYED and the deployment READY.
+   */
   const followRevision: AgdStep = {
     name: 'followRevision',
     async run(pass) {
       const { status } = pass;
-      const deployment = pass.observed;
+      let deployment = pass.observed;
       if (!deployment) throw new Error('followRevision ran without a deployment');
       const revisionId = deployment.latest_revision_id;
       if (!revisionId) return progressing(`deployment ${deployment.id} has no revision yet`);
-      const known =
-        status.latestRevisionId === revisionId
-          ? (status.revisionStatus as RevisionStatus | undefined)
-          : undefined;
-      let revisionStatus = known;
-      if (!known || !isTerminal(known)) {
-        const revision = await external(pass).revision(deployment.id, revisionId);
-        revisionStatus = revision.status;
-        if (REVISION_SUCCEEDED.has(revision.status) && deployment.active_revision_id !== revisionId) {
+      const known = status.latestRevisionId === revisionId ? status.revisionStatus : undefined;
+      let revision: FollowInput['revision'] = { id: revisionId, status: known ?? 'UNKNOWN' };
+      // A revision that ran to the end is not read again; any other is (its times drive deadline and retry).
+      if (!known || !REVISION_SUCCEEDED.has(known)) {
+        const read = await external(pass).revision(deployment.id, revisionId);
+        revision = {
+          id: revisionId,
+          status: read.status,
+          createdAt: read.created_at,
+          updatedAt: read.updated_at,
+        };
+        if (REVISION_SUCCEEDED.has(read.status) && deployment.active_revision_id !== revisionId) {
           // The snapshot predates the deploy: read the deployment once so status shows what now runs.
-          recordObserved(status, await external(pass).refresh(deployment.id));
+          deployment = await external(pass).refresh(deployment.id);
+          recordObserved(status, deployment);
         }
       }
       status.latestRevisionId = revisionId;
-      status.revisionStatus = revisionStatus;
-      if (revisionStatus && REVISION_FAILED.has(revisionStatus)) {
-        throw new Stall(
-          'RevisionFailed',
-          `revision ${revisionId} ended in ${revisionStatus}; change the spec to try again`,
+      status.revisionStatus = revision.status;
+      const request = pendingRedeployRequest(pass.obj, status);
+      const decision = decideFollow({
+        deployment,
+        revision,
+        progressDeadlineMs: progressDeadlineOf(pass.spec),
+        retry: retryPolicyOf(pass.spec),
+        retries: status.retries ?? 0,
+        redeployRequest: request,
+        minPollMs: deps.revisionPollMs,
+        nowMs: deps.now().getTime(),
+      });
+      if (decision.action === 'redeploy') {
+        const redeployed = await external(pass).redeploy(deployment.id, revisionId, decision.why);
+        if (decision.trigger === 'retry') status.retries = (status.retries ?? 0) + 1;
+        if (decision.requestHandled) status.lastHandledRedeployAt = request;
+        recordObserved(status, redeployed);
+        return progressing(
+          `revision ${revisionId} redeployed (${decision.why}); following revision ${redeployed.latest_revision_id}`,
         );
       }
-      if (!revisionStatus || !REVISION_SUCCEEDED.has(revisionStatus)) {
-        return progressing(`revision ${revisionId} is ${revisionStatus ?? 'unknown'}`);
+      if (decision.requestHandled) {
+        status.lastHandledRedeployAt = request;
+        pass.events.push({
+          type: 'Normal',
+          reason: EventReason.RedeploySkipped,
+          message: `annotation ${Annotation.RedeployRequestedAt}=${request}: revision ${revisionId} is ${revision.status}, nothing to redeploy`,
+        });
       }
-      if (pass.spec.verification) return undefined;
-      return { kind: 'ready', reason: 'Succeeded', message: `revision ${revisionId} is ${revisionStatus}` };
+      switch (decision.action) {
+        case 'stall':
+          throw new Stall(decision.reason, decision.message);
+        case 'progressing':
+          pass.requeueAfterMs = decision.requeueAfterMs;
+          return progressing(decision.message);
+        case 'ready':
+          if (pass.spec.verification) return undefined;
+          return { kind: 'ready', reason: 'Succeeded', message: decision.message };
+      }
     },
   };
 
@@ -287,8 +354,4 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     followRevision,
     verify,
   ];
-}
-
-function isTerminal(s: RevisionStatus): boolean {
-  return REVISION_FAILED.has(s) || REVISION_SUCCEEDED.has(s);
 }

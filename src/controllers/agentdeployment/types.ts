@@ -25,6 +25,7 @@ export type DeploymentClient = Pick<
   | 'deleteDeployment'
   | 'findDeploymentsByName'
   | 'getRevision'
+  | 'redeployRevision'
 >;
 
 export interface AgentDeploymentDeps {
