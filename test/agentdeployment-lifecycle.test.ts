@@ -22,9 +22,6 @@ import {
 
 const LISTENER = defaultListeners()[0]?.id as string;
 
-// The tests marked it.skip need the reconcile wiring of issue 13's second phase (after the issue-11
-// refactor of the reconciler lands); each fails on the current reconciler, which is why they exist.
-
 const externalImage = (name: string, spec: Record<string, unknown> = {}, resourceSpec: object = {}) => ({
   metadata: { name },
   spec: {
@@ -104,7 +101,7 @@ describe('removals reach the platform', () => {
     await waitReady(h, 'removals');
   });
 
-  it.skip('removing every secret is reported, never recorded as applied', async () => {
+  it('removing every secret is reported, never recorded as applied', async () => {
     await createAgd(h, externalImage('all-secrets', { secrets: [{ name: 'ONLY', value: 'a' }] }));
     const ready = await waitReady(h, 'all-secrets');
     await mergePatchAgd(h, 'all-secrets', { spec: { secrets: null } });
@@ -148,7 +145,7 @@ describe('defaults never read as drift', () => {
 });
 
 describe('adoption', () => {
-  it.skip('an adoption with secrets makes no PATCH; an Event says the secrets were taken as current', async () => {
+  it('an adoption with secrets makes no PATCH; an Event says the secrets were taken as current', async () => {
     const existing = await client.createDeployment({
       name: 'adopt-secrets',
       source: 'external_image',
@@ -172,7 +169,7 @@ describe('adoption', () => {
 });
 
 describe('failed and stuck revisions', () => {
-  it.skip('a failed revision is retried by annotation, once per value', async () => {
+  it('a failed revision is retried by annotation, once per value', async () => {
     h.sim.failRevisions({ deploymentName: 'retry-by-hand', at: 'DEPLOY' });
     await createAgd(h, externalImage('retry-by-hand'));
     await conditionTrue('retry-by-hand', 'Stalled', 'RevisionFailed');
@@ -192,7 +189,7 @@ describe('failed and stuck revisions', () => {
     ).toHaveLength(1);
   });
 
-  it.skip('spec.retry redeploys a DEPLOY_FAILED revision by itself', async () => {
+  it('spec.retry redeploys a DEPLOY_FAILED revision by itself', async () => {
     h.sim.failRevisions({ deploymentName: 'retry-auto', at: 'DEPLOY' });
     await createAgd(h, externalImage('retry-auto', { retry: { limit: 2, backoff: '1s' } }));
     const obj = await waitReady(h, 'retry-auto');
@@ -208,7 +205,7 @@ describe('failed and stuck revisions', () => {
     expect(h.sim.revisions(id)).toHaveLength(1);
   });
 
-  it.skip('a revision stuck past spec.progressDeadline stalls, naming the revision and its status', async () => {
+  it('a revision stuck past spec.progressDeadline stalls, naming the revision and its status', async () => {
     h.sim.scriptRevisions({ deploymentName: 'stuck', hold: 'QUEUED' });
     await createAgd(h, externalImage('stuck', { progressDeadline: '5s' }));
     const { obj, c } = await conditionTrue('stuck', 'Stalled', 'ProgressDeadlineExceeded');
@@ -217,7 +214,7 @@ describe('failed and stuck revisions', () => {
     expect(condition(obj, 'Ready')?.status).toBe('False');
   });
 
-  it.skip('Ready needs the deployment READY: an UNKNOWN deployment says what Ready waits for', async () => {
+  it('Ready needs the deployment READY: an UNKNOWN deployment says what Ready waits for', async () => {
     await createAgd(h, externalImage('unknown-status'));
     const ready = await waitReady(h, 'unknown-status');
     h.sim.setDeploymentStatus(ready.status?.deploymentId as string, 'UNKNOWN');
@@ -230,7 +227,7 @@ describe('failed and stuck revisions', () => {
 });
 
 describe('deletion is followed to the end', () => {
-  it.skip('the finalizer stays while the platform deletes; status shows Deleting with its state', async () => {
+  it('the finalizer stays while the platform deletes; status shows Deleting with its state', async () => {
     await createAgd(h, externalImage('deleting', { deleteTracingProject: true }));
     const ready = await waitReady(h, 'deleting');
     const id = ready.status?.deploymentId as string;
@@ -259,7 +256,7 @@ describe('deletion is followed to the end', () => {
     expect(deploymentNamed('deleting')).toBeUndefined();
   });
 
-  it.skip('re-creating the same name right after a delete waits for the name instead of stalling', async () => {
+  it('re-creating the same name right after a delete waits for the name instead of stalling', async () => {
     await createAgd(h, externalImage('reuse-a', { name: 'reused-name' }));
     await waitReady(h, 'reuse-a');
     h.sim.holdDeletions(true);
