@@ -256,6 +256,37 @@ describe('deletion is followed to the end', () => {
     expect(deploymentNamed('deleting')).toBeUndefined();
   });
 
+  it('a deployment someone else deletes is Deleting, nothing is sent to it, then it is created again', async () => {
+    await createAgd(h, externalImage('deleted-elsewhere'));
+    const ready = await waitReady(h, 'deleted-elsewhere');
+    const id = ready.status?.deploymentId as string;
+    h.sim.holdDeletions(true);
+    try {
+      await client.deleteDeployment(id);
+      // A change the object would otherwise PATCH: nothing may change while the platform deletes (a
+      // PATCH sent on a snapshot from before the DELETE is refused, and read as Deleting, not a failure).
+      await mergePatchAgd(h, 'deleted-elsewhere', {
+        spec: { sourceRevisionConfig: { imageUri: 'registry.example.com/agent:2' } },
+      });
+      const { c } = await conditionTrue('deleted-elsewhere', 'Reconciling', 'Deleting');
+      expect(c.message).toContain(id);
+      expect(c.message).toContain('AWAITING_DELETE');
+      expect(patchesOf(id).filter((r) => r.status !== 409)).toHaveLength(0);
+      await sleep(1_500);
+      expect(condition(await getAgd(h, 'deleted-elsewhere'), 'Reconciling')?.reason).toBe('Deleting');
+    } finally {
+      h.sim.holdDeletions(false);
+    }
+    const again = await eventually(async () => {
+      const o = await getAgd(h, 'deleted-elsewhere');
+      return condition(o, 'Ready')?.status === 'True' && o.status?.deploymentId !== id ? o : undefined;
+    }, 'created again and Ready');
+    expect(deploymentNamed('deleted-elsewhere')?.source_revision_config.image_uri).toBe(
+      'registry.example.com/agent:2',
+    );
+    expect(again.status?.deploymentId).toBe(deploymentNamed('deleted-elsewhere')?.id);
+  });
+
   it('re-creating the same name right after a delete waits for the name instead of stalling', async () => {
     await createAgd(h, externalImage('reuse-a', { name: 'reused-name' }));
     await waitReady(h, 'reuse-a');

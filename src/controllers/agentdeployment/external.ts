@@ -6,7 +6,7 @@
  * says what it did; none writes status or conditions.
  */
 import { Annotation, EventReason, Reason } from '../../api/names.ts';
-import { BadRequestError, NotFoundError } from '../../controlplane/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../../controlplane/errors.ts';
 import { isDeleting, revisionAgeMs, revisionPollDelayMs } from '../../controlplane/progress.ts';
 import type {
   Deployment,
@@ -74,6 +74,24 @@ export function externalDeployment(
       `the name ${deploymentName} is still held by deployment ${holder.id}, which the platform is deleting (${holder.status}); it is created once the name is free`,
       revisionPollDelayMs(revisionAgeMs(holder.updated_at, deps.now().getTime()), deps.revisionPollMs),
     );
+  };
+
+  /**
+   * A change refused with 409 because the platform started deleting the deployment after the snapshot
+   * this pass acted on: wait (`Deleting`) instead of retrying as a failure.
+   */
+  const waitIfDeleting = async (id: string, err: unknown): Promise<never> => {
+    if (err instanceof ConflictError) {
+      const current = await getIfExists(id);
+      if (current && isDeleting(current.status)) {
+        observer.remember(current);
+        throw new Wait(
+          'Deleting',
+          `deployment ${id} is being deleted on the platform (${current.status}) by someone else; it is created again once it is gone`,
+        );
+      }
+    }
+    throw err;
   };
 
   const observeRecorded = async (id: string): Promise<Deployment | undefined> => {
@@ -156,7 +174,9 @@ export function externalDeployment(
     },
 
     async update(deploymentId, patch, changed) {
-      const patched = await client.patchDeployment(deploymentId, patch);
+      const patched = await client
+        .patchDeployment(deploymentId, patch)
+        .catch((err: unknown) => waitIfDeleting(deploymentId, err));
       observer.remember(patched);
       const revision =
         patched.latest_revision_id !== status.latestRevisionId
@@ -201,7 +221,9 @@ export function externalDeployment(
 
     revision: (deploymentId, revisionId) => client.getRevision(deploymentId, revisionId),
     async redeploy(deploymentId, revisionId, why) {
-      const redeployed = await client.redeployRevision(deploymentId, revisionId);
+      const redeployed = await client
+        .redeployRevision(deploymentId, revisionId)
+        .catch((err: unknown) => waitIfDeleting(deploymentId, err));
       observer.remember(redeployed);
       note(
         EventReason.Redeployed,
