@@ -256,7 +256,7 @@ describe('deletion is followed to the end', () => {
     expect(deploymentNamed('deleting')).toBeUndefined();
   });
 
-  it('a deployment someone else deletes is Deleting, nothing is sent to it, then it is created again', async () => {
+  it('a deployment someone else deletes is Deleting, nothing changes on it, then it is created again', async () => {
     await createAgd(h, externalImage('deleted-elsewhere'));
     const ready = await waitReady(h, 'deleted-elsewhere');
     const id = ready.status?.deploymentId as string;
