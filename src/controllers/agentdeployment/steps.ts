@@ -61,7 +61,10 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
   const credentialsOf = (pass: AgentDeploymentPass) =>
     resolveCredentials(pass.spec.credentialsSecretRef, pass.lookup, deps.defaultCredentials);
 
-  /** 1. Deleted: apply the deletion policy, then release the finalizer. */
+  /**
+   * 1. Deleted: apply the deletion policy, then release the finalizer, once the platform no longer has
+   * the deployment (it deletes asynchronously: until then the object says Deleting).
+   */
   const finalize: AgdStep = {
     name: 'finalize',
     async run(pass) {
@@ -256,9 +259,10 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       const revisionId = deployment.latest_revision_id;
       if (!revisionId) return progressing(`deployment ${deployment.id} has no revision yet`);
       const known = status.latestRevisionId === revisionId ? status.revisionStatus : undefined;
-      let revision: FollowInput['revision'] = { id: revisionId, status: known ?? 'UNKNOWN' };
+      let revision: FollowInput['revision'];
       // A revision that ran to the end is not read again; any other is (its times drive deadline and retry).
-      if (!known || !REVISION_SUCCEEDED.has(known)) {
+      if (known && REVISION_SUCCEEDED.has(known)) revision = { id: revisionId, status: known };
+      else {
         const read = await external(pass).revision(deployment.id, revisionId);
         revision = {
           id: revisionId,
