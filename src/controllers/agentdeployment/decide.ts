@@ -37,16 +37,17 @@ export interface DecisionInput {
   applied: Pick<AgentDeploymentStatus, 'secretsDigest' | 'appliedConfigDigest'>;
 }
 
+/** What the object says while someone else's deletion of its deployment runs. */
+export function deletedElsewhere(d: Pick<Deployment, 'id' | 'status'>): string {
+  return `deployment ${d.id} is being deleted on the platform (${d.status}) by someone else; it is created again once it is gone`;
+}
+
 export function decide(input: DecisionInput): Decision {
   const { desired, observed, digests, applied } = input;
   if (!observed) return { action: 'create', request: desired };
   if (isDeleting(observed.status)) {
     // Deleted outside this object: nothing can change it now; once gone it is created again.
-    return {
-      action: 'wait',
-      reason: 'Deleting',
-      message: `deployment ${observed.id} is being deleted on the platform (${observed.status}) by someone else; it is created again once it is gone`,
-    };
+    return { action: 'wait', reason: 'Deleting', message: deletedElsewhere(observed) };
   }
   const drift = computeDrift({
     desired,

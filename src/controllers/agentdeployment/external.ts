@@ -15,6 +15,7 @@ import type {
   Revision,
 } from '../../controlplane/schemas.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
+import { deletedElsewhere } from './decide.ts';
 import { forgetDeployment } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
@@ -85,10 +86,7 @@ export function externalDeployment(
       const current = await getIfExists(id);
       if (current && isDeleting(current.status)) {
         observer.remember(current);
-        throw new Wait(
-          'Deleting',
-          `deployment ${id} is being deleted on the platform (${current.status}) by someone else; it is created again once it is gone`,
-        );
+        throw new Wait('Deleting', deletedElsewhere(current));
       }
     }
     throw err;
