@@ -5,8 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
+import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
 import {
+  AGD_PATH,
   condition,
   createAgd,
   deleteAgd,
@@ -164,6 +166,29 @@ describe('adoption', () => {
     await sleep(1_500);
     expect(patchesOf(existing.id)).toHaveLength(0);
     const reasons = (await listEvents(h, 'adopt-secrets')).map((e) => e.reason);
+    expect(reasons).toContain('SecretsTakenAsCurrent');
+  });
+  it('an object restored without its status finds its deployment and makes no PATCH', async () => {
+    await createAgd(h, externalImage('restored', { secrets: [{ name: 'TOKEN', value: 'kept' }] }));
+    const ready = await waitReady(h, 'restored');
+    const id = ready.status?.deploymentId as string;
+    const patches = patchesOf(id).length;
+    // As a restore from git or a backup without status would leave it (the finalizer kept).
+    await kubeRequest(h.kc, {
+      method: 'PATCH',
+      path: `${AGD_PATH(h.ns)}/restored/status`,
+      body: { status: null },
+      contentType: 'application/merge-patch+json',
+    });
+    const again = await eventually(async () => {
+      const o = await getAgd(h, 'restored');
+      return o.status?.deploymentId && condition(o, 'Ready')?.status === 'True' ? o : undefined;
+    }, 'restored Ready again');
+    expect(again.status?.deploymentId).toBe(id);
+    await sleep(1_500);
+    expect(patchesOf(id)).toHaveLength(patches);
+    expect(h.sim.revisions(id)).toHaveLength(1);
+    const reasons = (await listEvents(h, 'restored')).map((e) => e.reason);
     expect(reasons).toContain('SecretsTakenAsCurrent');
   });
 });
