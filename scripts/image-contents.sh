@@ -11,7 +11,7 @@ target=${2:?usage: image-contents.sh SOURCE_DIR TARGET_DIR}
 mkdir -p "$target"
 cp "$src_dir/package.json" "$src_dir/package-lock.json" "$target/"
 # The simulator and the local API-server launcher are for development and tests only.
-(cd "$src_dir" && find src -type f -name '*.ts' ! -name '*.test.ts' \
+(cd "$src_dir" && find src -type f \( -name '*.ts' -o -name '*.json' \) ! -name '*.test.ts' \
   ! -path 'src/simulator/*' ! -path 'src/localcluster/*' -print0) |
   while IFS= read -r -d '' file; do
     mkdir -p "$target/$(dirname "$file")"
