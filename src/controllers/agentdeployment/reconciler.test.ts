@@ -1,0 +1,779 @@
+/**
+ * The whole AgentDeployment pass as a decision table, without a cluster: the real reconciler and steps,
+ * the real control-plane client against the simulator over HTTP, and Kubernetes replaced by an
+ * in-memory object whose status, finalizers and events the table reads. Each row is one step of the
+ * README's "How a reconcile decides": the state before a pass, then what that pass sent to the control
+ * plane, which conditions it left, which events it recorded and whether it wrote status.
+ */
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
+import { Annotation, FINALIZER } from '../../api/names.ts';
+import { ControlPlanePools } from '../../controlplane/pools.ts';
+import type { ReconcileResult } from '../../runtime/controller.ts';
+import type { PendingEvent } from '../../runtime/reconcile-shell.ts';
+import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../../simulator/index.ts';
+import { Verifier } from '../../verification/verifier.ts';
+import { agentDeploymentReconciler } from './reconciler.ts';
+
+const LISTENER = defaultListeners()[0]?.id as string;
+const KEY = 'team-a/agent';
+const POLL_MS = 60_000;
+const REVISION_POLL_MS = 5_000;
+const silent = pino({ level: 'silent' });
+
+/** What one pass did, in the table's words. */
+interface PassRecord {
+  /** Control-plane calls, short: create, list, get, patch, delete, revision, redeploy. */
+  calls: string[];
+  statusWrites: number;
+  /** `Type/Reason` of each event. */
+  events: string[];
+  result?: ReconcileResult;
+  error?: unknown;
+}
+
+/** The cluster side of one object, in memory: the "cache", status writes, finalizers and events. */
+interface World {
+  obj: AgentDeployment;
+  /** True once the finalizer came off a deleted object (the API server would drop it). */
+  gone: boolean;
+  secrets: Map<string, Record<string, string>>;
+  events: PendingEvent[];
+  statusWrites: AgentDeploymentStatus[];
+  clockMs: number;
+  pass(): Promise<PassRecord>;
+  /** Changes the object as a `kubectl apply` would: a new generation. */
+  edit(change: (obj: AgentDeployment) => void): void;
+}
+
+let sim: Simulator;
+/** One set of pools per world: a Retry-After pauses a credential, and must not leak into the next row. */
+const openPools: ControlPlanePools[] = [];
+
+beforeAll(async () => {
+  // Revisions move only when a row says so: an hour per simulated step.
+  sim = await startSimulator({ revisionStepMs: 3_600_000 });
+});
+afterAll(() => sim.close());
+afterEach(async () => {
+  await Promise.all(openPools.splice(0).map((p) => p.close()));
+});
+beforeEach(() => {
+  sim.clearFaults();
+  sim.holdDeletions(false);
+  for (const d of sim.deployments()) sim.deleteDeploymentBehindOperator(d.id);
+});
+
+const CALL_NAMES: Record<string, string> = {
+  'POST /v2/deployments': 'create',
+  'GET /v2/deployments': 'list',
+  'GET /v2/deployments/{deployment_id}': 'get',
+  'PATCH /v2/deployments/{deployment_id}': 'patch',
+  'DELETE /v2/deployments/{deployment_id}': 'delete',
+  'GET /v2/deployments/{deployment_id}/revisions/{revision_id}': 'revision',
+  'POST /v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy': 'redeploy',
+};
+
+const AGENT_SERVER_PREFIX = '/deployments/{deployment_id}';
+
+/** A control-plane call by its short name; an agent-server call as `agent METHOD route`. */
+function callName(r: { method: string; route: string; path: string }): string {
+  if (r.route.startsWith(AGENT_SERVER_PREFIX)) {
+    return `agent ${r.method} ${r.route.slice(AGENT_SERVER_PREFIX.length)}`;
+  }
+  return CALL_NAMES[`${r.method} ${r.route}`] ?? `${r.method} ${r.path}`;
+}
+
+function agent(spec: Partial<AgentDeployment['spec']> = {}): AgentDeployment {
+  return {
+    apiVersion: 'deploy.agents.dev/v1alpha1',
+    kind: 'AgentDeployment',
+    metadata: { name: 'agent', namespace: 'team-a', uid: 'uid-agent', generation: 1 },
+    spec: {
+      source: 'external_image',
+      sourceConfig: { listenerId: LISTENER, resourceSpec: { cpu: 0.5, memoryMb: 512, minScale: 1 } },
+      sourceRevisionConfig: { imageUri: 'registry.example.com/agent:1' },
+      secrets: [{ name: 'API_TOKEN', valueFrom: { secretKeyRef: { name: 'agent-secrets', key: 'token' } } }],
+      ...spec,
+    } as AgentDeployment['spec'],
+  };
+}
+
+function world(obj: AgentDeployment = agent(), options: { verifier?: Verifier } = {}): World {
+  const pools = new ControlPlanePools({ clientDefaults: { getRetries: 0 } });
+  openPools.push(pools);
+  const w: World = {
+    obj,
+    gone: false,
+    secrets: new Map([['agent-secrets', { token: Buffer.from('t0ken').toString('base64') }]]),
+    events: [],
+    statusWrites: [],
+    clockMs: Date.now(),
+    async pass() {
+      sim.resetRequests();
+      const writesBefore = w.statusWrites.length;
+      const eventsBefore = w.events.length;
+      const record: PassRecord = { calls: [], statusWrites: 0, events: [] };
+      try {
+        record.result = await reconcile(KEY, { signal: new AbortController().signal, log: silent });
+      } catch (err) {
+        record.error = err;
+      }
+      record.calls = sim.requests().map(callName);
+      record.statusWrites = w.statusWrites.length - writesBefore;
+      record.events = w.events.slice(eventsBefore).map((e) => `${e.type}/${e.reason}`);
+      return record;
+    },
+    edit(change) {
+      change(w.obj);
+      w.obj.metadata.generation = (w.obj.metadata.generation ?? 0) + 1;
+    },
+  };
+  const reconcile = agentDeploymentReconciler({
+    getObject: () => (w.gone ? undefined : w.obj),
+    readSecret: async (_namespace, name) => w.secrets.get(name),
+    writeStatus: async (_obj, status) => {
+      w.statusWrites.push(structuredClone(status));
+      w.obj.status = structuredClone(status);
+    },
+    addFinalizer: async () => {
+      w.obj.metadata.finalizers = [...(w.obj.metadata.finalizers ?? []), FINALIZER];
+    },
+    removeFinalizer: async () => {
+      w.obj.metadata.finalizers = (w.obj.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
+      if (w.obj.metadata.deletionTimestamp) w.gone = true;
+    },
+    recordEvent: (_obj, event) => w.events.push(event),
+    controlPlane: (credentials) => pools.clientFor(credentials),
+    // No batched snapshot: every pass observes with one GET, so the table sees each read.
+    observer: {
+      fresh: () => undefined,
+      remember: () => {},
+      forget: () => {},
+      track: () => {},
+      untrack: () => {},
+    },
+    defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },
+    digestKey: 'digest-key-for-tests',
+    pollIntervalMs: POLL_MS,
+    revisionPollMs: REVISION_POLL_MS,
+    verifier: options.verifier ?? {
+      step: () => Promise.reject(new Error('no verification in this row')),
+      forget: () => {},
+    },
+    now: () => new Date(w.clockMs),
+  });
+  return w;
+}
+
+const condition = (w: World, type: string) => w.obj.status?.conditions?.find((c) => c.type === type);
+
+/** `Type=Status/Reason` for the conditions that are True, and Ready whatever its status. */
+function conditions(w: World): string[] {
+  return (w.obj.status?.conditions ?? [])
+    .filter((c) => c.type === 'Ready' || c.status === 'True')
+    .map((c) => `${c.type}=${c.status}/${c.reason}`)
+    .sort();
+}
+
+/** The object's deployment on the simulator (the one it records). */
+function deploymentOf(w: World) {
+  const id = w.obj.status?.deploymentId;
+  const found = sim.deployments().find((d) => d.id === id);
+  if (!found) throw new Error(`no deployment ${id} on the simulator`);
+  return found;
+}
+
+function deployLatest(w: World, status = 'DEPLOYED') {
+  const d = deploymentOf(w);
+  sim.setRevisionStatus(d.id, d.latest_revision_id as string, status);
+}
+
+/** A world whose object was created and whose first revision is DEPLOYED and seen Ready. */
+async function readyWorld(obj: AgentDeployment = agent()): Promise<World> {
+  const w = world(obj);
+  await w.pass();
+  deployLatest(w);
+  await w.pass();
+  expect(conditions(w)).toEqual(['Ready=True/Succeeded']);
+  return w;
+}
+
+interface Row {
+  name: string;
+  /** Brings the world to the state before the pass under test. */
+  given: () => Promise<World> | World;
+  calls: string[];
+  conditions: string[];
+  events: string[];
+  statusWritten: boolean;
+  /** Extra checks on the world after the pass. */
+  also?: (w: World, pass: PassRecord) => void;
+}
+
+const rows: Row[] = [
+  // 1. Deleted.
+  {
+    name: 'deleted, policy Delete: one DELETE; the platform deletes asynchronously, so the finalizer stays',
+    given: async () => {
+      const w = await readyWorld();
+      sim.holdDeletions(true);
+      w.obj.metadata.deletionTimestamp = new Date(w.clockMs);
+      return w;
+    },
+    calls: ['get', 'delete', 'get'],
+    conditions: ['Ready=False/Deleting', 'Reconciling=True/Deleting'],
+    events: ['Normal/Deleting'],
+    statusWritten: true,
+    also: (w) => expect(w.obj.metadata.finalizers).toContain(FINALIZER),
+  },
+  {
+    name: 'deleted, policy Delete, the platform still deleting: no second DELETE',
+    given: async () => {
+      const w = await readyWorld();
+      sim.holdDeletions(true);
+      w.obj.metadata.deletionTimestamp = new Date(w.clockMs);
+      await w.pass();
+      return w;
+    },
+    calls: ['get', 'get'],
+    conditions: ['Ready=False/Deleting', 'Reconciling=True/Deleting'],
+    events: [],
+    statusWritten: false,
+  },
+  {
+    name: 'deleted, policy Delete, deployment gone: finalizer removed, no status write',
+    given: async () => {
+      const w = await readyWorld();
+      sim.holdDeletions(true);
+      w.obj.metadata.deletionTimestamp = new Date(w.clockMs);
+      await w.pass();
+      sim.deleteDeploymentBehindOperator(deploymentOf(w).id);
+      return w;
+    },
+    calls: ['get'],
+    conditions: ['Ready=False/Deleting', 'Reconciling=True/Deleting'],
+    events: [],
+    statusWritten: false,
+    also: (w) => expect(w.gone).toBe(true),
+  },
+  {
+    name: 'deleted, policy Orphan: nothing sent, finalizer removed',
+    given: async () => {
+      const w = await readyWorld(agent({ deletionPolicy: 'Orphan' }));
+      w.obj.metadata.deletionTimestamp = new Date(w.clockMs);
+      return w;
+    },
+    calls: [],
+    conditions: ['Ready=True/Succeeded'],
+    events: ['Normal/Orphaned'],
+    statusWritten: false,
+    also: (w) => {
+      expect(w.gone).toBe(true);
+      expect(sim.deployments()).toHaveLength(1);
+    },
+  },
+  {
+    name: 'deleted, the DELETE fails: DeleteFailed, finalizer kept, retried with backoff',
+    given: async () => {
+      const w = await readyWorld();
+      sim.addFault({ method: 'DELETE', status: 500 });
+      w.obj.metadata.deletionTimestamp = new Date(w.clockMs);
+      return w;
+    },
+    calls: ['get', 'delete'],
+    // Transient: Ready keeps what was last known; Reconciling says why the pass failed.
+    conditions: ['Ready=True/Succeeded', 'Reconciling=True/DeleteFailed'],
+    events: ['Warning/DeleteFailed'],
+    statusWritten: true,
+    also: (w, pass) => {
+      expect(pass.error).toBeInstanceOf(Error);
+      expect(w.obj.metadata.finalizers).toContain(FINALIZER);
+    },
+  },
+  {
+    name: 'deleted before the finalizer went on: nothing to release, nothing sent',
+    given: () => {
+      const w = world();
+      w.obj.metadata.deletionTimestamp = new Date(w.clockMs);
+      return w;
+    },
+    calls: [],
+    conditions: [],
+    events: [],
+    statusWritten: false,
+    also: (w) => expect(w.gone).toBe(false),
+  },
+  // 2. Paused, and annotations out of bounds.
+  {
+    name: 'paused: nothing called, Paused, observedGeneration not moved',
+    given: async () => {
+      const w = await readyWorld();
+      w.edit((o) => {
+        o.metadata.annotations = { [Annotation.Paused]: 'true' };
+        o.spec.sourceRevisionConfig = { imageUri: 'registry.example.com/agent:2' };
+      });
+      return w;
+    },
+    calls: [],
+    conditions: ['Paused=True/Paused', 'Ready=True/Succeeded'],
+    events: [],
+    statusWritten: true,
+    also: (w) => expect(w.obj.status?.observedGeneration).toBe(1),
+  },
+  {
+    name: 'poll-interval out of bounds: Stalled InvalidAnnotation, nothing called',
+    given: () => {
+      const w = world();
+      w.obj.metadata.annotations = { [Annotation.PollInterval]: '1ms' };
+      return w;
+    },
+    calls: [],
+    conditions: ['Ready=False/InvalidAnnotation', 'Stalled=True/InvalidAnnotation'],
+    events: ['Warning/InvalidAnnotation'],
+    statusWritten: true,
+    also: (w) => expect(w.obj.metadata.finalizers ?? []).not.toContain(FINALIZER),
+  },
+  // 3. Sticky stalls hold until the object changes or a reconcile is requested.
+  {
+    name: 'stalled on a rejected create, same generation: held, nothing sent, nothing written',
+    given: async () => {
+      const w = await rejectedWorld();
+      return w;
+    },
+    calls: [],
+    conditions: ['Ready=False/Rejected', 'Stalled=True/Rejected'],
+    events: [],
+    statusWritten: false,
+  },
+  {
+    name: 'stalled on a rejected create, new generation with another name: created',
+    given: async () => {
+      const w = await rejectedWorld();
+      w.edit((o) => {
+        o.spec.name = 'agent-2';
+      });
+      return w;
+    },
+    calls: ['list', 'create'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Created'],
+    statusWritten: true,
+  },
+  // 4. The finalizer goes on before anything is created; 5. credentials and secrets.
+  {
+    name: 'new object: finalizer first, one POST, id recorded at once',
+    given: () => world(),
+    calls: ['create'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Created'],
+    statusWritten: true,
+    also: (w) => {
+      expect(w.obj.metadata.finalizers).toEqual([FINALIZER]);
+      expect(w.obj.status?.deploymentId).toBe(sim.deployments()[0]?.id);
+      expect(w.obj.status?.secretsDigest).toMatch(/\S/);
+    },
+  },
+  {
+    name: 'a referenced Secret is missing: WaitingForSecret, nothing created',
+    given: () => {
+      const w = world();
+      w.secrets.clear();
+      return w;
+    },
+    calls: [],
+    conditions: ['Ready=False/WaitingForSecret', 'Reconciling=True/WaitingForSecret'],
+    events: ['Warning/WaitingForSecret'],
+    statusWritten: true,
+    also: (w) => expect(w.obj.metadata.finalizers).toEqual([FINALIZER]),
+  },
+  {
+    name: 'the credentials Secret is missing: WaitingForCredentials, nothing created',
+    given: () => world(agent({ credentialsSecretRef: { name: 'tenant-credentials' } })),
+    calls: [],
+    conditions: ['Ready=False/WaitingForCredentials', 'Reconciling=True/WaitingForCredentials'],
+    events: ['Warning/WaitingForCredentials'],
+    statusWritten: true,
+  },
+  // 6. Observe: adoption, the name lookup after a lost status, a recorded deployment that is gone.
+  {
+    name: 'adopt annotation names an existing deployment: adopted, secrets taken as current, no write',
+    given: async () => {
+      const id = await createElsewhere('agent');
+      const w = world();
+      w.obj.metadata.annotations = { [Annotation.AdoptDeploymentId]: id };
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Adopted', 'Normal/SecretsTakenAsCurrent'],
+    statusWritten: true,
+  },
+  {
+    name: 'adopt annotation names a deployment that does not exist: Stalled AdoptionFailed',
+    given: () => {
+      const w = world();
+      w.obj.metadata.annotations = { [Annotation.AdoptDeploymentId]: '00000000-0000-4000-8000-000000000000' };
+      return w;
+    },
+    calls: ['get'],
+    conditions: ['Ready=False/AdoptionFailed', 'Stalled=True/AdoptionFailed'],
+    events: ['Warning/AdoptionFailed'],
+    statusWritten: true,
+  },
+  {
+    name: 'adopt annotation names another deployment than the one managed: Stalled AdoptionConflict',
+    given: async () => {
+      const w = await readyWorld();
+      const other = await createElsewhere('other');
+      w.obj.metadata.annotations = { [Annotation.AdoptDeploymentId]: other };
+      return w;
+    },
+    calls: [],
+    conditions: ['Ready=False/AdoptionConflict', 'Stalled=True/AdoptionConflict'],
+    events: ['Warning/AdoptionConflict'],
+    statusWritten: true,
+  },
+  {
+    name: 'adopting a deployment whose immutable field differs: Stalled ImmutableFieldChanged, no PATCH',
+    given: async () => {
+      const id = await createElsewhere('agent', { listener_id: '11111111-1111-4111-8111-111111111111' });
+      const w = world();
+      w.obj.metadata.annotations = { [Annotation.AdoptDeploymentId]: id };
+      return w;
+    },
+    calls: ['get'],
+    conditions: ['Ready=False/ImmutableFieldChanged', 'Stalled=True/ImmutableFieldChanged'],
+    events: ['Normal/Adopted', 'Warning/ImmutableFieldChanged'],
+    statusWritten: true,
+  },
+  {
+    name: 'finalizer on but no id recorded (status lost after the POST): found by name, no second POST',
+    given: async () => {
+      const w = world();
+      await w.pass();
+      delete w.obj.status;
+      return w;
+    },
+    calls: ['list', 'revision'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Found', 'Normal/SecretsTakenAsCurrent'],
+    statusWritten: true,
+    also: () => expect(sim.deployments()).toHaveLength(1),
+  },
+  {
+    name: 'no finalizer yet and the name is taken: never looked up, Stalled Rejected pointing at adoption',
+    given: async () => {
+      await createElsewhere('agent');
+      return world();
+    },
+    calls: ['create', 'list'],
+    conditions: ['Ready=False/Rejected', 'Stalled=True/Rejected'],
+    events: ['Warning/Rejected'],
+    statusWritten: true,
+    also: (w) => expect(condition(w, 'Stalled')?.message).toContain(Annotation.AdoptDeploymentId),
+  },
+  {
+    name: 'the recorded deployment is gone: DeploymentMissing, created again',
+    given: async () => {
+      const w = await readyWorld();
+      sim.deleteDeploymentBehindOperator(deploymentOf(w).id);
+      return w;
+    },
+    // The name is looked up first: only a deployment the platform is still deleting may hold it.
+    calls: ['get', 'list', 'create'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Warning/DeploymentMissing', 'Normal/Created'],
+    statusWritten: true,
+  },
+  {
+    name: 'the recorded deployment is being deleted by someone else: Deleting, nothing sent',
+    given: async () => {
+      const w = await readyWorld();
+      sim.setDeploymentStatus(deploymentOf(w).id, 'AWAITING_DELETE');
+      return w;
+    },
+    calls: ['get'],
+    conditions: ['Ready=False/Deleting', 'Reconciling=True/Deleting'],
+    events: ['Warning/Deleting'],
+    statusWritten: true,
+  },
+  // 7. Decide: no drift, drift, what cannot be sent.
+  {
+    name: 'in sync: one GET, no write, no event',
+    given: () => readyWorld(),
+    calls: ['get'],
+    conditions: ['Ready=True/Succeeded'],
+    events: [],
+    statusWritten: false,
+  },
+  {
+    name: 'the image changed: one PATCH of that field only, a new revision followed',
+    given: async () => {
+      const w = await readyWorld();
+      w.edit((o) => {
+        o.spec.sourceRevisionConfig = { imageUri: 'registry.example.com/agent:2' };
+      });
+      return w;
+    },
+    calls: ['get', 'patch'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Patched'],
+    statusWritten: true,
+    also: () => {
+      const patch = sim.requests({ method: 'PATCH' })[0]?.body;
+      expect(patch).toEqual({ source_revision_config: { image_uri: 'registry.example.com/agent:2' } });
+    },
+  },
+  {
+    name: 'a Secret value rotated: one PATCH of the whole secrets list',
+    given: async () => {
+      const w = await readyWorld();
+      w.secrets.set('agent-secrets', { token: Buffer.from('rotated').toString('base64') });
+      return w;
+    },
+    calls: ['get', 'patch'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Patched'],
+    statusWritten: true,
+    also: () => {
+      const patch = sim.requests({ method: 'PATCH' })[0]?.body;
+      expect(patch).toEqual({ secrets: [{ name: 'API_TOKEN', value: 'rotated' }] });
+    },
+  },
+  {
+    name: 'every secret removed: Stalled SecretsRemovalUnsupported, nothing sent',
+    given: async () => {
+      const w = await readyWorld();
+      w.edit((o) => {
+        delete o.spec.secrets;
+      });
+      return w;
+    },
+    calls: ['get'],
+    conditions: ['Ready=False/SecretsRemovalUnsupported', 'Stalled=True/SecretsRemovalUnsupported'],
+    events: ['Warning/SecretsRemovalUnsupported'],
+    statusWritten: true,
+  },
+  // 8. Follow the latest revision.
+  {
+    name: 'revision in progress: followed, polled sooner than the drift poll',
+    given: async () => {
+      const w = world();
+      await w.pass();
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: [],
+    statusWritten: true,
+    also: (_w, pass) => expect(pass.result?.requeueAfterMs).toBe(REVISION_POLL_MS),
+  },
+  {
+    name: 'revision DEPLOYED and deployment READY: Ready, one RevisionDeployed event',
+    given: async () => {
+      const w = world();
+      await w.pass();
+      deployLatest(w);
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=True/Succeeded'],
+    events: ['Normal/RevisionDeployed'],
+    statusWritten: true,
+    also: (_w, pass) => expect(pass.result?.requeueAfterMs).toBe(POLL_MS),
+  },
+  {
+    name: 'revision DEPLOYED but deployment not READY: not Ready, says what it waits for',
+    given: async () => {
+      const w = world();
+      await w.pass();
+      deployLatest(w);
+      sim.setDeploymentStatus(deploymentOf(w).id, 'UNKNOWN');
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/RevisionDeployed'],
+    statusWritten: true,
+  },
+  {
+    name: 'revision failed: Stalled RevisionFailed, one Warning',
+    given: async () => {
+      const w = world();
+      await w.pass();
+      deployLatest(w, 'BUILD_FAILED');
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=False/RevisionFailed', 'Stalled=True/RevisionFailed'],
+    events: ['Warning/RevisionFailed'],
+    statusWritten: true,
+  },
+  {
+    name: 'revision past spec.progressDeadline: Stalled ProgressDeadlineExceeded',
+    given: async () => {
+      const w = world(agent({ progressDeadline: '5m' }));
+      await w.pass();
+      w.clockMs += 6 * 60_000;
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=False/ProgressDeadlineExceeded', 'Stalled=True/ProgressDeadlineExceeded'],
+    events: ['Warning/ProgressDeadlineExceeded'],
+    statusWritten: true,
+  },
+  {
+    name: 'failed revision and a new redeploy-requested-at: one redeploy, recorded as handled',
+    given: async () => {
+      const w = world();
+      await w.pass();
+      deployLatest(w, 'DEPLOY_FAILED');
+      await w.pass();
+      w.obj.metadata.annotations = { [Annotation.RedeployRequestedAt]: 'try-again' };
+      return w;
+    },
+    calls: ['get', 'revision', 'redeploy'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Redeployed'],
+    statusWritten: true,
+    also: (w) => expect(w.obj.status?.lastHandledRedeployAt).toBe('try-again'),
+  },
+  // Errors: transient failures back off and say so.
+  {
+    name: 'the control plane answers 503: transient, retried with backoff, said once',
+    given: async () => {
+      const w = await readyWorld();
+      sim.addFault({ method: 'GET', route: '/v2/deployments/{deployment_id}', status: 503 });
+      return w;
+    },
+    calls: ['get'],
+    conditions: ['Ready=True/Succeeded', 'Reconciling=True/ControlPlaneUnavailable'],
+    events: ['Warning/ControlPlaneUnavailable'],
+    statusWritten: true,
+    also: (_w, pass) => expect(pass.error).toBeInstanceOf(Error),
+  },
+  {
+    name: 'the control plane answers 429 with Retry-After: the pause travels with the error',
+    given: async () => {
+      const w = await readyWorld();
+      sim.addFault({
+        method: 'GET',
+        route: '/v2/deployments/{deployment_id}',
+        status: 429,
+        retryAfterSeconds: 7,
+      });
+      return w;
+    },
+    calls: ['get'],
+    conditions: ['Ready=True/Succeeded', 'Reconciling=True/ControlPlaneUnavailable'],
+    events: ['Warning/ControlPlaneUnavailable'],
+    statusWritten: true,
+    also: (_w, pass) => expect((pass.error as { retryAfterMs?: number }).retryAfterMs).toBe(7_000),
+  },
+];
+
+/** A deployment made outside the operator (by a CI script, say). */
+async function createElsewhere(name: string, sourceConfig: Record<string, unknown> = {}): Promise<string> {
+  const response = await fetch(`${sim.url}/v2/deployments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'X-Api-Key': DEFAULT_API_KEY },
+    body: JSON.stringify({
+      name,
+      source: 'external_image',
+      source_config: {
+        listener_id: LISTENER,
+        resource_spec: { cpu: 0.5, memory_mb: 512, min_scale: 1 },
+        ...sourceConfig,
+      },
+      source_revision_config: { image_uri: 'registry.example.com/agent:1' },
+      secrets: [{ name: 'API_TOKEN', value: 't0ken' }],
+    }),
+  });
+  if (response.status !== 201)
+    throw new Error(`create answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+/** A new object whose name another deployment holds: its first pass stalls Rejected. */
+async function rejectedWorld(): Promise<World> {
+  await createElsewhere('agent');
+  const w = world();
+  await w.pass();
+  expect(conditions(w)).toContain('Stalled=True/Rejected');
+  return w;
+}
+
+describe('an AgentDeployment pass, step by step', () => {
+  it.each(rows.map((row) => [row.name, row] as const))('%s', async (_name, row) => {
+    const w = await row.given();
+    const pass = await w.pass();
+    expect(pass.calls).toEqual(row.calls);
+    expect(conditions(w)).toEqual(row.conditions);
+    expect(pass.events).toEqual(row.events);
+    expect(pass.statusWrites).toBe(row.statusWritten ? 1 : 0);
+    row.also?.(w, pass);
+  });
+});
+
+describe('one problem, one Warning', () => {
+  it('a failed revision records exactly one RevisionFailed Warning over many passes', async () => {
+    const w = world();
+    await w.pass();
+    deployLatest(w, 'BUILD_FAILED');
+    for (let i = 0; i < 5; i++) await w.pass();
+    const warnings = w.events.filter((e) => e.type === 'Warning');
+    expect(warnings.map((e) => e.reason)).toEqual(['RevisionFailed']);
+  });
+
+  it('a transient failure that persists is said once, and its end is not a Warning', async () => {
+    const w = await readyWorld();
+    const stop = sim.addFault({ method: 'GET', route: '/v2/deployments/{deployment_id}', status: 503 });
+    for (let i = 0; i < 3; i++) await w.pass();
+    stop();
+    await w.pass();
+    expect(w.events.filter((e) => e.type === 'Warning').map((e) => e.reason)).toEqual([
+      'ControlPlaneUnavailable',
+    ]);
+    expect(conditions(w)).toEqual(['Ready=True/Succeeded']);
+  });
+});
+
+describe('post-deploy verification (step 9)', () => {
+  it.each<[string, { fail?: boolean }, string[]]>([
+    ['the smoke run succeeds: Verified, then Ready', {}, ['Ready=True/Succeeded', 'Verified=True/Succeeded']],
+    [
+      'the smoke run fails: neither Verified nor Ready, never Stalled',
+      { fail: true },
+      ['Ready=False/VerificationFailed', 'Reconciling=True/VerificationFailed'],
+    ],
+  ])('%s', async (_name, graph, expected) => {
+    const verifier = new Verifier({ backoffBaseMs: 1_000, now: () => new Date() });
+    const w = world(
+      agent({
+        source: 'repo_host',
+        sourceConfig: {
+          integrationId: '6f1f7a4e-8d7b-4c43-9a57-2f6a9b1c0d11',
+          repoUrl: 'https://git.example.com/team/agent',
+          deploymentType: 'dev',
+        },
+        sourceRevisionConfig: { repoRef: 'main', graphConfigPath: 'langgraph.json' },
+        verification: { assistantId: 'agent' },
+      }),
+      { verifier },
+    );
+    await w.pass();
+    sim.configureAgentServer(deploymentOf(w).id, { graph });
+    deployLatest(w);
+    const calls: string[] = [];
+    for (let i = 0; i < 10 && !condition(w, 'Verified')?.reason.match(/Succeeded|VerificationFailed/); i++) {
+      calls.push(...(await w.pass()).calls);
+    }
+    // Ready waited for the agent server: it was asked whether it is up, then given a run.
+    const agentCalls = calls.filter((c) => c.startsWith('agent '));
+    expect(agentCalls[0]).toBe('agent GET /ok');
+    expect(agentCalls.some((c) => c.includes('/runs'))).toBe(true);
+    expect(conditions(w)).toEqual(expected);
+  });
+});
