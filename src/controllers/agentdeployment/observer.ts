@@ -116,7 +116,22 @@ export class DeploymentObserver {
       const ids = [...keysById.keys()];
       for (let i = 0; i < ids.length; i += IDS_PER_LIST) {
         const chunk = ids.slice(i, i + IDS_PER_LIST);
-        const page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
+        let page: Awaited<ReturnType<ControlPlaneClient['listDeployments']>>;
+        try {
+          page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
+        } catch (err) {
+          // Ready objects wait for this poll to bring them back: let each find out first-hand (its own
+          // read fails the same way, and says so in its conditions) rather than go unobserved.
+          this.#options.logger.warn(
+            { error: err instanceof Error ? err.message : String(err), deployments: chunk.length },
+            'batched poll failed; reconciling those objects',
+          );
+          for (const id of chunk) {
+            const key = keysById.get(id);
+            if (key) this.#options.onChange(key);
+          }
+          continue;
+        }
         const seen = new Set<string>();
         for (const deployment of page.resources) {
           seen.add(deployment.id);
