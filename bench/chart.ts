@@ -17,7 +17,7 @@ const HEIGHT = 420;
 const MARGIN = { left: 60, right: 160, top: 30, bottom: 50 };
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e'];
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** At most this many points per curve: a 10,000-object run stays a small file. */
 const MAX_POINTS = 400;
@@ -68,7 +68,7 @@ export function readyChartSvg(series: readonly ChartSeries[], title: string): st
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif">`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>`,
-    `<text x="${MARGIN.left}" y="18" font-size="14">${escape(title)}</text>`,
+    `<text x="${MARGIN.left}" y="18" font-size="14">${escapeXml(title)}</text>`,
     ...shares,
     `<line x1="${MARGIN.left}" y1="${y(0)}" x2="${WIDTH - MARGIN.right}" y2="${y(0)}" stroke="#000"/>`,
     `<line x1="${MARGIN.left}" y1="${y(0)}" x2="${MARGIN.left}" y2="${y(1)}" stroke="#000"/>`,
