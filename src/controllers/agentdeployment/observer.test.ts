@@ -68,12 +68,21 @@ describe('DeploymentObserver.pollOnce', () => {
     expect(observer.fresh(ids[2] as string)).toBeUndefined();
   });
 
-  it('a failed listing enqueues every object of that chunk, so each finds out first-hand', async () => {
+  it('a listing that starts failing enqueues the objects of that chunk once, so each finds out first-hand', async () => {
     const { observer, changed } = await tracking(3);
     await observer.pollOnce();
     sim.addFault({ method: 'GET', route: '/v2/deployments', status: 503 });
     await observer.pollOnce();
     expect(changed.sort()).toEqual(['ns/obj-0', 'ns/obj-1', 'ns/obj-2']);
+    // Still failing: the objects are backing off on their own; no second wave cuts that short.
+    await observer.pollOnce();
+    expect(changed).toHaveLength(3);
+    // Recovered, then failing again: a new outage, told again.
+    sim.clearFaults();
+    await observer.pollOnce();
+    sim.addFault({ method: 'GET', route: '/v2/deployments', status: 503 });
+    await observer.pollOnce();
+    expect(changed).toHaveLength(6);
   });
 
   it('an untracked object is no longer listed', async () => {
