@@ -10,6 +10,14 @@ import { freePorts } from '../src/localcluster/ports.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 
+/** The node flags of the image's ENTRYPOINT, so that the benchmark measures the runtime users get. */
+export function imageNodeFlags(dockerfile = readFileSync(resolve(REPO, 'Dockerfile'), 'utf8')): string[] {
+  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+  if (!entrypoint) throw new Error('the Dockerfile has no ENTRYPOINT in exec form');
+  const args = JSON.parse(entrypoint) as string[];
+  return args.slice(1).filter((arg) => arg.startsWith('--'));
+}
+
 export interface ControllerProcess {
   readonly pid: number;
   readonly logFile: string;
@@ -46,7 +54,7 @@ export async function startControllerProcess(options: {
 }): Promise<ControllerProcess> {
   const [port] = await freePorts(1);
   const out = openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, [resolve(REPO, 'src/main.ts')], {
+  const child = spawn(process.execPath, [...imageNodeFlags(), resolve(REPO, 'src/main.ts')], {
     cwd: REPO,
     env: { ...process.env, ...options.env, HTTP_PORT: String(port) },
     stdio: ['ignore', out, out],

@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startLocalCluster } from '../src/localcluster/index.ts';
+import { readyChartSvg } from './chart.ts';
 import { Cleanup } from './cleanup.ts';
 import { killLiveControllers } from './controller-process.ts';
 import { installCrds } from './crds.ts';
@@ -34,6 +35,7 @@ async function main(options: BenchOptions): Promise<void> {
   await mkdir(RESULTS_DIR, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const resultFile = join(RESULTS_DIR, `${stamp}.json`);
+  const chartFile = join(RESULTS_DIR, `${stamp}.svg`);
   const revisionPollMs = options.revisionPollMs ?? REVISION_STEPS * options.revisionStepMs;
 
   log('starting a local API server (etcd + kube-apiserver)');
@@ -74,8 +76,22 @@ async function main(options: BenchOptions): Promise<void> {
       }),
     );
     await save(); // a later N failing keeps the figures of the earlier ones
+    await writeFile(
+      chartFile,
+      readyChartSvg(
+        results.map((r) => ({
+          n: r.n,
+          readyMs: r.convergence.readyMs,
+          idealMs: r.convergence.idealMs,
+          idealFirstReadyMs: r.convergence.idealFirstReadyMs,
+        })),
+        `AgentDeployments Ready after the last apply (${options.latencyMs} ms/call, ${options.workers} workers)`,
+      ),
+    );
   }
-  process.stdout.write(`\n${formatReport(results, options, revisionPollMs)}\n\nwritten: ${resultFile}\n`);
+  process.stdout.write(
+    `\n${formatReport(results, options, revisionPollMs)}\n\nwritten: ${resultFile}\npicture: ${chartFile}\n`,
+  );
 }
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {

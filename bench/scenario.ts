@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { OPTIONS } from '../src/config.ts';
+import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../src/simulator/index.ts';
 import {
   callsPerConvergedObject,
@@ -39,8 +40,14 @@ export interface ScenarioResult {
     fromLastApplyMs: number;
     fromFirstApplyMs: number;
     idealMs: number;
+    /** The ideal's first Ready: one revision's walk. */
+    idealFirstReadyMs: number;
+    /** The API server's median write latency, measured before the run (an input of the ideal). */
+    kubeWriteMs: number;
     ratio: number;
     formula: string;
+    /** When each object turned Ready, in ms after the last apply: the picture's curve. */
+    readyMs: number[];
     deploymentsOnControlPlane: number;
     kubeWritesPerObject: number;
   };
@@ -64,11 +71,14 @@ export interface ScenarioResult {
     eventWritesByReason: Record<string, number>;
     targetWrites: 0;
   };
-  memory: { rssBytes: number; peakRssBytes: number; heapUsedBytes: number };
+  /** Idle: started and synced, no objects yet. The rest after the steady interval. */
+  memory: { idleRssBytes: number; rssBytes: number; peakRssBytes: number; heapUsedBytes: number };
   reaction: { updates: number; samplesMs: number[]; p50Ms: number | undefined; p99Ms: number | undefined };
 }
 
 const SETTLE_MS = 1_000;
+/** How long a started controller is left alone before its idle memory is read. */
+const IDLE_SETTLE_MS = 3_000;
 const REACTION_TIMEOUT_MS = 30_000;
 
 /** Env for whichever of these options the controller has (its rate options are being renamed). */
@@ -101,6 +111,8 @@ export async function runScenario(options: {
   if (!listenerId) throw new Error('the simulator has no default listener');
 
   const ns = await createNamespace(kc, `bench-n${n}`);
+  const kubeWriteMs = await measureKubeWriteMs(kc, ns);
+  log(`N=${n}: API server write latency ${kubeWriteMs.toFixed(1)} ms (median of ${WRITE_SAMPLES})`);
   const watch = watchObjects(kc, ns);
   const stopWatch = cleanup.add(`watch (N=${n})`, () => watch.stop());
   await waitFor(() => (watch.synced() ? true : undefined), {
@@ -132,6 +144,9 @@ export async function runScenario(options: {
   const stopController = cleanup.add(`controller pid ${controller.pid} (N=${n})`, () => controller.stop());
 
   try {
+    await sleep(IDLE_SETTLE_MS);
+    const idleRssBytes = (await controller.memory()).rssBytes;
+
     // Apply
     sim.resetRequests();
     const names = Array.from({ length: n }, (_, i) => objectName(i));
@@ -156,7 +171,7 @@ export async function runScenario(options: {
       readyAt: watch.readyAt,
       allReadyAt,
     });
-    const ideal = idealMs({ ...bench, n });
+    const ideal = idealMs({ ...bench, n, kubeWriteMs });
     const fromLastApplyMs = allReadyAt - lastApplyAt;
     log(`N=${n}: all Ready ${fromLastApplyMs} ms after the last apply (ideal ${ideal} ms)`);
 
@@ -177,7 +192,11 @@ export async function runScenario(options: {
     for (const [, e] of eventsWritten)
       eventWritesByReason[e.reason] = (eventWritesByReason[e.reason] ?? 0) + 1;
     const steadyRecords = sim.requests().filter((r) => r.at >= windowStart && r.at < windowEnd);
-    const memory = { ...(await controller.memory()), heapUsedBytes: await controller.heapUsedBytes() };
+    const memory = {
+      idleRssBytes,
+      ...(await controller.memory()),
+      heapUsedBytes: await controller.heapUsedBytes(),
+    };
 
     // Reaction time: one update at a time, until its PATCH reaches the simulator
     const reaction = await measureReactions({ n, bench, kc, ns, sim, watch, nameById, names });
@@ -191,8 +210,11 @@ export async function runScenario(options: {
         fromLastApplyMs,
         fromFirstApplyMs: allReadyAt - firstApplyAt,
         idealMs: ideal,
+        idealFirstReadyMs: REVISION_STEPS * bench.revisionStepMs,
+        kubeWriteMs,
         ratio: fromLastApplyMs / ideal,
         formula: IDEAL_FORMULA,
+        readyMs: [...watch.readyAt.values()].map((at) => at - lastApplyAt).sort((a, b) => a - b),
         deploymentsOnControlPlane: deployments.length,
         kubeWritesPerObject: kubeWrites / n,
       },
@@ -223,6 +245,27 @@ export async function runScenario(options: {
     await stopWatch();
     await closeSim();
   }
+}
+
+const WRITE_SAMPLES = 21;
+
+/** The API server's median latency for a small merge patch, as a status write costs. */
+async function measureKubeWriteMs(kc: KubeConfig, ns: string): Promise<number> {
+  const path = `/api/v1/namespaces/${ns}/configmaps`;
+  await kubeRequest(kc, { method: 'POST', path, body: { metadata: { name: 'bench-write-latency' } } });
+  const samples: number[] = [];
+  for (let i = 0; i < WRITE_SAMPLES; i++) {
+    const startedAt = performance.now();
+    await kubeRequest(kc, {
+      method: 'PATCH',
+      path: `${path}/bench-write-latency`,
+      body: { data: { sample: String(i) } },
+      contentType: 'application/merge-patch+json',
+    });
+    samples.push(performance.now() - startedAt);
+  }
+  await kubeRequest(kc, { method: 'DELETE', path: `${path}/bench-write-latency` });
+  return percentile(samples, 50) ?? 0;
 }
 
 async function measureReactions(options: {

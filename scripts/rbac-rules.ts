@@ -51,7 +51,7 @@ const WATCHED_NAMESPACE_RULES: readonly DocumentedRule[] = [
     apiGroups: [''],
     resources: ['secrets'],
     verbs: ['get', 'list', 'watch'],
-    why: 'Secret informer: credentials and spec.secrets references (read-only)',
+    why: 'runtime/secret-cache.ts: list/watch to learn of changes (values kept only for referenced Secrets; RBAC cannot narrow list/watch to them), get to read one referenced later (read-only)',
   },
   {
     apiGroups: [''],

@@ -113,7 +113,9 @@ describe('Dockerfile', () => {
     const user = instructions.filter((l) => l.startsWith('USER '));
     expect(user).toEqual(['USER 65532:65532']);
     expect(instructions.some((l) => l.startsWith('HEALTHCHECK'))).toBe(false);
-    expect(instructions.at(-1)).toBe('ENTRYPOINT ["/nodejs/bin/node", "src/main.ts"]');
+    expect(instructions.at(-1)).toBe(
+      'ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "src/main.ts"]',
+    );
   });
 
   it('copies only files the .dockerignore lets into the build context', () => {

@@ -1,12 +1,7 @@
-import {
-  CoreV1Api,
-  type CoreV1Event,
-  type KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import type { CoreV1Api, CoreV1Event, KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { isNotFound } from './errors.ts';
+import { kubeRequest } from './kubehttp.ts';
 
 export interface EventObjectRef {
   apiVersion: string;
@@ -26,7 +21,25 @@ export interface EventRecorderOptions {
   instance: string;
   logger: Logger;
   /** Injectable for tests; the event API calls made. */
-  api?: Pick<CoreV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
+  api?: EventApi;
+}
+
+type EventApi = Pick<CoreV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
+
+/** The two Event calls over kubeRequest, so they share its connection pool. */
+function eventApi(kc: KubeConfig): EventApi {
+  const path = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+  return {
+    createNamespacedEvent: async ({ namespace, body }) =>
+      (await kubeRequest(kc, { method: 'POST', path: path(namespace), body })) as CoreV1Event,
+    patchNamespacedEvent: async ({ namespace, name, body }) =>
+      (await kubeRequest(kc, {
+        method: 'PATCH',
+        path: `${path(namespace)}/${encodeURIComponent(name)}`,
+        body,
+        contentType: 'application/merge-patch+json',
+      })) as CoreV1Event,
+  };
 }
 
 const MAX_MESSAGE = 1024;
@@ -48,7 +61,7 @@ interface Recorded {
  * caller: failures are logged.
  */
 export class EventRecorder {
-  readonly #api: Pick<CoreV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
+  readonly #api: EventApi;
   readonly #component: string;
   readonly #instance: string;
   readonly #log: Logger;
@@ -60,7 +73,7 @@ export class EventRecorder {
   #sequence = 0;
 
   constructor(options: EventRecorderOptions) {
-    this.#api = options.api ?? options.kc.makeApiClient(CoreV1Api);
+    this.#api = options.api ?? eventApi(options.kc);
     this.#component = options.component;
     this.#instance = options.instance;
     this.#log = options.logger.child({ component: 'events' });
@@ -114,14 +127,11 @@ export class EventRecorder {
     const seen = this.#recent.get(key);
     if (seen) {
       try {
-        await this.#api.patchNamespacedEvent(
-          {
-            namespace: seen.namespace,
-            name: seen.eventName,
-            body: { count: seen.count + 1, lastTimestamp: new Date(now).toISOString() },
-          },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        );
+        await this.#api.patchNamespacedEvent({
+          namespace: seen.namespace,
+          name: seen.eventName,
+          body: { count: seen.count + 1, lastTimestamp: new Date(now).toISOString() },
+        });
         seen.count += 1;
         seen.lastSeen = now;
         this.#recent.delete(key);

@@ -24,6 +24,14 @@ export interface InformerOptions<T extends KubernetesObject> {
   onAdd?: (obj: T) => void;
   onUpdate?: (oldObj: T, newObj: T) => void;
   onDelete?: (obj: T) => void;
+  /** Called once, when every namespace has been listed for the first time. */
+  onSynced?: () => void;
+  /**
+   * What of an object is kept, applied to every listed and watched object before it is cached or
+   * handed to a handler. Whatever it returns, managedFields and kubectl's last-applied copy are dropped
+   * (never read here, and often larger than the rest of the object).
+   */
+  transform?: (obj: T) => T;
   logger: Logger;
   /** Restart backoff after a failed list or watch: initial, doubling to max, reset once healthy. */
   initialBackoffMs?: number;
@@ -76,10 +84,12 @@ type WatchArgs = Parameters<Watch['watch']>;
  */
 class StoppableWatch extends Watch {
   readonly #stopped: AbortSignal;
+  readonly #transform: (obj: KubernetesObject) => KubernetesObject;
 
-  constructor(kc: KubeConfig, stopped: AbortSignal) {
+  constructor(kc: KubeConfig, stopped: AbortSignal, transform: (obj: KubernetesObject) => KubernetesObject) {
     super(kc);
     this.#stopped = stopped;
+    this.#transform = transform;
   }
 
   override async watch(
@@ -89,10 +99,34 @@ class StoppableWatch extends Watch {
     done: WatchArgs[3],
   ): Promise<AbortController> {
     if (this.#stopped.aborted) return new AbortController();
-    const controller = await super.watch(path, { ...query, allowWatchBookmarks: true }, callback, done);
+    // Bookmarks carry only a resourceVersion: nothing to slim.
+    const slimmed: WatchArgs[2] = (phase, apiObj, watchObj) =>
+      phase === 'BOOKMARK'
+        ? callback(phase, apiObj, watchObj)
+        : callback(phase, this.#transform(apiObj), watchObj);
+    const controller = await super.watch(path, { ...query, allowWatchBookmarks: true }, slimmed, done);
     if (this.#stopped.aborted) controller.abort();
     return controller;
   }
+}
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** The object without what this controller never reads: managedFields and kubectl's last-applied copy. */
+export function slimObject<T extends KubernetesObject>(obj: T): T {
+  const metadata = obj.metadata;
+  if (
+    !metadata ||
+    (metadata.managedFields === undefined && metadata.annotations?.[LAST_APPLIED] === undefined)
+  ) {
+    return obj;
+  }
+  const { managedFields: _managed, ...rest } = metadata;
+  if (rest.annotations?.[LAST_APPLIED] !== undefined) {
+    const { [LAST_APPLIED]: _lastApplied, ...annotations } = rest.annotations;
+    rest.annotations = annotations;
+  }
+  return { ...obj, metadata: rest };
 }
 
 /** Never settles: parks a ListWatch step that must not continue after stop (garbage-collected). */
@@ -115,6 +149,14 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
   }
   const cache = new Map<string, T>();
   const stopping = new AbortController();
+  // Slimmed first: a transform may remember the very object it returns (secret-cache.ts does).
+  const keep = (obj: T): T => (options.transform ? options.transform(slimObject(obj)) : slimObject(obj));
+  let reportedSynced = false;
+  const reportSynced = () => {
+    if (reportedSynced || !watchers.every((w) => w.synced())) return;
+    reportedSynced = true;
+    options.onSynced?.();
+  };
 
   function watchNamespace(namespace: string): { synced(): boolean; stop(): Promise<void> } {
     const log = logger.child({ informer: path, namespace: namespace || '*' });
@@ -128,7 +170,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
       const result = await list(namespace);
       if (stopping.signal.aborted) return never;
       listed = true;
-      return result;
+      return { ...result, items: result.items.map(keep) };
     };
     const delay = async (ms: number): Promise<void> => {
       await sleep(ms, stopping.signal);
@@ -136,7 +178,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
     };
     const informer = new ListWatch<T>(
       namespacedPath(path, namespace),
-      new StoppableWatch(kc, stopping.signal),
+      new StoppableWatch(kc, stopping.signal, (obj) => keep(obj as T)),
       listOnce,
       false,
       labelSelector,
@@ -200,6 +242,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
       if (listed && !synced) {
         synced = true;
         log.debug({ objects: informer.list().length }, 'informer synced');
+        reportSynced();
       }
     }
 

@@ -1,5 +1,5 @@
 import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { fetch } from 'undici';
+import { type Dispatcher, fetch } from 'undici';
 import { z } from 'zod';
 import { ConflictError, KubeApiError, NotFoundError } from './errors.ts';
 
@@ -17,6 +17,19 @@ export interface KubeRequest {
 }
 
 const Status = z.looseObject({ message: z.string().optional(), reason: z.string().optional() });
+
+/**
+ * One connection pool per KubeConfig. client-node builds a new undici Agent for every request, so each
+ * call would open (and leave behind) its own TLS connection: a handshake per write, and native memory
+ * that grew with the number of writes far beyond the JS heap. Credentials still come per request (a
+ * rotated token is picked up); the TLS settings of a KubeConfig do not change while it runs.
+ */
+const dispatchers = new WeakMap<KubeConfig, Dispatcher | undefined>();
+
+function dispatcherFor(kc: KubeConfig, ctx: RequestContext): Dispatcher | undefined {
+  if (!dispatchers.has(kc)) dispatchers.set(kc, ctx.getDispatcher() as Dispatcher | undefined);
+  return dispatchers.get(kc);
+}
 
 /**
  * One request to the API server with the KubeConfig's credentials, for any resource path: the typed
@@ -39,7 +52,7 @@ export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise
     method: request.method,
     headers,
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
-    dispatcher: ctx.getDispatcher(),
+    dispatcher: dispatcherFor(kc, ctx),
     signal: request.signal,
   });
   const text = await response.text();

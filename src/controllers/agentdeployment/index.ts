@@ -3,7 +3,7 @@
  * the Secret -> object index behind the secondary watch, and the reconciler's dependencies on the
  * Kubernetes API. Informers run on every replica (warm caches); reconciles run only on the leader.
  */
-import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
@@ -21,6 +21,7 @@ import {
   resourcePath,
 } from '../../runtime/objects.ts';
 import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
+import { createSecretCache, type SecretCache } from '../../runtime/secret-cache.ts';
 import { statusMergePatch } from '../../runtime/status-patch.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
@@ -47,7 +48,8 @@ export interface AgentDeploymentController {
   /** Batched polling of the control plane; runs only while this replica leads. */
   observer: DeploymentObserver;
   objects: RunningInformer<AgentDeployment>;
-  secrets: RunningInformer<V1Secret>;
+  /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
+  secrets: SecretCache;
   hasSynced(): boolean;
   stop(): Promise<void>;
 }
@@ -62,10 +64,17 @@ function refOf(obj: AgentDeployment): ObjectRef {
 class SecretIndex {
   readonly #readers = new Map<string, Set<string>>();
   readonly #reads = new Map<string, string[]>();
+  /** Told when the last reader of a Secret goes. */
+  readonly #unread: (secretKey: string) => void;
+
+  constructor(unread: (secretKey: string) => void) {
+    this.#unread = unread;
+  }
 
   set(obj: AgentDeployment): void {
     const key = objectKey(obj);
-    this.delete(key);
+    const before = this.#reads.get(key) ?? [];
+    this.#drop(key);
     const ns = obj.metadata.namespace ?? '';
     const secrets = referencedSecretNames(obj.spec).map((name) => `${ns}/${name}`);
     this.#reads.set(key, secrets);
@@ -74,15 +83,34 @@ class SecretIndex {
       readers.add(key);
       this.#readers.set(s, readers);
     }
+    this.#releaseUnread(before);
   }
 
   delete(key: string): void {
-    for (const s of this.#reads.get(key) ?? []) this.#readers.get(s)?.delete(key);
-    this.#reads.delete(key);
+    const before = this.#reads.get(key) ?? [];
+    this.#drop(key);
+    this.#releaseUnread(before);
   }
 
   readersOf(secretKey: string): string[] {
     return [...(this.#readers.get(secretKey) ?? [])];
+  }
+
+  isRead(secretKey: string): boolean {
+    return (this.#readers.get(secretKey)?.size ?? 0) > 0;
+  }
+
+  #drop(key: string): void {
+    for (const s of this.#reads.get(key) ?? []) this.#readers.get(s)?.delete(key);
+    this.#reads.delete(key);
+  }
+
+  #releaseUnread(secretKeys: readonly string[]): void {
+    for (const s of secretKeys) {
+      if (this.isRead(s)) continue;
+      this.#readers.delete(s);
+      this.#unread(s);
+    }
   }
 }
 
@@ -90,7 +118,18 @@ export function startAgentDeploymentController(
   options: AgentDeploymentControllerOptions,
 ): AgentDeploymentController {
   const { kc, queue, logger } = options;
-  const index = new SecretIndex();
+  // The Secrets cache starts once the objects are indexed, so its first listing keeps the values of
+  // every Secret already referenced and drops the rest.
+  const index = new SecretIndex((secretKey) => secrets.release(secretKey));
+  const secrets = createSecretCache({
+    kc,
+    namespaces: options.namespaces,
+    logger,
+    isReferenced: (secretKey) => index.isRead(secretKey),
+    onChange: (secretKey) => {
+      for (const key of index.readersOf(secretKey)) queue.add(key);
+    },
+  });
   const enqueue = (obj: AgentDeployment) => queue.add(objectKey(obj));
 
   const objects = startInformer<AgentDeployment>({
@@ -99,6 +138,7 @@ export function startAgentDeploymentController(
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
     logger: logger.child({ informer: 'agentdeployments' }),
+    onSynced: () => secrets.start(),
     onAdd: (obj) => {
       index.set(obj);
       enqueue(obj);
@@ -113,22 +153,6 @@ export function startAgentDeploymentController(
     },
   });
 
-  const secretChanged = (secret: V1Secret) => {
-    for (const key of index.readersOf(objectKey(secret))) queue.add(key);
-  };
-  const secrets = startInformer<V1Secret>({
-    kc,
-    path: '/api/v1/secrets',
-    namespaces: options.namespaces,
-    logger: logger.child({ informer: 'secrets' }),
-    onAdd: secretChanged,
-    onUpdate: (oldSecret, newSecret) => {
-      if (oldSecret.metadata?.resourceVersion !== newSecret.metadata?.resourceVersion)
-        secretChanged(newSecret);
-    },
-    onDelete: secretChanged,
-  });
-
   const observer = new DeploymentObserver({
     pollIntervalMs: options.settings.pollIntervalMs,
     clientFor: (credentials) => options.pools.clientFor(credentials),
@@ -141,7 +165,7 @@ export function startAgentDeploymentController(
     observer,
     ...options.settings,
     getObject: (namespace, name) => written.read(objects.get(namespace, name)),
-    readSecret: async (namespace, name) => secrets.get(namespace, name)?.data,
+    readSecret: (namespace, name) => secrets.read(namespace, name),
     writeStatus: async (obj, status, signal) => {
       const patch = statusMergePatch(obj.status ?? {}, status as AgentDeploymentStatus);
       written.remember(obj, await patchStatus<AgentDeployment>(kc, refOf(obj), patch, signal));

@@ -35,6 +35,8 @@ export class DeploymentObserver {
   readonly #now: () => number;
   readonly #snapshots = new Map<string, Snapshot>();
   readonly #tracked = new Map<string, Tracked>();
+  /** Credentials (by key) whose listing failed on the last poll. */
+  #failing = new Set<string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = true;
 
@@ -111,12 +113,31 @@ export class DeploymentObserver {
       group.keysById.set(t.deploymentId, key);
       groups.set(groupKey, group);
     }
-    for (const { credentials, keysById } of groups.values()) {
+    const failed = new Set<string>();
+    for (const [groupKey, { credentials, keysById }] of groups) {
       const client = this.#options.clientFor(credentials);
       const ids = [...keysById.keys()];
       for (let i = 0; i < ids.length; i += IDS_PER_LIST) {
         const chunk = ids.slice(i, i + IDS_PER_LIST);
-        const page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
+        let page: Awaited<ReturnType<ControlPlaneClient['listDeployments']>>;
+        try {
+          page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
+        } catch (err) {
+          failed.add(groupKey);
+          // Ready objects wait for this poll to bring them back: when a listing starts failing, let
+          // each find out first-hand (its own read fails the same way, says so in its conditions and
+          // backs off). Not again on every failed poll: that would cut their backoff short.
+          if (this.#failing.has(groupKey)) continue;
+          this.#options.logger.warn(
+            { error: err instanceof Error ? err.message : String(err), deployments: chunk.length },
+            'batched poll failed; reconciling those objects',
+          );
+          for (const id of chunk) {
+            const key = keysById.get(id);
+            if (key) this.#options.onChange(key);
+          }
+          continue;
+        }
         const seen = new Set<string>();
         for (const deployment of page.resources) {
           seen.add(deployment.id);
@@ -136,5 +157,7 @@ export class DeploymentObserver {
         }
       }
     }
+    // Credentials whose listing failed this poll; any others (recovered, or gone) start afresh.
+    this.#failing = failed;
   }
 }

@@ -14,7 +14,7 @@ import type { ReconcileResult } from '../../runtime/controller.ts';
 import type { PendingEvent } from '../../runtime/reconcile-shell.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../../simulator/index.ts';
 import { Verifier } from '../../verification/verifier.ts';
-import { agentDeploymentReconciler } from './reconciler.ts';
+import { agentDeploymentReconciler, READY_RESYNC_FACTOR } from './reconciler.ts';
 
 const LISTENER = defaultListeners()[0]?.id as string;
 const KEY = 'team-a/agent';
@@ -582,7 +582,23 @@ const rows: Row[] = [
     conditions: ['Ready=True/Succeeded'],
     events: ['Normal/RevisionDeployed'],
     statusWritten: true,
-    also: (_w, pass) => expect(pass.result?.requeueAfterMs).toBe(POLL_MS),
+    // The batched poll brings it back on a change: only a slow safety resync is scheduled.
+    also: (_w, pass) => expect(pass.result?.requeueAfterMs).toBe(POLL_MS * READY_RESYNC_FACTOR),
+  },
+  {
+    name: 'Ready with its own poll-interval annotation: comes back at that interval',
+    given: async () => {
+      const w = world();
+      w.obj.metadata.annotations = { [Annotation.PollInterval]: '30s' };
+      await w.pass();
+      deployLatest(w);
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=True/Succeeded'],
+    events: ['Normal/RevisionDeployed'],
+    statusWritten: true,
+    also: (_w, pass) => expect(pass.result?.requeueAfterMs).toBe(30_000),
   },
   {
     name: 'revision DEPLOYED but deployment not READY: not Ready, says what it waits for',

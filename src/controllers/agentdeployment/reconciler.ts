@@ -4,6 +4,7 @@
  * observation; status is written once, at the end, and only when it changed.
  */
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
+import { Annotation } from '../../api/names.ts';
 import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
 import { pollIntervalOf } from '../../runtime/annotations.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
@@ -11,6 +12,12 @@ import { type KindShell, reconcileWithShell } from '../../runtime/reconcile-shel
 import { agentDeploymentSteps } from './steps.ts';
 import { statusEvents, summarizeVerified } from './summary.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
+
+/** How many poll intervals a Ready, batch-polled object waits before a safety resync. */
+export const READY_RESYNC_FACTOR = 10;
+
+const hasPollIntervalAnnotation = (obj: AgentDeployment) =>
+  obj.metadata.annotations?.[Annotation.PollInterval] !== undefined;
 
 export function agentDeploymentShell(
   deps: AgentDeploymentDeps,
@@ -28,6 +35,12 @@ export function agentDeploymentShell(
     requeueAfter(pass, outcome) {
       if (outcome.kind === 'paused') return undefined;
       if (outcome.kind === 'progressing') return deps.revisionPollMs;
+      // A Ready deployment the batched poll watches comes back when the poll sees it change (and on
+      // any change of the object or its Secrets): re-reading it every interval would cost a reconcile
+      // per object per poll. A slow resync stays as a safety net; a per-object poll interval is kept.
+      if (outcome.kind === 'ready' && pass.observed && !hasPollIntervalAnnotation(pass.obj)) {
+        return deps.pollIntervalMs * READY_RESYNC_FACTOR;
+      }
       return pollIntervalOf(pass.obj, deps.pollIntervalMs);
     },
     now: deps.now,

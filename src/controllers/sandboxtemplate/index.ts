@@ -3,7 +3,7 @@
  * credentials), the shared per-credential listing snapshots, the optional importer, and the reconcile
  * entry point its workers call. Informers run on every replica; reconciles and imports only on the leader.
  */
-import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { GROUP, SANDBOX_TEMPLATE, VERSION } from '../../api/group.ts';
 import type { SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
@@ -19,6 +19,7 @@ import { objectKey } from '../../runtime/keys.ts';
 import { kubeRequest } from '../../runtime/kubehttp.ts';
 import { type ObjectRef, patchStatus, resourcePath } from '../../runtime/objects.ts';
 import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
+import type { SecretCache } from '../../runtime/secret-cache.ts';
 import { statusMergePatch } from '../../runtime/status-patch.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { importedObject, TemplateImporter } from './importer.ts';
@@ -37,9 +38,9 @@ export interface SandboxTemplateControllerOptions {
   labelSelector: string;
   /**
    * The Secrets cache (shared with the AgentDeployment controller). A credentials Secret that appears
-   * is picked up at the object's next poll.
+   * is picked up at the object's next poll; its values are read on demand, once per resourceVersion.
    */
-  secrets: RunningInformer<V1Secret>;
+  secrets: SecretCache;
   defaultCredentials: Partial<Credentials>;
   pollIntervalMs: number;
   /** Namespace to import every listed template into; undefined leaves import off. */
@@ -96,7 +97,7 @@ export function startSandboxTemplateController(
   const written = new ReadYourWrites<SandboxTemplate>();
   const reconcile = sandboxTemplateReconciler({
     getObject: (namespace, name) => written.read(objects.get(namespace, name)),
-    readSecret: async (namespace, name) => secrets.get(namespace, name)?.data,
+    readSecret: (namespace, name) => secrets.read(namespace, name),
     writeStatus: async (obj, status, signal) => {
       const patch = statusMergePatch(obj.status ?? {}, status as SandboxTemplateStatus);
       written.remember(obj, await patchStatus<SandboxTemplate>(kc, refOf(obj), patch, signal));

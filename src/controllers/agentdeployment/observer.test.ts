@@ -1,0 +1,95 @@
+/**
+ * The batched poll against the simulator over HTTP: how many list calls a poll costs, which objects it
+ * brings back (only those whose deployment changed or vanished), and what a failed listing does.
+ */
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Credentials } from '../../controlplane/credentials.ts';
+import { ControlPlanePools } from '../../controlplane/pools.ts';
+import { DEFAULT_API_KEY, type Simulator, startSimulator } from '../../simulator/index.ts';
+import { createDeployment, externalImageCreate } from '../../simulator/test-support.ts';
+import { DeploymentObserver, IDS_PER_LIST } from './observer.ts';
+
+let sim: Simulator;
+let pools: ControlPlanePools;
+let credentials: Credentials;
+beforeAll(async () => {
+  sim = await startSimulator({ revisionStepMs: 3_600_000 });
+  pools = new ControlPlanePools({ clientDefaults: { getRetries: 0 } });
+  credentials = { baseUrl: sim.url, apiKey: DEFAULT_API_KEY };
+});
+afterAll(async () => {
+  await pools.close();
+  await sim.close();
+});
+afterEach(() => {
+  sim.clearFaults();
+  for (const d of sim.deployments()) sim.deleteDeploymentBehindOperator(d.id);
+});
+
+/** An observer tracking `n` new deployments as objects ns/obj-<i>; `changed` collects what it enqueues. */
+async function tracking(n: number) {
+  const changed: string[] = [];
+  const observer = new DeploymentObserver({
+    pollIntervalMs: 60_000,
+    clientFor: (c) => pools.clientFor(c),
+    onChange: (key) => changed.push(key),
+    logger: pino({ level: 'silent' }),
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { id } = await createDeployment(sim, externalImageCreate(`obj-${i}`));
+    observer.track(`ns/obj-${i}`, credentials, id);
+    ids.push(id);
+  }
+  sim.resetRequests();
+  return { observer, changed, ids };
+}
+
+const listCalls = () => sim.requests({ method: 'GET', route: '/v2/deployments' }).length;
+
+describe('DeploymentObserver.pollOnce', () => {
+  it(`costs ceil(n/${IDS_PER_LIST}) list calls and enqueues nothing when nothing changed`, async () => {
+    const { observer, changed, ids } = await tracking(IDS_PER_LIST + 5);
+    await observer.pollOnce();
+    await observer.pollOnce();
+    expect(listCalls()).toBe(4);
+    expect(changed).toEqual([]);
+    expect(observer.fresh(ids[0] as string)?.id).toBe(ids[0]);
+  });
+
+  it('enqueues only the object whose deployment changed, and the one whose deployment vanished', async () => {
+    const { observer, changed, ids } = await tracking(3);
+    await observer.pollOnce();
+    sim.setDeploymentStatus(ids[1] as string, 'UNKNOWN');
+    sim.deleteDeploymentBehindOperator(ids[2] as string);
+    await observer.pollOnce();
+    expect(changed.sort()).toEqual(['ns/obj-1', 'ns/obj-2']);
+    expect(observer.fresh(ids[2] as string)).toBeUndefined();
+  });
+
+  it('a listing that starts failing enqueues the objects of that chunk once, so each finds out first-hand', async () => {
+    const { observer, changed } = await tracking(3);
+    await observer.pollOnce();
+    sim.addFault({ method: 'GET', route: '/v2/deployments', status: 503 });
+    await observer.pollOnce();
+    expect(changed.sort()).toEqual(['ns/obj-0', 'ns/obj-1', 'ns/obj-2']);
+    // Still failing: the objects are backing off on their own; no second wave cuts that short.
+    await observer.pollOnce();
+    expect(changed).toHaveLength(3);
+    // Recovered, then failing again: a new outage, told again.
+    sim.clearFaults();
+    await observer.pollOnce();
+    sim.addFault({ method: 'GET', route: '/v2/deployments', status: 503 });
+    await observer.pollOnce();
+    expect(changed).toHaveLength(6);
+  });
+
+  it('an untracked object is no longer listed', async () => {
+    const { observer } = await tracking(2);
+    observer.untrack('ns/obj-0');
+    observer.untrack('ns/obj-1');
+    await observer.pollOnce();
+    expect(listCalls()).toBe(0);
+  });
+});
