@@ -5,8 +5,10 @@
  * last step, in the shell.
  */
 import { Annotation, EventReason, FINALIZER, STICKY_STALL_REASONS } from '../../api/names.ts';
+import type { Credentials } from '../../controlplane/credentials.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
+import { tenantDigest } from '../../controlplane/tenant.ts';
 import {
   checkPollInterval,
   pausedOutcome,
@@ -25,6 +27,7 @@ import {
   resolveSecrets,
   secretsDigest,
 } from '../../translate/secrets.ts';
+import { type ClaimConflict, claimConflict, claimOf } from './claims.ts';
 import { decide } from './decide.ts';
 import { externalDeployment } from './external.ts';
 import {
@@ -60,6 +63,18 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
   };
   const credentialsOf = (pass: AgentDeploymentPass) =>
     resolveCredentials(pass.spec.credentialsSecretRef, pass.lookup, deps.defaultCredentials);
+  const useCredentials = (pass: AgentDeploymentPass, credentials: Credentials) => {
+    pass.credentials = credentials;
+    pass.tenant = tenantDigest(credentials);
+    pass.client = deps.controlPlane(credentials);
+  };
+  /** Another object's claim that wins over this object's (see claims.ts), if any. */
+  const conflictOf = (pass: AgentDeploymentPass): ClaimConflict | undefined => {
+    const self = claimOf({ ...pass.obj, spec: pass.spec, status: pass.status }, pass.tenant);
+    if (!self.tenant) return undefined;
+    const ids = [self.deploymentId, self.adoptId].filter((id): id is string => id !== undefined);
+    return claimConflict(self, deps.claims({ tenant: self.tenant, name: self.name, ids }));
+  };
 
   /**
    * 1. Deleted: apply the deletion policy, then release the finalizer, once the platform no longer has
@@ -74,15 +89,29 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       const done: Outcome = { kind: 'deleted', reason: 'Succeeded', message: 'deletion policy applied' };
       if (!hasFinalizer(pass)) return done;
       if ((pass.spec.deletionPolicy ?? 'Delete') === 'Delete') {
-        let remaining: Deployment[];
+        let remaining: Deployment[] = [];
         try {
           await readSecrets(deps, pass);
-          pass.client = deps.controlPlane(credentialsOf(pass));
-          remaining = await external(pass).delete({
-            mayHaveCreated: true,
-            deleteTracingProject: pass.spec.deleteTracingProject ?? false,
-          });
+          useCredentials(pass, credentialsOf(pass));
+          const conflict = conflictOf(pass);
+          if (pass.status.deploymentId && conflict?.reason === 'AlreadyManaged') {
+            // Another object holds the recorded id (a copied status): it is that object's to delete.
+            pass.events.push({ type: 'Normal', reason: EventReason.Orphaned, message: conflict.message });
+          } else {
+            remaining = await external(pass).delete({
+              deleteTracingProject: pass.spec.deleteTracingProject ?? false,
+            });
+            if (!pass.status.deploymentId) {
+              pass.events.push({
+                type: 'Normal',
+                reason: EventReason.Orphaned,
+                message: 'this object owns no deployment on the control plane: nothing deleted',
+              });
+            }
+          }
         } catch (err) {
+          // A deployment recorded under other credentials is for a person to settle, not to retry.
+          if (err instanceof Stall) throw err;
           const cause = outcomeOf(err);
           throw new Retry(
             'DeleteFailed',
@@ -141,15 +170,11 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     },
   };
 
-  /**
-   * The finalizer goes on before the first create, so without it no earlier pass can have created
-   * anything: only an object that already had it may look for its deployment by name.
-   */
+  /** The finalizer goes on before the first create, so nothing is created that deletion could miss. */
   const ensureFinalizer: AgdStep = {
     name: 'ensureFinalizer',
     async run(pass) {
-      pass.mayHaveCreated = hasFinalizer(pass);
-      if (!pass.mayHaveCreated) await deps.addFinalizer(pass.obj, pass.signal);
+      if (!hasFinalizer(pass)) await deps.addFinalizer(pass.obj, pass.signal);
       return undefined;
     },
   };
@@ -159,8 +184,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     name: 'resolve',
     async run(pass) {
       await readSecrets(deps, pass);
-      pass.credentials = credentialsOf(pass);
-      pass.client = deps.controlPlane(pass.credentials);
+      useCredentials(pass, credentialsOf(pass));
       const resolved = resolveSecrets(pass.spec, pass.lookup);
       if (!resolved.ok) {
         const parts = [
@@ -184,11 +208,27 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     },
   };
 
-  /** 4. Find the deployment this object manages (recorded id, adoption, or an earlier pass's create). */
+  /**
+   * The ownership gate, before anything is sent: the deployment id this object records or adopts, and its
+   * deployment name, must not be claimed by another object of the same tenant (claims.ts: the tie-break).
+   */
+  const own: AgdStep = {
+    name: 'own',
+    run(pass) {
+      const conflict = conflictOf(pass);
+      if (conflict) throw new Stall(conflict.reason, conflict.message);
+      return undefined;
+    },
+  };
+
+  /**
+   * Find the deployment this object owns (recorded id, accepted adoption, or its own create whose answer
+   * was lost); a live deployment of its name it does not own stops the pass (NameConflict).
+   */
   const observe: AgdStep = {
     name: 'observe',
     async run(pass) {
-      pass.observed = await external(pass).observe({ mayHaveCreated: pass.mayHaveCreated ?? false });
+      pass.observed = await external(pass).observe();
       if (pass.observed && pass.credentials) {
         deps.observer.track(pass.key, pass.credentials, pass.observed.id);
         recordObserved(pass.status, pass.observed);
@@ -213,7 +253,9 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       }
       switch (decision.action) {
         case 'create': {
-          const created = await external(pass).create(decision.request);
+          const persist = () =>
+            deps.writeStatus(pass.obj, JSON.parse(JSON.stringify(pass.status)), pass.signal);
+          const created = await external(pass).create(decision.request, persist);
           deps.observer.track(pass.key, credentials, created.id);
           recordApplied(pass.status, created, digests);
           return progressing(
@@ -353,6 +395,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     holdWhileStalled,
     ensureFinalizer,
     resolve,
+    own,
     observe,
     converge,
     followRevision,
