@@ -41,6 +41,18 @@ describe('claimConflict', () => {
       'NameConflict ns/b',
     ],
     [
+      'same name, the other records an id but is being deleted: the name is free',
+      claim('a'),
+      [claim('b', { deploymentId: 'd-1', deleting: true, ...older })],
+      undefined,
+    ],
+    [
+      'an id held by an object being deleted is still its own',
+      claim('a', { adoptId: 'd-1' }),
+      [claim('b', { deploymentId: 'd-1', deleting: true, name: 'other-name' })],
+      'AlreadyManaged ns/b',
+    ],
+    [
       'same name, the other has a create pending and this one none',
       claim('a', older),
       [claim('b', { pendingSince: '2026-01-01T00:00:01Z' })],

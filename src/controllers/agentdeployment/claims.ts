@@ -27,6 +27,11 @@ export interface Claim {
   adoptId?: string | undefined;
   /** A create sent (or about to be) whose answer was not recorded yet. */
   pendingSince?: string | undefined;
+  /**
+   * The object is being deleted: it gives up its name (its deployment, if deleted, holds the name until
+   * gone: the lookup then waits for it), but keeps its id until its deletion policy has run.
+   */
+  deleting?: boolean | undefined;
 }
 
 export type ClaimConflict =
@@ -52,6 +57,7 @@ export function claimOf(obj: ClaimSource, currentTenant: string | undefined): Cl
     deploymentId: recorded,
     adoptId: recorded ? undefined : obj.metadata.annotations?.[Annotation.AdoptDeploymentId],
     pendingSince: recorded ? undefined : status.createPendingSince,
+    deleting: !!obj.metadata.deletionTimestamp,
   };
 }
 
@@ -96,7 +102,7 @@ export function claimConflict(self: Claim, others: readonly Claim[]): ClaimConfl
     }
   }
   for (const other of mine) {
-    if (other.name !== self.name) continue;
+    if (other.name !== self.name || other.deleting) continue;
     if (target && other.deploymentId === target) continue; // the id rule above decided
     if (!outranks(other, self)) continue;
     return {
