@@ -38,7 +38,9 @@ export interface ExternalDeployment {
   observe(): Promise<Deployment | undefined>;
   /**
    * Creates the deployment behind the create guard: marks the create pending and makes that durable
-   * (`persist`) before the POST, records the id and makes it durable the moment the POST answers.
+   * (`persist`) before the POST, and records the id (and credentials digest) in status when it answers.
+   * The caller ends the pass right there, so the shell's status write that follows is the id's durable
+   * record; should it fail, the mark lets the next pass find the deployment and take it as its own.
    */
   create(request: DeploymentCreateRequest, persist: () => Promise<void>): Promise<Deployment>;
   update(
@@ -246,9 +248,6 @@ export function externalDeployment(
       }
       own(created);
       note(EventReason.Created, `created deployment ${created.id} (${deploymentName})`);
-      // Durable at once. Should this write fail, the mark written before the POST lets the next pass
-      // find the deployment and take it as its own.
-      await persist();
       return created;
     },
 

@@ -256,6 +256,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
           const persist = () =>
             deps.writeStatus(pass.obj, JSON.parse(JSON.stringify(pass.status)), pass.signal);
           const created = await external(pass).create(decision.request, persist);
+          // Nothing else before the shell's status write: it records the id the moment the POST answered.
           deps.observer.track(pass.key, credentials, created.id);
           recordApplied(pass.status, created, digests);
           return progressing(
