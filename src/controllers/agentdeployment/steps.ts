@@ -77,6 +77,27 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
   };
 
   /**
+   * The ownership gate of deletion: only the recorded id (or what the create guard proves this object
+   * made) is deleted, and not when another object holds that id and wins it. Returns what is still there.
+   */
+  const deleteOwned = async (pass: AgentDeploymentPass): Promise<Deployment[]> => {
+    const conflict = conflictOf(pass);
+    const orphaned = (message: string) =>
+      pass.events.push({ type: 'Normal', reason: EventReason.Orphaned, message });
+    if (pass.status.deploymentId && conflict?.reason === 'AlreadyManaged') {
+      // A copied status: the deployment is the other object's to delete.
+      orphaned(conflict.message);
+      return [];
+    }
+    const remaining = await external(pass).delete({
+      deleteTracingProject: pass.spec.deleteTracingProject ?? false,
+    });
+    if (!pass.status.deploymentId)
+      orphaned('this object owns no deployment on the control plane: nothing deleted');
+    return remaining;
+  };
+
+  /**
    * 1. Deleted: apply the deletion policy, then release the finalizer, once the platform no longer has
    * the deployment (it deletes asynchronously: until then the object says Deleting).
    */
@@ -89,26 +110,11 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       const done: Outcome = { kind: 'deleted', reason: 'Succeeded', message: 'deletion policy applied' };
       if (!hasFinalizer(pass)) return done;
       if ((pass.spec.deletionPolicy ?? 'Delete') === 'Delete') {
-        let remaining: Deployment[] = [];
+        let remaining: Deployment[];
         try {
           await readSecrets(deps, pass);
           useCredentials(pass, credentialsOf(pass));
-          const conflict = conflictOf(pass);
-          if (pass.status.deploymentId && conflict?.reason === 'AlreadyManaged') {
-            // Another object holds the recorded id (a copied status): it is that object's to delete.
-            pass.events.push({ type: 'Normal', reason: EventReason.Orphaned, message: conflict.message });
-          } else {
-            remaining = await external(pass).delete({
-              deleteTracingProject: pass.spec.deleteTracingProject ?? false,
-            });
-            if (!pass.status.deploymentId) {
-              pass.events.push({
-                type: 'Normal',
-                reason: EventReason.Orphaned,
-                message: 'this object owns no deployment on the control plane: nothing deleted',
-              });
-            }
-          }
+          remaining = await deleteOwned(pass);
         } catch (err) {
           // A deployment recorded under other credentials is for a person to settle, not to retry.
           if (err instanceof Stall) throw err;
