@@ -186,6 +186,32 @@ describe('claims are exclusive', () => {
     expect((await ready(h.ns, 'owner')).status?.deploymentId).toBe(id);
   });
 
+  it('a status copied onto a second object (same id) claims nothing: AlreadyManaged, no PATCH, no DELETE', async () => {
+    await create(h.ns, 'original', spec());
+    const first = await ready(h.ns, 'original');
+    const id = first.status?.deploymentId as string;
+    // As a hand-made restore would leave it: another object carrying the first one's status.
+    await create(h.ns, 'copy', spec({ name: 'original', sourceRevisionConfig: { imageUri: 'copy:1' } }), {
+      'deploy.agents.dev/paused': 'true',
+    });
+    await kubeRequest(h.kc, {
+      method: 'PATCH',
+      path: `${AGD_PATH(h.ns)}/copy/status`,
+      body: { status: { deploymentId: id, credentialsDigest: first.status?.credentialsDigest } },
+      contentType: 'application/merge-patch+json',
+    });
+    await patch(h.ns, 'copy', { metadata: { annotations: { 'deploy.agents.dev/paused': null } } });
+    const { c } = await stalled(h.ns, 'copy');
+    expect(c.reason).toBe('AlreadyManaged');
+    expect(c.message).toContain(`${h.ns}/original`);
+    await sleep(1_000);
+    expect(writesTo(h.sim, id)).toEqual([]);
+    await remove(h.ns, 'copy');
+    await sleep(500);
+    expect(writesTo(h.sim, id)).toEqual([]);
+    expect((await ready(h.ns, 'original')).status?.deploymentId).toBe(id);
+  });
+
   it('two objects with one name: the older (then lower uid) creates it, the other is NameConflict and deletes nothing', async () => {
     const [a, b] = await Promise.all([
       create(h.ns, 'twin-a', spec({ name: 'twin' })),
