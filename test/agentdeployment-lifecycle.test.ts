@@ -168,7 +168,7 @@ describe('adoption', () => {
     const reasons = (await listEvents(h, 'adopt-secrets')).map((e) => e.reason);
     expect(reasons).toContain('SecretsTakenAsCurrent');
   });
-  it('an object restored without its status finds its deployment and makes no PATCH', async () => {
+  it('an object restored without its status does not guess: NameConflict, then adopted by annotation with no PATCH', async () => {
     await createAgd(h, externalImage('restored', { secrets: [{ name: 'TOKEN', value: 'kept' }] }));
     const ready = await waitReady(h, 'restored');
     const id = ready.status?.deploymentId as string;
@@ -179,6 +179,12 @@ describe('adoption', () => {
       path: `${AGD_PATH(h.ns)}/restored/status`,
       body: { status: null },
       contentType: 'application/merge-patch+json',
+    });
+    // No record says it made the deployment of its name: it is not taken without a person's word.
+    const { c } = await conditionTrue('restored', 'Stalled', 'NameConflict');
+    expect(c.message).toContain(`deploy.agents.dev/adopt-deployment-id: ${id}`);
+    await mergePatchAgd(h, 'restored', {
+      metadata: { annotations: { 'deploy.agents.dev/adopt-deployment-id': id } },
     });
     const again = await eventually(async () => {
       const o = await getAgd(h, 'restored');

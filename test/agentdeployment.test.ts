@@ -77,6 +77,16 @@ const postsNamed = (name: string) =>
     .requests({ method: 'POST', route: '/v2/deployments' })
     .filter((r) => (r.body as { name?: string })?.name === name);
 
+/** Writes status fields directly, as a crash or a restore would leave them. */
+async function setStatus(name: string, status: Record<string, unknown>) {
+  await kubeRequest(h.kc, {
+    method: 'PATCH',
+    path: `${AGD_PATH(h.ns)}/${name}/status`,
+    body: { status },
+    contentType: 'application/merge-patch+json',
+  });
+}
+
 async function stalled(name: string) {
   return eventually(async () => {
     const obj = await getAgd(h, name);
@@ -255,7 +265,7 @@ describe('drift', () => {
 });
 
 describe('refusals', () => {
-  it('refuses an immutable difference before any call (adopted deployment with another name)', async () => {
+  it('refuses to adopt a deployment of another name: nothing recorded, nothing sent', async () => {
     const other = await client.createDeployment({
       name: 'someone-else',
       source: 'external_image',
@@ -270,9 +280,11 @@ describe('refusals', () => {
         annotations: { 'deploy.agents.dev/adopt-deployment-id': other.id },
       },
     });
-    const { c } = await stalled('adopt-wrong-name');
-    expect(c.reason).toBe('ImmutableFieldChanged');
-    expect(c.message).toContain('name');
+    const { obj, c } = await stalled('adopt-wrong-name');
+    expect(c.reason).toBe('AdoptionFailed');
+    expect(c.message).toContain('someone-else');
+    // Not this object's: deleting it must not delete the other deployment.
+    expect(obj.status?.deploymentId).toBeUndefined();
     await sleep(1_500);
     expect(patchesOf(other.id)).toHaveLength(0);
   });
@@ -412,9 +424,19 @@ describe('lifecycle', () => {
     expect(patchesOf(existing.id)).toHaveLength(0);
   });
 
-  it('finds the deployment a crashed pass created instead of creating a second one', async () => {
-    // The state a crash between the POST and the status write leaves: the finalizer (added before any
-    // create), a deployment of that name, no id in status.
+  it('takes the deployment a crashed pass created after its create mark, instead of creating a second one', async () => {
+    // The state a crash between the POST and the id's write leaves: the finalizer, the create mark
+    // written before the POST, a deployment of that name made after it, no id in status.
+    const crashed = externalImage('crashed');
+    await createAgd(h, {
+      ...crashed,
+      metadata: {
+        ...crashed.metadata,
+        finalizers: ['deploy.agents.dev/finalizer'],
+        annotations: { 'deploy.agents.dev/paused': 'true' },
+      },
+    });
+    await setStatus('crashed', { createPendingSince: new Date(Date.now() - 1_000).toISOString() });
     const created = await client.createDeployment({
       name: 'crashed',
       source: 'external_image',
@@ -422,18 +444,55 @@ describe('lifecycle', () => {
       source_revision_config: { image_uri: 'registry.example.com/agent:1' },
       secrets: [],
     });
-    const crashed = externalImage('crashed');
-    await createAgd(h, {
-      ...crashed,
-      metadata: { ...crashed.metadata, finalizers: ['deploy.agents.dev/finalizer'] },
-    });
+    await mergePatchAgd(h, 'crashed', { metadata: { annotations: { 'deploy.agents.dev/paused': null } } });
     const obj = await waitReady(h, 'crashed');
     expect(obj.status?.deploymentId).toBe(created.id);
+    expect(obj.status?.createPendingSince).toBeUndefined();
     expect(deploymentsNamed('crashed')).toHaveLength(1);
     expect(postsNamed('crashed')).toHaveLength(1); // the test's own
+    expect((await listEvents(h, 'crashed')).map((e) => e.reason)).toContain('Found');
   });
 
-  it('does not take over a same-named deployment it never created: Stalled, pointing at adoption', async () => {
+  it('never takes a deployment of its name made before its create mark: CreateUnconfirmed, nothing sent', async () => {
+    const earlier = await client.createDeployment({
+      name: 'made-before',
+      source: 'external_image',
+      source_config: { listener_id: LISTENER },
+      source_revision_config: { image_uri: 'registry.example.com/theirs:1' },
+      secrets: [],
+    });
+    const obj = externalImage('made-before');
+    await createAgd(h, {
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        finalizers: ['deploy.agents.dev/finalizer'],
+        annotations: { 'deploy.agents.dev/paused': 'true' },
+      },
+    });
+    await setStatus('made-before', { createPendingSince: new Date(Date.now() + 1_000).toISOString() });
+    await mergePatchAgd(h, 'made-before', {
+      metadata: { annotations: { 'deploy.agents.dev/paused': null } },
+    });
+    const { obj: stalledObj, c } = await stalled('made-before');
+    expect(c.reason).toBe('CreateUnconfirmed');
+    expect(c.message).toContain(earlier.id);
+    expect(c.message).toContain('deploy.agents.dev/adopt-deployment-id');
+    expect(stalledObj.status?.deploymentId).toBeUndefined();
+    await deleteAgd(h, 'made-before');
+    await eventually(async () => {
+      try {
+        await getAgd(h, 'made-before');
+        return false;
+      } catch {
+        return true;
+      }
+    }, 'made-before gone');
+    expect(h.sim.requests().filter((r) => r.method !== 'GET' && r.path.includes(earlier.id))).toEqual([]);
+    expect(deploymentsNamed('made-before').map((d) => d.id)).toEqual([earlier.id]);
+  });
+
+  it('does not take over a same-named deployment it never created: NameConflict, nothing sent', async () => {
     const theirs = await client.createDeployment({
       name: 'taken-name',
       source: 'external_image',
@@ -443,10 +502,11 @@ describe('lifecycle', () => {
     });
     await createAgd(h, externalImage('taken-name'));
     const { c } = await stalled('taken-name');
-    expect(c.reason).toBe('Rejected');
+    expect(c.reason).toBe('NameConflict');
     expect(c.message).toContain('already exists');
-    expect(c.message).toContain('deploy.agents.dev/adopt-deployment-id');
+    expect(c.message).toContain(`deploy.agents.dev/adopt-deployment-id: ${theirs.id}`);
     expect(deploymentsNamed('taken-name').map((d) => d.id)).toEqual([theirs.id]);
+    expect(postsNamed('taken-name')).toHaveLength(1); // the test's own: the object sent none
     expect(patchesOf(theirs.id)).toHaveLength(0);
   });
 

@@ -567,7 +567,26 @@ export const VerificationStatus = z.object({
 export type VerificationStatus = z.infer<typeof VerificationStatus>;
 
 export const AgentDeploymentStatus = z.object({
-  deploymentId: z.string().max(64).optional().describe('Id of the deployment on the control plane.'),
+  deploymentId: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      'Id of the deployment on the control plane this object owns: it created it, or adopted it by annotation. Only this deployment is ever patched, redeployed or deleted.',
+    ),
+  credentialsDigest: z
+    .string()
+    .max(80)
+    .optional()
+    .describe(
+      'Digest of the tenant and base URL under which deploymentId was created or adopted. A deployment missing under other credentials is not created again (CredentialsChanged).',
+    ),
+  createPendingSince: z.iso
+    .datetime()
+    .optional()
+    .describe(
+      "Set, before the create request is sent, until its answer is recorded. After a lost answer, a deployment of the name is taken as this object's only if it was created after this time and no other object claims it.",
+    ),
   latestRevisionId: z.string().max(64).optional().describe('Id of the latest revision.'),
   activeRevisionId: z.string().max(64).optional().describe('Id of the revision currently deployed.'),
   revisionStatus: z

@@ -78,7 +78,24 @@ export const Reason = {
   Deleting: 'Deleting',
   /** The deployment name is still held by a deployment the platform is deleting; created once it is free. */
   WaitingForName: 'WaitingForName',
-  /** The adopt annotation names a deployment that does not exist. */
+  /**
+   * The deployment name is claimed on this tenant by another object (named in the message), or a
+   * deployment of that name exists that this object did not create; nothing is sent.
+   */
+  NameConflict: 'NameConflict',
+  /** The deployment id this object adopts or records is managed by another object (named); nothing is sent. */
+  AlreadyManaged: 'AlreadyManaged',
+  /**
+   * A create was pending without an answer and a deployment of the name exists, but the evidence does not
+   * show this object made it (created before the create started, or claimed by another object).
+   */
+  CreateUnconfirmed: 'CreateUnconfirmed',
+  /**
+   * The recorded deployment is not found under the object's current credentials, which differ (tenant or
+   * base URL) from those that created or adopted it: nothing is created in their place.
+   */
+  CredentialsChanged: 'CredentialsChanged',
+  /** The adopt annotation names a deployment that does not exist, or one of another name. */
   AdoptionFailed: 'AdoptionFailed',
   /** The adopt annotation names another deployment than the one this object manages. */
   AdoptionConflict: 'AdoptionConflict',

@@ -65,6 +65,31 @@ describe('other fault kinds', () => {
     expect((await call(sim, 'GET', '/v2/listeners')).status).toBe(200);
   });
 
+  it('drops the answer after the commit: the deployment exists, the request is logged with its status', async () => {
+    sim.addFault({ method: 'POST', route: '/v2/deployments', dropResponse: 'after-commit', times: 1 });
+    await expect(
+      call(sim, 'POST', '/v2/deployments', { body: externalImageCreate('answer-lost') }),
+    ).rejects.toThrow();
+    expect(sim.deployments().filter((d) => d.name === 'answer-lost')).toHaveLength(1);
+    expect(sim.requests({ method: 'POST', route: '/v2/deployments' })).toMatchObject([{ status: 201 }]);
+  });
+
+  it('commits a dropped request only when the next one of its route arrives, before handling it', async () => {
+    sim.addFault({ method: 'POST', route: '/v2/deployments', dropResponse: 'commit-before-next', times: 1 });
+    await expect(
+      call(sim, 'POST', '/v2/deployments', { body: externalImageCreate('late-commit') }),
+    ).rejects.toThrow();
+    expect(sim.deployments().some((d) => d.name === 'late-commit')).toBe(false);
+    expect((await call(sim, 'GET', '/v2/deployments')).status).toBe(200);
+    expect(sim.deployments().some((d) => d.name === 'late-commit')).toBe(false);
+    const second = await call(sim, 'POST', '/v2/deployments', { body: externalImageCreate('late-commit') });
+    expect(second.status).toBe(400); // the held create committed first and took the name
+    expect(sim.deployments().filter((d) => d.name === 'late-commit')).toHaveLength(1);
+    expect(sim.requests({ method: 'POST', route: '/v2/deployments' }).map((r) => r.status)).toEqual([
+      201, 400,
+    ]);
+  });
+
   it('not-json: a 200 whose body does not parse', async () => {
     sim.addFault({ route: '/v2/deployments', method: 'GET', malformed: 'not-json', times: 1 });
     const answer = await call(sim, 'GET', '/v2/deployments');

@@ -18,6 +18,13 @@ export const FaultRuleSchema = z
     retryAfterSeconds: z.number().nonnegative().optional(),
     latencyMs: Latency.optional(),
     dropConnection: z.boolean().optional(),
+    /**
+     * The request is carried out but its answer never arrives (the connection drops): 'after-commit'
+     * commits it at once, like a response lost on the way back; 'commit-before-next' holds it and commits
+     * it just before the next request of the same method and route is handled, like a request that timed
+     * out on the client and committed later.
+     */
+    dropResponse: z.enum(['after-commit', 'commit-before-next']).optional(),
     malformed: z.enum(['not-json', 'missing-fields', 'wrong-types']).optional(),
   })
   .strict();

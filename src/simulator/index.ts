@@ -18,6 +18,7 @@ import {
   parseJsonBody,
   type Reply,
   type RequestContext,
+  type RouteMatch,
   Router,
   readBody,
   send,
@@ -251,6 +252,25 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     send(res, reply.status, reply.body === undefined ? undefined : JSON.stringify(reply.body), reply.headers);
   }
 
+  async function handle(req: IncomingMessage, target: URL, match: RouteMatch, raw: string): Promise<Reply> {
+    if (match.kind !== 'found') return errorReply(match.kind === 'none' ? notFound() : methodNotAllowed());
+    return run(
+      (ctx) => {
+        authenticate(req.headers, auth);
+        return match.route.handler({ ...ctx, body: parseJsonBody(raw) });
+      },
+      contextOf(req, target, match.params, undefined),
+    );
+  }
+
+  /** Requests whose answer was dropped and whose commit waits for the next one of their method and route. */
+  let held: { method: string; route: string; commit: () => Promise<void> }[] = [];
+  async function commitHeld(method: string, route: string) {
+    const due = held.filter((h) => h.method === method && h.route === route);
+    held = held.filter((h) => !due.includes(h));
+    for (const h of due) await h.commit();
+  }
+
   async function serveApi(req: IncomingMessage, res: ServerResponse, target: URL, raw: string) {
     const method = req.method ?? 'GET';
     const match = api.match(method, target.pathname);
@@ -277,7 +297,20 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     };
 
     await sleep(pickLatency(latency));
+    await commitHeld(method, route);
     const fault = faults.take(method, route, target.pathname);
+    if (fault?.dropResponse) {
+      await sleep(pickLatency(fault.latencyMs));
+      const commit = async () => {
+        const reply = await handle(req, target, match, raw);
+        record.status = reply.status;
+        log(`${method} ${target.pathname} ${reply.status} (answer dropped)`);
+      };
+      if (fault.dropResponse === 'after-commit') await commit();
+      else held.push({ method, route, commit });
+      req.socket.destroy();
+      return;
+    }
     if (fault) {
       await sleep(pickLatency(fault.latencyMs));
       if (fault.dropConnection) {
@@ -296,18 +329,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }
     }
 
-    let reply: Reply;
-    if (match.kind === 'found') {
-      reply = await run(
-        (ctx) => {
-          authenticate(req.headers, auth);
-          return match.route.handler({ ...ctx, body: parseJsonBody(raw) });
-        },
-        contextOf(req, target, match.params, undefined),
-      );
-    } else {
-      reply = errorReply(match.kind === 'none' ? notFound() : methodNotAllowed());
-    }
+    const reply = await handle(req, target, match, raw);
     if (fault?.malformed) {
       // A spoiled body needs a status that carries one.
       finish(

@@ -1,24 +1,30 @@
 /**
- * The external-resource contract's deletion and refusal paths against a scripted client: what is sent,
- * what is left, and which refusals read as waiting rather than failing.
+ * The external-resource contract against a scripted client: what is sent, what is left, which refusals
+ * read as waiting rather than failing, and ownership: only a recorded id, an accepted adoption or the
+ * create guard's evidence makes a deployment this object's.
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
-import { BadRequestError, ConflictError, NotFoundError } from '../../controlplane/errors.ts';
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import { Wait } from '../../runtime/outcome.ts';
 import { externalDeployment } from './external.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
-const deployment = (status: string, id = 'd-1'): Deployment => ({
+const deployment = (status: string, id = 'd-1', createdAt = '2026-01-01T00:00:00Z'): Deployment => ({
   id,
   name: 'agent',
   source: 'external_image',
   source_config: { listener_id: 'l-1' },
   source_revision_config: { image_uri: 'registry.local/agent:1' },
   secrets: [],
-  created_at: '2026-01-01T00:00:00Z',
-  updated_at: '2026-01-01T00:00:00Z',
+  created_at: createdAt,
+  updated_at: createdAt,
   status,
   latest_revision_id: 'r-1',
   active_revision_id: 'r-1',
@@ -54,19 +60,36 @@ const deps = {
     track: () => {},
     untrack: () => {},
   },
+  claims: () => [],
   now: () => new Date('2026-01-01T00:00:10Z'),
   revisionPollMs: 5_000,
 } as unknown as AgentDeploymentDeps;
 
-function passWith(deploymentId?: string): AgentDeploymentPass {
-  const obj = { metadata: { name: 'agent', namespace: 'ns' }, spec: {} } as unknown as AgentDeployment;
+const TENANT = 'sha256:tenant-now';
+
+function passWith(
+  deploymentId?: string,
+  status: Record<string, unknown> = {},
+  annotations: Record<string, string> = {},
+): AgentDeploymentPass {
+  const obj = {
+    metadata: { name: 'agent', namespace: 'ns', uid: 'u-self', annotations },
+    spec: {},
+  } as unknown as AgentDeployment;
   return {
     obj,
     spec: obj.spec,
-    status: deploymentId ? { deploymentId } : {},
+    tenant: TENANT,
+    status: { ...(deploymentId ? { deploymentId } : {}), ...status },
     events: [],
   } as unknown as AgentDeploymentPass;
 }
+
+const errorOf = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as Error & { reason?: string },
+  );
 
 describe('delete', () => {
   it.each<[string, (string | undefined)[], string[], string[]]>([
@@ -86,29 +109,24 @@ describe('delete', () => {
     ],
   ])('%s', async (_, gets, expectedCalls, left) => {
     const { client, calls } = scripted(gets);
-    const remaining = await externalDeployment(deps, passWith('d-1'), client).delete({
-      mayHaveCreated: true,
-    });
+    const remaining = await externalDeployment(deps, passWith('d-1'), client).delete({});
     expect(calls).toEqual(expectedCalls);
     expect(remaining.map((d) => d.status)).toEqual(left);
   });
 
   it('asks for the tracing project only when the spec does', async () => {
     const { client, calls } = scripted(['READY', undefined]);
-    await externalDeployment(deps, passWith('d-1'), client).delete({
-      mayHaveCreated: true,
-      deleteTracingProject: true,
-    });
+    await externalDeployment(deps, passWith('d-1'), client).delete({ deleteTracingProject: true });
     expect(calls).toContain('DELETE d-1 +tracing');
   });
 
   it('says deleted only once the deployment is gone', async () => {
     const pass = passWith('d-1');
     const { client } = scripted(['READY', 'AWAITING_DELETE']);
-    await externalDeployment(deps, pass, client).delete({ mayHaveCreated: true });
+    await externalDeployment(deps, pass, client).delete({});
     expect(pass.events.map((e) => e.reason)).toEqual(['Deleting']);
     const { client: later } = scripted(['AWAITING_DELETE', undefined]);
-    await externalDeployment(deps, pass, later).delete({ mayHaveCreated: true });
+    await externalDeployment(deps, pass, later).delete({});
     expect(pass.events.map((e) => e.reason)).toEqual(['Deleting', 'Deleted']);
   });
 });
@@ -122,24 +140,26 @@ describe('refusals that mean "wait"', () => {
       findDeploymentsByName: async () => [deployment('AWAITING_DELETE', 'd-old')],
     });
     const err = await externalDeployment(deps, passWith(), client)
-      .create({} as never)
+      .create({} as never, async () => {})
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Wait);
     expect(err).toMatchObject({ reason: 'WaitingForName', retryAfterMs: 5_000 });
     expect((err as Error).message).toContain('d-old');
   });
 
-  it('a create refused for a name a live deployment holds stalls for a person to settle', async () => {
+  it('a create refused for a name someone took since the lookup is NameConflict, and the mark goes', async () => {
     const { client } = scripted([], {
       createDeployment: async () => {
         throw new BadRequestError('createDeployment', 'A deployment named agent already exists');
       },
-      findDeploymentsByName: async () => [deployment('READY', 'd-other')],
+      findDeploymentsByName: async () => [deployment('READY', 'd-other', '2026-01-01T00:00:11Z')],
     });
-    const err = await externalDeployment(deps, passWith(), client)
-      .create({} as never)
-      .catch((e: unknown) => e);
-    expect(err).toMatchObject({ name: 'Stall', reason: 'Rejected' });
+    const pass = passWith();
+    const err = await errorOf(externalDeployment(deps, pass, client).create({} as never, async () => {}));
+    expect(err).toMatchObject({ name: 'Stall', reason: 'NameConflict' });
+    expect(err?.message).toContain('d-other');
+    expect(pass.status.createPendingSince).toBeUndefined();
+    expect(pass.status.deploymentId).toBeUndefined();
   });
 
   it.each([
@@ -157,12 +177,236 @@ describe('refusals that mean "wait"', () => {
     expect((err as Error).constructor.name).toBe(errorName);
   });
 
-  it('the name lookup after a lost status never takes a deployment being deleted for its own', async () => {
+  it('a name held only by a deployment being deleted is waited for, never taken', async () => {
     const { client } = scripted([], {
-      findDeploymentsByName: async () => [deployment('AWAITING_DELETE', 'd-old')],
+      findDeploymentsByName: async () => [deployment('AWAITING_DELETE', 'd-old', '2026-01-01T00:00:11Z')],
     });
-    const pass = passWith();
-    expect(await externalDeployment(deps, pass, client).observe({ mayHaveCreated: true })).toBeUndefined();
+    const pass = passWith(undefined, { createPendingSince: '2026-01-01T00:00:05Z' });
+    const err = await errorOf(externalDeployment(deps, pass, client).observe());
+    expect(err).toMatchObject({ reason: 'WaitingForName' });
     expect(pass.status.deploymentId).toBeUndefined();
+  });
+});
+
+describe("ownership: what observe takes as this object's", () => {
+  const MARK = '2026-01-01T00:00:05Z';
+  const before = '2026-01-01T00:00:01Z';
+  const after = '2026-01-01T00:00:06Z';
+  it.each<[string, Record<string, unknown>, Deployment[], string, string | undefined]>([
+    ['nothing of its name: none, create', {}, [], 'none', undefined],
+    [
+      'a live deployment of its name, no create pending: NameConflict',
+      {},
+      [deployment('READY', 'd-9', before)],
+      'NameConflict',
+      undefined,
+    ],
+    [
+      'a create pending, the deployment made after the mark: taken',
+      { createPendingSince: MARK },
+      [deployment('READY', 'd-9', after)],
+      'taken',
+      'd-9',
+    ],
+    [
+      'a create pending, the deployment made at the mark: taken',
+      { createPendingSince: MARK },
+      [deployment('READY', 'd-9', MARK)],
+      'taken',
+      'd-9',
+    ],
+    [
+      'a create pending, the deployment made before the mark: CreateUnconfirmed',
+      { createPendingSince: MARK },
+      [deployment('READY', 'd-9', before)],
+      'CreateUnconfirmed',
+      undefined,
+    ],
+  ])('%s', async (_, status, found, expected, owned) => {
+    const { client, calls } = scripted([], { findDeploymentsByName: async () => found });
+    const pass = passWith(undefined, status);
+    const result = await externalDeployment(deps, pass, client)
+      .observe()
+      .then(
+        (d) => (d ? 'taken' : 'none'),
+        (e: { reason?: string }) => e.reason,
+      );
+    expect(result).toBe(expected);
+    expect(pass.status.deploymentId).toBe(owned);
+    if (owned) {
+      expect(pass.status.credentialsDigest).toBe(TENANT);
+      expect(pass.status.createPendingSince).toBeUndefined();
+      expect(pass.events.map((e) => e.reason)).toEqual(['Found']);
+    }
+    expect(calls.filter((c) => !c.startsWith('GET'))).toEqual([]);
+  });
+
+  it('a deployment made after the mark that another object claims is not taken', async () => {
+    const claimed = {
+      ...deps,
+      claims: () => [{ key: 'other/obj', uid: 'u-other', deploymentId: 'd-9' }],
+    } as unknown as AgentDeploymentDeps;
+    const { client } = scripted([], {
+      findDeploymentsByName: async () => [deployment('READY', 'd-9', '2026-01-01T00:00:06Z')],
+    });
+    const pass = passWith(undefined, { createPendingSince: MARK });
+    const err = await errorOf(externalDeployment(claimed, pass, client).observe());
+    expect(err).toMatchObject({ reason: 'NameConflict' });
+    expect(err?.message).toContain('other/obj');
+    expect(pass.status.deploymentId).toBeUndefined();
+  });
+
+  it('the message of a NameConflict names the deployment and how to adopt it', async () => {
+    const { client } = scripted([], { findDeploymentsByName: async () => [deployment('READY', 'd-9')] });
+    const err = await errorOf(externalDeployment(deps, passWith(), client).observe());
+    expect(err?.message).toContain('d-9');
+    expect(err?.message).toContain('deploy.agents.dev/adopt-deployment-id: d-9');
+  });
+
+  it.each<[string, string | undefined, string]>([
+    ['the same credentials: created again', TENANT, 'none'],
+    ['a record from before digests: created again', undefined, 'none'],
+    ['other credentials: CredentialsChanged, nothing created', 'sha256:tenant-then', 'CredentialsChanged'],
+  ])('a 404 on the recorded id under %s', async (_, recorded, expected) => {
+    const { client } = scripted([undefined]);
+    const pass = passWith('d-1', recorded ? { credentialsDigest: recorded } : {});
+    const result = await externalDeployment(deps, pass, client)
+      .observe()
+      .then(
+        (d) => (d ? 'found' : 'none'),
+        (e: { reason?: string }) => e.reason,
+      );
+    expect(result).toBe(expected);
+    if (expected === 'CredentialsChanged') expect(pass.status.deploymentId).toBe('d-1');
+  });
+
+  it("a recorded deployment found under changed credentials stays this object's, its digest kept", async () => {
+    const { client } = scripted(['READY']);
+    const pass = passWith('d-1', { credentialsDigest: 'sha256:tenant-then' });
+    expect((await externalDeployment(deps, pass, client).observe())?.id).toBe('d-1');
+    expect(pass.status.credentialsDigest).toBe('sha256:tenant-then');
+  });
+
+  it('an adoption of a deployment of another name is refused and recorded nowhere', async () => {
+    const { client } = scripted([], {
+      getDeployment: async (id: string) => ({ ...deployment('READY', id), name: 'someone-else' }),
+    });
+    const pass = passWith(undefined, {}, { 'deploy.agents.dev/adopt-deployment-id': 'd-7' });
+    const err = await errorOf(externalDeployment(deps, pass, client).observe());
+    expect(err).toMatchObject({ reason: 'AdoptionFailed' });
+    expect(err?.message).toContain('someone-else');
+    expect(pass.status.deploymentId).toBeUndefined();
+  });
+
+  it('an accepted adoption records the id and the credentials digest', async () => {
+    const { client } = scripted(['READY']);
+    const pass = passWith(undefined, {}, { 'deploy.agents.dev/adopt-deployment-id': 'd-1' });
+    expect((await externalDeployment(deps, pass, client).observe())?.id).toBe('d-1');
+    expect(pass.status).toMatchObject({ deploymentId: 'd-1', credentialsDigest: TENANT });
+  });
+});
+
+describe('ownership: the create guard', () => {
+  const created = deployment('DEPLOYING', 'd-new', '2026-01-01T00:00:10Z');
+
+  it('the mark is durable before the POST; the id and digest are recorded when it answers', async () => {
+    const pass = passWith();
+    const seen: string[] = [];
+    const persisted: Record<string, unknown>[] = [];
+    const { client } = scripted([], {
+      createDeployment: async () => {
+        seen.push(`POST with ${persisted.length} write(s) made`);
+        return created;
+      },
+    });
+    await externalDeployment(deps, pass, client).create({} as never, async () => {
+      persisted.push(structuredClone(pass.status));
+    });
+    expect(seen).toEqual(['POST with 1 write(s) made']);
+    expect(persisted).toEqual([{ createPendingSince: '2026-01-01T00:00:10.000Z' }]);
+    expect(pass.status).toEqual({ deploymentId: 'd-new', credentialsDigest: TENANT });
+  });
+
+  it('a failed write of the id leaves the mark, so the next pass takes the deployment: no second POST', async () => {
+    let stored: Record<string, unknown> = {};
+    let posts = 0;
+    const platform: Deployment[] = [];
+    const { client } = scripted([], {
+      createDeployment: async () => {
+        posts += 1;
+        platform.push(created);
+        return created;
+      },
+      findDeploymentsByName: async () => platform,
+    });
+    const first = passWith();
+    await externalDeployment(deps, first, client).create({} as never, async () => {
+      stored = structuredClone(first.status);
+    });
+    // The status write after the POST fails (API server unavailable): what is stored is the mark alone.
+    expect(stored).toEqual({ createPendingSince: '2026-01-01T00:00:10.000Z' });
+    const next = passWith(undefined, stored);
+    expect((await externalDeployment(deps, next, client).observe())?.id).toBe('d-new');
+    expect(next.status).toMatchObject({ deploymentId: 'd-new', credentialsDigest: TENANT });
+    expect(next.status.createPendingSince).toBeUndefined();
+    expect(posts).toBe(1);
+  });
+
+  it('a POST without an answer keeps the mark; the retry refused for the name takes the late commit', async () => {
+    const pass = passWith(undefined, { createPendingSince: '2026-01-01T00:00:05Z' });
+    const { client } = scripted([], {
+      createDeployment: async () => {
+        throw new BadRequestError('createDeployment', 'A deployment named agent already exists');
+      },
+      findDeploymentsByName: async () => [deployment('DEPLOYING', 'd-late', '2026-01-01T00:00:06Z')],
+    });
+    const got = await externalDeployment(deps, pass, client).create({} as never, async () => {});
+    expect(got.id).toBe('d-late');
+    expect(pass.status).toMatchObject({ deploymentId: 'd-late' });
+    expect(pass.status.createPendingSince).toBeUndefined();
+  });
+
+  it('a refusal with a fresh mark (422) clears it: nothing was made', async () => {
+    const pass = passWith();
+    const { client } = scripted([], {
+      createDeployment: async () => {
+        throw new ValidationFailedError('createDeployment', [
+          { loc: ['body', 'listener_id'], msg: 'invalid', type: 'x' },
+        ]);
+      },
+    });
+    const err = await errorOf(externalDeployment(deps, pass, client).create({} as never, async () => {}));
+    expect(err).toBeInstanceOf(ValidationFailedError);
+    expect(pass.status.createPendingSince).toBeUndefined();
+  });
+});
+
+describe('ownership: delete', () => {
+  it('an object that owns nothing sends nothing, not even a lookup', async () => {
+    const { client, calls } = scripted([], {
+      findDeploymentsByName: async () => [deployment('READY', 'd-theirs')],
+    });
+    expect(await externalDeployment(deps, passWith(), client).delete({})).toEqual([]);
+    expect(calls).toEqual([]);
+  });
+
+  it.each<[string, string, string[]]>([
+    ['made after the mark: its own, deleted', '2026-01-01T00:00:06Z', ['GET d-9', 'DELETE d-9', 'GET d-9']],
+    ['made before the mark: left alone', '2026-01-01T00:00:01Z', []],
+  ])('a create pending at deletion, the deployment %s', async (_, createdAt, expected) => {
+    const { client, calls } = scripted(['READY', undefined], {
+      findDeploymentsByName: async () => [deployment('READY', 'd-9', createdAt)],
+    });
+    const pass = passWith(undefined, { createPendingSince: '2026-01-01T00:00:05Z' });
+    await externalDeployment(deps, pass, client).delete({});
+    expect(calls).toEqual(expected);
+  });
+
+  it('a recorded id missing under other credentials is CredentialsChanged, not gone', async () => {
+    const { client } = scripted([undefined]);
+    const pass = passWith('d-1', { credentialsDigest: 'sha256:tenant-then' });
+    const err = await errorOf(externalDeployment(deps, pass, client).delete({}));
+    expect(err).toMatchObject({ name: 'Stall', reason: 'CredentialsChanged' });
+    expect(err?.message).toContain('d-1');
   });
 });

@@ -1,12 +1,18 @@
 /**
  * The AgentDeployment's external resource, after crossplane-runtime's managed-resource contract:
- * observe, create, update, delete. It hides how a deployment is found (the batched observer's snapshot
- * or a GET, adoption by annotation, the name lookup after a crash between POST and status write) and
- * keeps the observer's bookkeeping, so the steps read as decisions. Each action records the event that
- * says what it did; none writes status or conditions.
+ * observe, create, update, delete. It hides how the owned deployment is found (the batched observer's
+ * snapshot or a GET, adoption by annotation, the create guard's lookup by name) and keeps the observer's
+ * bookkeeping and the ownership record in status (id, credentials digest, pending create), so the steps
+ * read as decisions. Each action records the event that says what it did. Only create makes status
+ * durable mid-pass, through the step's `persist`; none writes conditions.
  */
 import { Annotation, EventReason, Reason } from '../../api/names.ts';
-import { BadRequestError, ConflictError, NotFoundError } from '../../controlplane/errors.ts';
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../../controlplane/errors.ts';
 import { isDeleting, revisionAgeMs, revisionPollDelayMs } from '../../controlplane/progress.ts';
 import type {
   Deployment,
@@ -15,24 +21,39 @@ import type {
   Revision,
 } from '../../controlplane/schemas.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
+import { deploymentNameOf } from './claims.ts';
 import { deletedElsewhere } from './decide.ts';
+import { judgeFound } from './guard.ts';
 import { forgetDeployment } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
 export interface ExternalDeployment {
-  /** The deployment this object manages, or undefined when one must be created. */
-  observe(options: { mayHaveCreated: boolean }): Promise<Deployment | undefined>;
-  create(request: DeploymentCreateRequest): Promise<Deployment>;
+  /**
+   * The deployment this object owns: its recorded id (404: created again, unless the credentials changed
+   * since it was recorded), an adoption by annotation (accepted only for an existing deployment of the
+   * object's name), or its own create whose answer was lost (the create guard). Undefined when it owns
+   * none and no live deployment holds its name. Any other deployment of its name is someone else's:
+   * NameConflict (or CreateUnconfirmed), nothing sent.
+   */
+  observe(): Promise<Deployment | undefined>;
+  /**
+   * Creates the deployment behind the create guard: marks the create pending and makes that durable
+   * (`persist`) before the POST, and records the id (and credentials digest) in status when it answers.
+   * The caller ends the pass right there, so the shell's status write that follows is the id's durable
+   * record; should it fail, the mark lets the next pass find the deployment and take it as its own.
+   */
+  create(request: DeploymentCreateRequest, persist: () => Promise<void>): Promise<Deployment>;
   update(
     deploymentId: string,
     patch: DeploymentPatchRequest,
     changed: readonly string[],
   ): Promise<Deployment>;
   /**
-   * Deletes what this object manages (recorded id, or what an earlier pass may have created), once:
-   * a deployment the platform is already deleting is not asked again. Returns those still there.
+   * Deletes the deployment this object owns, by its recorded id only (or, with a create pending, the one
+   * the create guard proves it made), once: a deployment the platform is already deleting is not asked
+   * again. Returns those still there; an object that owns nothing sends nothing.
    */
-  delete(options: { mayHaveCreated: boolean; deleteTracingProject?: boolean }): Promise<Deployment[]>;
+  delete(options: { deleteTracingProject?: boolean }): Promise<Deployment[]>;
   revision(deploymentId: string, revisionId: string): Promise<Revision>;
   /** Starts a new revision from an existing one's configuration; `why` goes in the event. */
   redeploy(deploymentId: string, revisionId: string, why: string): Promise<Deployment>;
@@ -47,7 +68,8 @@ export function externalDeployment(
 ): ExternalDeployment {
   const { observer } = deps;
   const { obj, status } = pass;
-  const deploymentName = pass.spec.name ?? obj.metadata.name;
+  const deploymentName = deploymentNameOf({ ...obj, spec: pass.spec });
+  const tenant = pass.tenant;
   const note = (reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
     pass.events.push({ type, reason, message });
 
@@ -66,15 +88,48 @@ export function externalDeployment(
     }
   };
 
-  /** A name refused because a deployment the platform is deleting still holds it: wait, do not stall. */
-  const waitForNameIfDeleting = async (): Promise<void> => {
-    const holder = (await client.findDeploymentsByName(deploymentName)).find((d) => isDeleting(d.status));
-    if (!holder) return;
+  /** This object owns `d` from now on: the id, and the tenant it lives in. */
+  const own = (d: Deployment) => {
+    status.deploymentId = d.id;
+    if (tenant) status.credentialsDigest = tenant;
+    delete status.createPendingSince;
+    observer.remember(d);
+  };
+
+  /** Another object (namespace/name) of this tenant that records or adopts `id`, if any. */
+  const claimedBy = (id: string): string | undefined => {
+    if (!tenant) return undefined;
+    const self = obj.metadata.uid ?? obj.metadata.name;
+    return deps
+      .claims({ tenant, ids: [id] })
+      .find((c) => c.uid !== self && (c.deploymentId === id || c.adoptId === id))?.key;
+  };
+
+  /** The deployments of this object's name: one that is live, and one the platform is deleting. */
+  const lookup = async () => {
+    const found = await client.findDeploymentsByName(deploymentName);
+    return {
+      live: found.find((d) => !isDeleting(d.status)),
+      deleting: found.find((d) => isDeleting(d.status)),
+    };
+  };
+
+  /** A name held by a deployment the platform is deleting: wait, do not stall. */
+  const waitForName = (holder: Deployment): never => {
     throw new Wait(
       'WaitingForName',
       `the name ${deploymentName} is still held by deployment ${holder.id}, which the platform is deleting (${holder.status}); it is created once the name is free`,
       revisionPollDelayMs(revisionAgeMs(holder.updated_at, deps.now().getTime()), deps.revisionPollMs),
     );
+  };
+
+  /** A live deployment of this object's name: its own when the create guard's evidence says so. */
+  const takeIfMadeHere = (found: Deployment, pendingSince: string | undefined): Deployment => {
+    const verdict = judgeFound({ found, pendingSince, claimedBy: claimedBy(found.id) });
+    if (!verdict.take) throw new Stall(verdict.reason, verdict.message);
+    own(found);
+    note(EventReason.Found, verdict.message);
+    return found;
   };
 
   /**
@@ -92,6 +147,15 @@ export function externalDeployment(
     throw err;
   };
 
+  /** The recorded deployment missing under credentials other than those it was recorded with. */
+  const credentialsChanged = (id: string, doing: string): Stall =>
+    new Stall(
+      'CredentialsChanged',
+      `deployment ${id} was created or adopted under other credentials (tenant and base URL digest ${status.credentialsDigest}, now ${tenant}) and the current ones do not find it, so ${doing}. Restore the credentials it was recorded with (spec.credentialsSecretRef, its tenantId and baseUrl); to leave it and start over under the current ones, delete this object with spec.deletionPolicy Orphan and create it again`,
+    );
+  const credentialsDiffer = () =>
+    status.credentialsDigest !== undefined && tenant !== undefined && status.credentialsDigest !== tenant;
+
   const observeRecorded = async (id: string): Promise<Deployment | undefined> => {
     const cached = observer.fresh(id);
     if (cached) return cached;
@@ -100,6 +164,7 @@ export function externalDeployment(
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       observer.forget(id);
+      if (credentialsDiffer()) throw credentialsChanged(id, 'nothing is created in its place');
       note(
         EventReason.DeploymentMissing,
         `deployment ${id} no longer exists on the control plane; creating it again`,
@@ -111,11 +176,9 @@ export function externalDeployment(
   };
 
   const adopt = async (id: string): Promise<Deployment> => {
+    let found: Deployment;
     try {
-      const adopted = await read(id);
-      status.deploymentId = adopted.id;
-      note(EventReason.Adopted, `adopted deployment ${adopted.id} (${adopted.name})`);
-      return adopted;
+      found = await read(id);
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       throw new Stall(
@@ -123,10 +186,20 @@ export function externalDeployment(
         `annotation ${Annotation.AdoptDeploymentId} names ${id}, which does not exist`,
       );
     }
+    if (found.name !== deploymentName) {
+      // Its name is what the object would claim: one of another name is not this object's to take.
+      throw new Stall(
+        'AdoptionFailed',
+        `annotation ${Annotation.AdoptDeploymentId} names ${id}, whose name is ${found.name}, not ${deploymentName} (spec.name, or metadata.name): set spec.name to ${found.name} in a new object to adopt it`,
+      );
+    }
+    own(found);
+    note(EventReason.Adopted, `adopted deployment ${found.id} (${found.name})`);
+    return found;
   };
 
   return {
-    async observe({ mayHaveCreated }) {
+    async observe() {
       const adoptId = obj.metadata.annotations?.[Annotation.AdoptDeploymentId];
       if (status.deploymentId) {
         if (adoptId && adoptId !== status.deploymentId) {
@@ -136,37 +209,44 @@ export function externalDeployment(
           );
         }
         const recorded = await observeRecorded(status.deploymentId);
+        // A record from before digests were kept: the deployment answers, so these are its credentials.
+        if (recorded && !status.credentialsDigest && tenant) status.credentialsDigest = tenant;
         if (recorded) return recorded;
       } else if (adoptId) {
         return adopt(adoptId);
       }
-      if (!mayHaveCreated) return undefined;
-      // No id recorded, but an earlier pass may have created it and died before writing status. One the
-      // platform is deleting is not it (it only holds the name until it is gone).
-      const existing = (await client.findDeploymentsByName(deploymentName)).find(
-        (d) => !isDeleting(d.status),
-      );
-      if (!existing) return undefined;
-      observer.remember(existing);
-      status.deploymentId = existing.id;
-      note(EventReason.Found, `found existing deployment ${existing.id} named ${deploymentName}`);
-      return existing;
+      // Nothing owned: a live deployment of this name is someone else's, unless the guard proves otherwise.
+      const { live, deleting } = await lookup();
+      if (live) return takeIfMadeHere(live, status.createPendingSince);
+      if (deleting) waitForName(deleting);
+      return undefined;
     },
 
-    async create(request) {
+    async create(request, persist) {
+      const fresh = !status.createPendingSince;
+      if (fresh) {
+        status.createPendingSince = deps.now().toISOString();
+        await persist();
+      }
       let created: Deployment;
       try {
         created = await client.createDeployment(request);
       } catch (err) {
-        // A name already taken by a deployment this object did not create is for a person to settle.
-        if (!(err instanceof BadRequestError)) throw err;
-        await waitForNameIfDeleting();
-        throw new Stall(
-          'Rejected',
-          `${err.message}. If an existing deployment of that name should be managed by this object, set the annotation ${Annotation.AdoptDeploymentId} to its id; otherwise choose another spec.name`,
-        );
+        // Without an answer (timeout, dropped connection, 5xx) the mark stays: the next pass looks.
+        if (!(err instanceof BadRequestError || err instanceof ValidationFailedError)) throw err;
+        // Answered: this POST made nothing. A mark from an earlier, unanswered POST stays in force.
+        const pendingSince = status.createPendingSince;
+        if (fresh) delete status.createPendingSince;
+        if (err instanceof BadRequestError) {
+          // The name may have been taken since the lookup: by someone else, or by that earlier POST.
+          const { live, deleting } = await lookup();
+          if (live) return takeIfMadeHere(live, fresh ? undefined : pendingSince);
+          if (deleting) waitForName(deleting);
+          throw new Stall('Rejected', err.message);
+        }
+        throw err;
       }
-      observer.remember(created);
+      own(created);
       note(EventReason.Created, `created deployment ${created.id} (${deploymentName})`);
       return created;
     },
@@ -184,15 +264,23 @@ export function externalDeployment(
       return patched;
     },
 
-    async delete({ mayHaveCreated, deleteTracingProject }) {
-      const ids = status.deploymentId
-        ? [status.deploymentId]
-        : mayHaveCreated
-          ? (await client.findDeploymentsByName(deploymentName)).map((d) => d.id)
-          : [];
+    async delete({ deleteTracingProject }) {
+      if (!status.deploymentId && status.createPendingSince) {
+        // A create whose answer was lost: delete what it made, and only that.
+        const { live } = await lookup();
+        const verdict =
+          live &&
+          judgeFound({ found: live, pendingSince: status.createPendingSince, claimedBy: claimedBy(live.id) });
+        if (live && verdict?.take) {
+          own(live);
+          note(EventReason.Found, verdict.message);
+        }
+      }
+      const ids = status.deploymentId ? [status.deploymentId] : [];
       const remaining: Deployment[] = [];
       for (const id of ids) {
         const before = await getIfExists(id);
+        if (!before && credentialsDiffer()) throw credentialsChanged(id, 'it cannot be deleted from here');
         if (!before) continue;
         if (!isDeleting(before.status)) {
           try {

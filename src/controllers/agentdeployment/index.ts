@@ -9,6 +9,8 @@ import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdepl
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
 import { FINALIZER } from '../../api/names.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
+import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import { tenantDigest } from '../../controlplane/tenant.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
@@ -25,6 +27,8 @@ import { createSecretCache, type SecretCache } from '../../runtime/secret-cache.
 import { statusMergePatch } from '../../runtime/status-patch.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
+import { ClaimIndex } from './claim-index.ts';
+import { deploymentNameOf } from './claims.ts';
 import { DeploymentObserver } from './observer.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';
 import type { AgentDeploymentDeps } from './types.ts';
@@ -131,6 +135,17 @@ export function startAgentDeploymentController(
     },
   });
   const enqueue = (obj: AgentDeployment) => queue.add(objectKey(obj));
+  const claims = new ClaimIndex((obj) => {
+    try {
+      const ns = obj.metadata.namespace ?? '';
+      const lookup = (name: string) => secrets.get(ns, name)?.data;
+      return tenantDigest(
+        resolveCredentials(obj.spec.credentialsSecretRef, lookup, options.settings.defaultCredentials),
+      );
+    } catch {
+      return undefined; // its credentials do not resolve: it cannot write anything yet
+    }
+  });
 
   const objects = startInformer<AgentDeployment>({
     kc,
@@ -141,15 +156,21 @@ export function startAgentDeploymentController(
     onSynced: () => secrets.start(),
     onAdd: (obj) => {
       index.set(obj);
+      claims.set(obj);
       enqueue(obj);
     },
     onUpdate: (oldObj, newObj) => {
       index.set(newObj);
+      claims.set(newObj);
       if (shouldEnqueueUpdate(oldObj, newObj)) enqueue(newObj);
     },
     onDelete: (obj) => {
-      index.delete(objectKey(obj));
-      options.settings.verifier.forget(objectKey(obj));
+      const key = objectKey(obj);
+      index.delete(key);
+      claims.delete(key);
+      options.settings.verifier.forget(key);
+      // Its claim on the name is gone: an object that lost the name to it looks again now.
+      for (const other of claims.keysNamed(deploymentNameOf(obj))) queue.add(other);
     },
   });
 
@@ -190,6 +211,7 @@ export function startAgentDeploymentController(
         event.message,
       ),
     controlPlane: (credentials) => options.pools.clientFor(credentials),
+    claims: (query) => claims.claims(query),
     now: () => new Date(),
   });
 

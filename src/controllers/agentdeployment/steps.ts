@@ -5,8 +5,10 @@
  * last step, in the shell.
  */
 import { Annotation, EventReason, FINALIZER, STICKY_STALL_REASONS } from '../../api/names.ts';
+import type { Credentials } from '../../controlplane/credentials.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
+import { tenantDigest } from '../../controlplane/tenant.ts';
 import {
   checkPollInterval,
   pausedOutcome,
@@ -25,6 +27,7 @@ import {
   resolveSecrets,
   secretsDigest,
 } from '../../translate/secrets.ts';
+import { type ClaimConflict, claimConflict, claimOf } from './claims.ts';
 import { decide } from './decide.ts';
 import { externalDeployment } from './external.ts';
 import {
@@ -60,6 +63,39 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
   };
   const credentialsOf = (pass: AgentDeploymentPass) =>
     resolveCredentials(pass.spec.credentialsSecretRef, pass.lookup, deps.defaultCredentials);
+  const useCredentials = (pass: AgentDeploymentPass, credentials: Credentials) => {
+    pass.credentials = credentials;
+    pass.tenant = tenantDigest(credentials);
+    pass.client = deps.controlPlane(credentials);
+  };
+  /** Another object's claim that wins over this object's (see claims.ts), if any. */
+  const conflictOf = (pass: AgentDeploymentPass): ClaimConflict | undefined => {
+    const self = claimOf({ ...pass.obj, spec: pass.spec, status: pass.status }, pass.tenant);
+    if (!self.tenant) return undefined;
+    const ids = [self.deploymentId, self.adoptId].filter((id): id is string => id !== undefined);
+    return claimConflict(self, deps.claims({ tenant: self.tenant, name: self.name, ids }));
+  };
+
+  /**
+   * The ownership gate of deletion: only the recorded id (or what the create guard proves this object
+   * made) is deleted, and not when another object holds that id and wins it. Returns what is still there.
+   */
+  const deleteOwned = async (pass: AgentDeploymentPass): Promise<Deployment[]> => {
+    const conflict = conflictOf(pass);
+    const orphaned = (message: string) =>
+      pass.events.push({ type: 'Normal', reason: EventReason.Orphaned, message });
+    if (pass.status.deploymentId && conflict?.reason === 'AlreadyManaged') {
+      // A copied status: the deployment is the other object's to delete.
+      orphaned(conflict.message);
+      return [];
+    }
+    const remaining = await external(pass).delete({
+      deleteTracingProject: pass.spec.deleteTracingProject ?? false,
+    });
+    if (!pass.status.deploymentId)
+      orphaned('this object owns no deployment on the control plane: nothing deleted');
+    return remaining;
+  };
 
   /**
    * 1. Deleted: apply the deletion policy, then release the finalizer, once the platform no longer has
@@ -77,12 +113,11 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         let remaining: Deployment[];
         try {
           await readSecrets(deps, pass);
-          pass.client = deps.controlPlane(credentialsOf(pass));
-          remaining = await external(pass).delete({
-            mayHaveCreated: true,
-            deleteTracingProject: pass.spec.deleteTracingProject ?? false,
-          });
+          useCredentials(pass, credentialsOf(pass));
+          remaining = await deleteOwned(pass);
         } catch (err) {
+          // A deployment recorded under other credentials is for a person to settle, not to retry.
+          if (err instanceof Stall) throw err;
           const cause = outcomeOf(err);
           throw new Retry(
             'DeleteFailed',
@@ -141,15 +176,11 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     },
   };
 
-  /**
-   * The finalizer goes on before the first create, so without it no earlier pass can have created
-   * anything: only an object that already had it may look for its deployment by name.
-   */
+  /** The finalizer goes on before the first create, so nothing is created that deletion could miss. */
   const ensureFinalizer: AgdStep = {
     name: 'ensureFinalizer',
     async run(pass) {
-      pass.mayHaveCreated = hasFinalizer(pass);
-      if (!pass.mayHaveCreated) await deps.addFinalizer(pass.obj, pass.signal);
+      if (!hasFinalizer(pass)) await deps.addFinalizer(pass.obj, pass.signal);
       return undefined;
     },
   };
@@ -159,8 +190,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     name: 'resolve',
     async run(pass) {
       await readSecrets(deps, pass);
-      pass.credentials = credentialsOf(pass);
-      pass.client = deps.controlPlane(pass.credentials);
+      useCredentials(pass, credentialsOf(pass));
       const resolved = resolveSecrets(pass.spec, pass.lookup);
       if (!resolved.ok) {
         const parts = [
@@ -184,11 +214,27 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     },
   };
 
-  /** 4. Find the deployment this object manages (recorded id, adoption, or an earlier pass's create). */
+  /**
+   * The ownership gate, before anything is sent: the deployment id this object records or adopts, and its
+   * deployment name, must not be claimed by another object of the same tenant (claims.ts: the tie-break).
+   */
+  const own: AgdStep = {
+    name: 'own',
+    run(pass) {
+      const conflict = conflictOf(pass);
+      if (conflict) throw new Stall(conflict.reason, conflict.message);
+      return undefined;
+    },
+  };
+
+  /**
+   * Find the deployment this object owns (recorded id, accepted adoption, or its own create whose answer
+   * was lost); a live deployment of its name it does not own stops the pass (NameConflict).
+   */
   const observe: AgdStep = {
     name: 'observe',
     async run(pass) {
-      pass.observed = await external(pass).observe({ mayHaveCreated: pass.mayHaveCreated ?? false });
+      pass.observed = await external(pass).observe();
       if (pass.observed && pass.credentials) {
         deps.observer.track(pass.key, pass.credentials, pass.observed.id);
         recordObserved(pass.status, pass.observed);
@@ -213,7 +259,10 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       }
       switch (decision.action) {
         case 'create': {
-          const created = await external(pass).create(decision.request);
+          const persist = () =>
+            deps.writeStatus(pass.obj, JSON.parse(JSON.stringify(pass.status)), pass.signal);
+          const created = await external(pass).create(decision.request, persist);
+          // Nothing else before the shell's status write: it records the id the moment the POST answered.
           deps.observer.track(pass.key, credentials, created.id);
           recordApplied(pass.status, created, digests);
           return progressing(
@@ -353,6 +402,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     holdWhileStalled,
     ensureFinalizer,
     resolve,
+    own,
     observe,
     converge,
     followRevision,

@@ -14,6 +14,7 @@ import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
 import type { SecretLookup } from '../../translate/secrets.ts';
 import type { Verifier } from '../../verification/verifier.ts';
 import type { VerifiedCondition } from '../../verification/view.ts';
+import type { Claim } from './claims.ts';
 import type { DeploymentObserver } from './observer.ts';
 
 /** The control-plane calls a reconcile makes. */
@@ -40,6 +41,11 @@ export interface AgentDeploymentDeps {
   /** Batched observation: fresh snapshots instead of GETs, and which deployments to poll. */
   observer: Pick<DeploymentObserver, 'fresh' | 'remember' | 'forget' | 'track' | 'untrack'>;
   defaultCredentials: Partial<Credentials>;
+  /**
+   * Claims of the watched objects (informer cache) in one tenant, on a deployment name or ids; the
+   * caller leaves its own object out (by uid).
+   */
+  claims(query: { tenant: string; name?: string; ids?: readonly string[] }): Claim[];
   /** Keys the secrets digest (per object, with its uid); never leaves the process. */
   digestKey: string;
   pollIntervalMs: number;
@@ -59,10 +65,10 @@ export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeployme
   spec: AgentDeploymentSpec;
   /** The Secrets of the object's namespace this pass read, by name. */
   lookup: SecretLookup;
-  /** Whether an earlier pass may have created the deployment (the finalizer was already on). */
-  mayHaveCreated?: boolean;
   /** Set by the resolve step. */
   credentials?: Credentials;
+  /** Digest of the tenant and base URL the credentials reach (set by the resolve step). */
+  tenant?: string;
   client?: DeploymentClient;
   desired?: DeploymentCreateRequest;
   digests?: AppliedDigests;

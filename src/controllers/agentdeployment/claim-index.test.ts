@@ -1,0 +1,64 @@
+/** The claim index over the informer cache: what a query returns, by name, id and tenant. */
+import { describe, expect, it } from 'vitest';
+import type { AgentDeployment } from '../../api/agentdeployment.ts';
+import { ClaimIndex } from './claim-index.ts';
+
+const obj = (
+  ns: string,
+  name: string,
+  extra: { specName?: string; status?: object; adopt?: string; tenant?: string } = {},
+): AgentDeployment =>
+  ({
+    metadata: {
+      name,
+      namespace: ns,
+      uid: `uid-${ns}-${name}`,
+      creationTimestamp: '2026-01-01T00:00:00Z',
+      annotations: extra.adopt ? { 'deploy.agents.dev/adopt-deployment-id': extra.adopt } : {},
+      labels: { tenant: extra.tenant ?? 'sha256:a' },
+    },
+    spec: extra.specName ? { name: extra.specName } : {},
+    status: extra.status,
+  }) as unknown as AgentDeployment;
+
+/** The "current credentials" of an object, for the test: a label. */
+const index = () => new ClaimIndex((o) => o.metadata.labels?.tenant);
+const keys = (claims: { key: string }[]) => claims.map((c) => c.key).sort();
+
+describe('ClaimIndex', () => {
+  it('finds claims by deployment name, recorded id and adopted id, within one tenant', () => {
+    const ix = index();
+    ix.set(obj('a', 'payments'));
+    ix.set(obj('b', 'other', { specName: 'payments' }));
+    ix.set(obj('c', 'elsewhere', { specName: 'payments', tenant: 'sha256:b' }));
+    ix.set(obj('d', 'owner', { status: { deploymentId: 'd-1', credentialsDigest: 'sha256:a' } }));
+    ix.set(obj('e', 'adopter', { adopt: 'd-1' }));
+    expect(keys(ix.claims({ tenant: 'sha256:a', name: 'payments' }))).toEqual(['a/payments', 'b/other']);
+    expect(keys(ix.claims({ tenant: 'sha256:a', ids: ['d-1'] }))).toEqual(['d/owner', 'e/adopter']);
+    expect(keys(ix.claims({ tenant: 'sha256:b', name: 'payments' }))).toEqual(['c/elsewhere']);
+  });
+
+  it('a recorded id claims under the digest recorded with it, whatever the credentials say now', () => {
+    const ix = index();
+    ix.set(
+      obj('d', 'owner', {
+        tenant: 'sha256:now',
+        status: { deploymentId: 'd-1', credentialsDigest: 'sha256:then' },
+      }),
+    );
+    expect(keys(ix.claims({ tenant: 'sha256:then', ids: ['d-1'] }))).toEqual(['d/owner']);
+    expect(ix.claims({ tenant: 'sha256:now', ids: ['d-1'] })).toEqual([]);
+  });
+
+  it('an update replaces the old claims; a delete removes them', () => {
+    const ix = index();
+    ix.set(obj('a', 'x', { adopt: 'd-1' }));
+    ix.set(obj('a', 'x', { status: { deploymentId: 'd-2', credentialsDigest: 'sha256:a' } }));
+    expect(ix.claims({ tenant: 'sha256:a', ids: ['d-1'] })).toEqual([]);
+    expect(keys(ix.claims({ tenant: 'sha256:a', ids: ['d-2'] }))).toEqual(['a/x']);
+    expect(ix.keysNamed('x')).toEqual(['a/x']);
+    ix.delete('a/x');
+    expect(ix.claims({ tenant: 'sha256:a', name: 'x', ids: ['d-2'] })).toEqual([]);
+    expect(ix.keysNamed('x')).toEqual([]);
+  });
+});

@@ -1,0 +1,155 @@
+/** Claims between objects of one tenant, one row per case: who wins a name or an id, and what it says. */
+import { describe, expect, it } from 'vitest';
+import { type Claim, claimConflict, claimOf, outranks } from './claims.ts';
+
+const T = 'sha256:tenant-a';
+const claim = (key: string, extra: Partial<Claim> = {}): Claim => ({
+  key: `ns/${key}`,
+  uid: `uid-${key}`,
+  createdAt: '2026-01-01T00:00:00Z',
+  name: 'payments',
+  tenant: T,
+  ...extra,
+});
+const older = { createdAt: '2025-12-31T00:00:00Z' };
+
+describe('claimConflict', () => {
+  it.each<[string, Claim, Claim[], string | undefined]>([
+    ['alone: nothing conflicts', claim('a'), [], undefined],
+    ['itself is not another object', claim('a'), [claim('a')], undefined],
+    [
+      'another tenant never conflicts',
+      claim('a'),
+      [claim('b', { ...older, tenant: 'sha256:other' })],
+      undefined,
+    ],
+    [
+      'an unknown tenant never conflicts',
+      claim('a'),
+      [claim('b', { ...older, tenant: undefined })],
+      undefined,
+    ],
+    ['another name never conflicts', claim('a'), [claim('b', { ...older, name: 'ledger' })], undefined],
+    ['same name, the other is older', claim('a'), [claim('b', older)], 'NameConflict ns/b'],
+    ['same name, this one is older', claim('a', older), [claim('b')], undefined],
+    ['same name and time: the lower uid wins', claim('b'), [claim('a')], 'NameConflict ns/a'],
+    ['same name and time: this uid is lower', claim('a'), [claim('b')], undefined],
+    [
+      'same name, the other records an id (even if younger)',
+      claim('a', older),
+      [claim('b', { deploymentId: 'd-1' })],
+      'NameConflict ns/b',
+    ],
+    [
+      'same name, the other records an id but is being deleted: the name is free',
+      claim('a'),
+      [claim('b', { deploymentId: 'd-1', deleting: true, ...older })],
+      undefined,
+    ],
+    [
+      'an id held by an object being deleted is still its own',
+      claim('a', { adoptId: 'd-1' }),
+      [claim('b', { deploymentId: 'd-1', deleting: true, name: 'other-name' })],
+      'AlreadyManaged ns/b',
+    ],
+    [
+      'same name, the other has a create pending and this one none',
+      claim('a', older),
+      [claim('b', { pendingSince: '2026-01-01T00:00:01Z' })],
+      'NameConflict ns/b',
+    ],
+    [
+      'this one records an id: a younger bare name loses to it',
+      claim('a', { deploymentId: 'd-1' }),
+      [claim('b', older)],
+      undefined,
+    ],
+    [
+      'adopting an id another object records',
+      claim('a', { adoptId: 'd-1', ...older }),
+      [claim('b', { deploymentId: 'd-1', name: 'other-name' })],
+      'AlreadyManaged ns/b',
+    ],
+    [
+      'two objects adopting one id: the older wins',
+      claim('a', { adoptId: 'd-1' }),
+      [claim('b', { adoptId: 'd-1', ...older, name: 'other-name' })],
+      'AlreadyManaged ns/b',
+    ],
+    [
+      'adopting an id another object only adopts, this one older',
+      claim('a', { adoptId: 'd-1', ...older }),
+      [claim('b', { adoptId: 'd-1', name: 'other-name' })],
+      undefined,
+    ],
+    [
+      'both record one id (a copied status): the older keeps it',
+      claim('a', { deploymentId: 'd-1' }),
+      [claim('b', { deploymentId: 'd-1', ...older })],
+      'AlreadyManaged ns/b',
+    ],
+    [
+      'a recorded id is not taken by an adopter',
+      claim('a', { deploymentId: 'd-1' }),
+      [claim('b', { adoptId: 'd-1', ...older })],
+      undefined,
+    ],
+  ])('%s', (_, self, others, expected) => {
+    const conflict = claimConflict(self, others);
+    expect(conflict ? `${conflict.reason} ${conflict.other.key}` : undefined).toBe(expected);
+  });
+
+  it('names the other object, what it holds, and how to release it', () => {
+    const adopt = claimConflict(claim('a', { adoptId: 'd-1' }), [claim('b', { deploymentId: 'd-1' })]);
+    expect(adopt?.message).toContain(
+      'deployment d-1 is already claimed by ns/b, which manages deployment d-1',
+    );
+    expect(adopt?.message).toContain('deploy.agents.dev/adopt-deployment-id');
+    expect(adopt?.message).toContain('deletionPolicy Orphan');
+    const name = claimConflict(claim('a'), [claim('b', { deploymentId: 'd-9' })]);
+    expect(name?.message).toContain(
+      'payments is claimed on this control plane by ns/b, which manages deployment d-9',
+    );
+  });
+});
+
+describe('claimOf', () => {
+  const obj = {
+    metadata: {
+      name: 'agent',
+      namespace: 'team',
+      uid: 'u-1',
+      creationTimestamp: '2026-01-01T00:00:00Z',
+      annotations: { 'deploy.agents.dev/adopt-deployment-id': 'd-2' },
+    },
+    spec: { name: 'payments' },
+  } as unknown as Parameters<typeof claimOf>[0];
+
+  it('a new object claims its name under its current tenant, and the id it adopts', () => {
+    expect(claimOf(obj, 'sha256:now')).toMatchObject({
+      key: 'team/agent',
+      name: 'payments',
+      tenant: 'sha256:now',
+      adoptId: 'd-2',
+      deploymentId: undefined,
+    });
+  });
+
+  it('a recorded id claims under the tenant it was recorded with; the annotation no longer counts', () => {
+    const recorded = { ...obj, status: { deploymentId: 'd-1', credentialsDigest: 'sha256:then' } };
+    expect(claimOf(recorded, 'sha256:now')).toMatchObject({
+      tenant: 'sha256:then',
+      deploymentId: 'd-1',
+      adoptId: undefined,
+    });
+  });
+
+  it('ranks: a recorded id, then a pending create or adoption, then age, then uid', () => {
+    expect(outranks(claim('z', { deploymentId: 'd' }), claim('a', { pendingSince: 'x', ...older }))).toBe(
+      true,
+    );
+    expect(outranks(claim('z', { adoptId: 'd' }), claim('a', older))).toBe(true);
+    expect(outranks(claim('z', older), claim('a'))).toBe(true);
+    expect(outranks(claim('a'), claim('z'))).toBe(true);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Claims: which object may write a deployment of a tenant. Per tenant (credentials digest), a deployment
+ * id and a deployment name each belong to at most one AgentDeployment. A claim comes from an object's
+ * status (the id it recorded when it created or adopted the deployment, its pending create) and spec (the
+ * deployment name, the adopt annotation); the claims of other objects come from the informer cache.
+ *
+ * Tie-break, deterministic whatever order the passes run in: a recorded id ranks first, then a pending
+ * create or an adoption asked for by annotation, then a bare name; between equal ranks the object created
+ * first (metadata.creationTimestamp) wins, then the lower uid. The loser writes nothing.
+ */
+import type { AgentDeployment } from '../../api/agentdeployment.ts';
+import { Annotation } from '../../api/names.ts';
+
+export interface Claim {
+  /** namespace/name of the object. */
+  key: string;
+  uid: string;
+  /** metadata.creationTimestamp (RFC 3339, second precision). */
+  createdAt: string;
+  /** The deployment name (spec.name, or metadata.name). */
+  name: string;
+  /** Tenant digest: the recorded one with a recorded id, else the object's current credentials'. */
+  tenant: string | undefined;
+  /** The deployment id recorded in status: created or accepted adoption. */
+  deploymentId?: string | undefined;
+  /** The adopt annotation, while no id is recorded. */
+  adoptId?: string | undefined;
+  /** A create sent (or about to be) whose answer was not recorded yet. */
+  pendingSince?: string | undefined;
+  /**
+   * The object is being deleted: it gives up its name (its deployment, if deleted, holds the name until
+   * gone: the lookup then waits for it), but keeps its id until its deletion policy has run.
+   */
+  deleting?: boolean | undefined;
+}
+
+export type ClaimConflict =
+  | { reason: 'AlreadyManaged'; other: Claim; deploymentId: string; message: string }
+  | { reason: 'NameConflict'; other: Claim; message: string };
+
+type ClaimSource = Pick<AgentDeployment, 'metadata' | 'spec' | 'status'>;
+
+export function deploymentNameOf(obj: Pick<AgentDeployment, 'metadata' | 'spec'>): string {
+  return obj.spec.name ?? obj.metadata.name;
+}
+
+/** The claim an object makes, given the tenant its current credentials reach (undefined: unknown). */
+export function claimOf(obj: ClaimSource, currentTenant: string | undefined): Claim {
+  const status = obj.status ?? {};
+  const recorded = status.deploymentId;
+  return {
+    key: `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`,
+    uid: obj.metadata.uid ?? obj.metadata.name,
+    createdAt: String(obj.metadata.creationTimestamp ?? ''),
+    name: deploymentNameOf(obj),
+    tenant: recorded ? (status.credentialsDigest ?? currentTenant) : currentTenant,
+    deploymentId: recorded,
+    adoptId: recorded ? undefined : obj.metadata.annotations?.[Annotation.AdoptDeploymentId],
+    pendingSince: recorded ? undefined : status.createPendingSince,
+    deleting: !!obj.metadata.deletionTimestamp,
+  };
+}
+
+const rank = (c: Claim) => (c.deploymentId ? 2 : c.pendingSince || c.adoptId ? 1 : 0);
+
+/** Whether claim a wins over claim b (see the tie-break above). */
+export function outranks(a: Claim, b: Claim): boolean {
+  if (rank(a) !== rank(b)) return rank(a) > rank(b);
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt;
+  return a.uid < b.uid;
+}
+
+function holding(c: Claim): string {
+  if (c.deploymentId) return `manages deployment ${c.deploymentId}`;
+  if (c.adoptId) return `adopts deployment ${c.adoptId}`;
+  if (c.pendingSince) return `is creating it (since ${c.pendingSince})`;
+  return 'was created first';
+}
+
+/**
+ * The first claim of another object of the same tenant that wins over this object's: on the deployment
+ * id it records or adopts (AlreadyManaged), or on its deployment name (NameConflict). Undefined: this
+ * object's claims stand. Claims of an unknown tenant never conflict (that object cannot write anything
+ * until its credentials resolve, and then it meets this object's claims).
+ */
+export function claimConflict(self: Claim, others: readonly Claim[]): ClaimConflict | undefined {
+  const mine = others.filter((o) => o.uid !== self.uid && o.tenant !== undefined && o.tenant === self.tenant);
+  const target = self.deploymentId ?? self.adoptId;
+  if (target) {
+    for (const other of mine) {
+      const takes = other.deploymentId === target || (!other.deploymentId && other.adoptId === target);
+      if (!takes || !outranks(other, self)) continue;
+      const how = self.deploymentId
+        ? `this object records it too (a copied status?), but ${other.key} wins the tie-break`
+        : 'an object cannot adopt a deployment another object manages or adopts';
+      return {
+        reason: 'AlreadyManaged',
+        other,
+        deploymentId: target,
+        message: `deployment ${target} is already claimed by ${other.key}, which ${holding(other)}: ${how}, so nothing is sent. Remove the annotation ${Annotation.AdoptDeploymentId} from this object, or release the deployment from ${other.key} first (delete it with spec.deletionPolicy Orphan)`,
+      };
+    }
+  }
+  for (const other of mine) {
+    if (other.name !== self.name || other.deleting) continue;
+    if (target && other.deploymentId === target) continue; // the id rule above decided
+    if (!outranks(other, self)) continue;
+    return {
+      reason: 'NameConflict',
+      other,
+      message: `the deployment name ${self.name} is claimed on this control plane by ${other.key}, which ${holding(other)}; nothing is sent. Choose another spec.name, or delete ${other.key}`,
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,19 @@
+/**
+ * Which control-plane tenant a set of credentials reaches, as a digest of the tenant id and the base URL:
+ * ownership claims are exclusive per tenant, and the digest recorded with a deployment tells a deployment
+ * gone from its tenant apart from credentials that now point elsewhere. Neither input is a secret; the key
+ * and token are left out, so rotating them changes nothing.
+ */
+import { createHash } from 'node:crypto';
+import type { Credentials } from './credentials.ts';
+
+/** The base URL without a trailing slash, the scheme and host lower-cased (URL does that). */
+function normalisedBaseUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+export function tenantDigest(c: Pick<Credentials, 'baseUrl' | 'tenantId'>): string {
+  const fields = JSON.stringify([normalisedBaseUrl(c.baseUrl), c.tenantId ?? '']);
+  return `sha256:${createHash('sha256').update(fields).digest('hex').slice(0, 32)}`;
+}
