@@ -59,8 +59,11 @@ describe('the Secrets cache', () => {
     await until(() => cache.hasSynced(), 'sync');
     expect(cache.size()).toEqual({ secrets: 2, withValues: 1 });
     expect(await cache.read(ns, 'used')).toEqual({ value: b64('u') });
+    expect(cache.peek(ns, 'used')).toEqual({ value: b64('u') });
     // Not referenced when it arrived: fetched when read, then held for that resourceVersion only.
+    expect(cache.peek(ns, 'helm-release-blob')).toBeUndefined();
     expect(await cache.read(ns, 'helm-release-blob')).toEqual({ value: b64('x'.repeat(100_000)) });
+    expect(cache.peek(ns, 'helm-release-blob')).toEqual({ value: b64('x'.repeat(100_000)) });
     expect(await cache.read(ns, 'missing')).toBeUndefined();
   });
 

@@ -32,6 +32,11 @@ export interface SecretCache {
   hasSynced(): boolean;
   /** The Secret's data (base64 values, as the API returns them); undefined when it does not exist. */
   read(namespace: string, name: string, signal?: AbortSignal): Promise<SecretData | undefined>;
+  /**
+   * The Secret's data when this cache holds it (no call made): the values of a referenced Secret, or of
+   * one already read at its current resourceVersion; undefined otherwise.
+   */
+  peek(namespace: string, name: string): SecretData | undefined;
   /** No object reads this Secret any more: its values leave memory. */
   release(secretKey: string): void;
   /** How many Secrets are cached, and how many with their values (for tests and metrics). */
@@ -115,6 +120,13 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
       // Kept only when it is the version the watch knows: a newer one is fetched again on its event.
       if (read.resourceVersion === resourceVersion) fetched.set(key, read);
       return read.data;
+    },
+    peek(namespace, name) {
+      const cached = informer?.get(namespace, name);
+      if (!cached) return undefined;
+      if (!withoutValues.has(cached)) return cached.data;
+      const known = fetched.get(objectKey(cached));
+      return known?.resourceVersion === cached.metadata?.resourceVersion ? known?.data : undefined;
     },
     release(secretKey) {
       fetched.delete(secretKey);

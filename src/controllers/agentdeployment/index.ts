@@ -138,7 +138,8 @@ export function startAgentDeploymentController(
   const claims = new ClaimIndex((obj) => {
     try {
       const ns = obj.metadata.namespace ?? '';
-      const lookup = (name: string) => secrets.get(ns, name)?.data;
+      // Synchronous: what the cache holds (an object's own pass reads its credentials Secret first).
+      const lookup = (name: string) => secrets.peek(ns, name);
       return tenantDigest(
         resolveCredentials(obj.spec.credentialsSecretRef, lookup, options.settings.defaultCredentials),
       );
