@@ -3,13 +3,15 @@
  * the Secret -> object index behind the secondary watch, and the reconciler's dependencies on the
  * Kubernetes API. Informers run on every replica (warm caches); reconciles run only on the leader.
  */
-import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import type { KubeConfig, V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
-import { FINALIZER } from '../../api/names.ts';
+import { CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
+import type { DefaultCredentialsScope } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
+import { ConflictError } from '../../runtime/errors.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
 import { objectKey } from '../../runtime/keys.ts';
@@ -24,6 +26,7 @@ import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
 import { statusMergePatch } from '../../runtime/status-patch.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
+import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
 import { DeploymentObserver } from './observer.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';
 import type { AgentDeploymentDeps } from './types.ts';
@@ -36,6 +39,8 @@ export interface AgentDeploymentControllerOptions {
   logger: Logger;
   namespaces: string[];
   labelSelector: string;
+  /** Which namespaces may use the default credentials; with a selector, namespaces are watched too. */
+  defaultCredentialsScope: DefaultCredentialsScope;
   settings: Pick<
     AgentDeploymentDeps,
     'defaultCredentials' | 'digestKey' | 'pollIntervalMs' | 'revisionPollMs' | 'verifier'
@@ -53,6 +58,7 @@ export interface AgentDeploymentController {
 }
 
 const resource = { group: GROUP, version: VERSION, plural: AGENT_DEPLOYMENT.plural };
+const secretsResource = { group: '', version: 'v1', plural: 'secrets' };
 
 function refOf(obj: AgentDeployment): ObjectRef {
   return { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name };
@@ -129,6 +135,44 @@ export function startAgentDeploymentController(
     onDelete: secretChanged,
   });
 
+  // Namespace labels, read only when the default credentials are scoped by a namespace selector. A label
+  // change re-reconciles the namespace's objects: they may now use the default credentials, or not.
+  const scope = options.defaultCredentialsScope;
+  const namespaceLabelsChanged = (ns: V1Namespace) => {
+    for (const obj of objects.list(ns.metadata?.name ?? '')) enqueue(obj);
+  };
+  const namespaceObjects = scope.selector
+    ? startInformer<V1Namespace>({
+        kc,
+        path: '/api/v1/namespaces',
+        logger: logger.child({ informer: 'namespaces' }),
+        onAdd: namespaceLabelsChanged,
+        onUpdate: (oldNs, newNs) => {
+          if (JSON.stringify(oldNs.metadata?.labels) !== JSON.stringify(newNs.metadata?.labels))
+            namespaceLabelsChanged(newNs);
+        },
+      })
+    : undefined;
+
+  /** Patches a Secret's in-use finalizer from the cached copy; on a conflict, once more from a fresh read. */
+  const patchCredentialsFinalizer = async (
+    change: typeof addFinalizer,
+    secret: V1Secret,
+    signal: AbortSignal,
+  ): Promise<void> => {
+    const ref = {
+      resource: secretsResource,
+      namespace: secret.metadata?.namespace ?? '',
+      name: secret.metadata?.name ?? '',
+    };
+    try {
+      await change(kc, ref, CREDENTIALS_IN_USE_FINALIZER, secret, signal);
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      await change(kc, ref, CREDENTIALS_IN_USE_FINALIZER, undefined, signal);
+    }
+  };
+
   const observer = new DeploymentObserver({
     pollIntervalMs: options.settings.pollIntervalMs,
     clientFor: (credentials) => options.pools.clientFor(credentials),
@@ -140,6 +184,18 @@ export function startAgentDeploymentController(
   const reconcile = agentDeploymentReconciler({
     observer,
     ...options.settings,
+    defaultCredentialsScope: (namespace) =>
+      scope.decide(namespace, namespaceObjects?.get('', namespace)?.metadata?.labels),
+    protectCredentials: async (namespace, name, signal) => {
+      const secret = secrets.get(namespace, name);
+      if (needsProtection(secret)) await patchCredentialsFinalizer(addFinalizer, secret, signal);
+    },
+    releaseCredentials: async (namespace, exceptKey, signal) => {
+      const inUse = credentialsInUse(objects.list(namespace), exceptKey);
+      for (const secret of secretsToRelease(secrets.list(namespace), inUse)) {
+        await patchCredentialsFinalizer(removeFinalizer, secret, signal);
+      }
+    },
     getObject: (namespace, name) => written.read(objects.get(namespace, name)),
     readSecret: async (namespace, name) => secrets.get(namespace, name)?.data,
     writeStatus: async (obj, status, signal) => {
@@ -174,10 +230,10 @@ export function startAgentDeploymentController(
     observer,
     objects,
     secrets,
-    hasSynced: () => objects.hasSynced() && secrets.hasSynced(),
+    hasSynced: () => objects.hasSynced() && secrets.hasSynced() && (namespaceObjects?.hasSynced() ?? true),
     stop: async () => {
       observer.stop();
-      await Promise.all([objects.stop(), secrets.stop()]);
+      await Promise.all([objects.stop(), secrets.stop(), namespaceObjects?.stop()]);
     },
   };
 }
