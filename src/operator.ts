@@ -173,6 +173,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     labelSelector: config.labelSelector,
     secrets: agentDeployments.secrets,
     defaultCredentials,
+    defaultCredentialsScope: agentDeployments.defaultCredentialsScope,
     pollIntervalMs: config.templatePollInterval ?? config.pollInterval,
     importNamespace: config.importTemplatesNamespace,
   });

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
 import { CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
-import type { DefaultCredentialsScope } from '../../controlplane/default-credentials-scope.ts';
+import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import { ConflictError } from '../../runtime/errors.ts';
@@ -53,6 +53,8 @@ export interface AgentDeploymentController {
   observer: DeploymentObserver;
   objects: RunningInformer<AgentDeployment>;
   secrets: RunningInformer<V1Secret>;
+  /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
+  defaultCredentialsScope(namespace: string): ScopeDecision;
   hasSynced(): boolean;
   stop(): Promise<void>;
 }
@@ -154,6 +156,9 @@ export function startAgentDeploymentController(
       })
     : undefined;
 
+  const scopeOf = (namespace: string) =>
+    scope.decide(namespace, namespaceObjects?.get('', namespace)?.metadata?.labels);
+
   /** Patches a Secret's in-use finalizer from the cached copy; on a conflict, once more from a fresh read. */
   const patchCredentialsFinalizer = async (
     change: typeof addFinalizer,
@@ -184,8 +189,7 @@ export function startAgentDeploymentController(
   const reconcile = agentDeploymentReconciler({
     observer,
     ...options.settings,
-    defaultCredentialsScope: (namespace) =>
-      scope.decide(namespace, namespaceObjects?.get('', namespace)?.metadata?.labels),
+    defaultCredentialsScope: scopeOf,
     protectCredentials: async (namespace, name, signal) => {
       const secret = secrets.get(namespace, name);
       if (needsProtection(secret)) await patchCredentialsFinalizer(addFinalizer, secret, signal);
@@ -230,6 +234,7 @@ export function startAgentDeploymentController(
     observer,
     objects,
     secrets,
+    defaultCredentialsScope: scopeOf,
     hasSynced: () => objects.hasSynced() && secrets.hasSynced() && (namespaceObjects?.hasSynced() ?? true),
     stop: async () => {
       observer.stop();
