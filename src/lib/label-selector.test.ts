@@ -33,6 +33,8 @@ describe('parseLabelSelector: refuses', () => {
     ['a bad value', 'a=b c'],
     ['a value too long', `a=${'x'.repeat(64)}`],
     ['a bad key in a set', '-a in (x)'],
+    ['a space in a value', 'a=b c'],
+    ['an unclosed set', 'a in (x'],
   ])('%s', (_case, selector) => {
     expect(() => parseLabelSelector(selector)).toThrow(LabelSelectorError);
   });

@@ -58,6 +58,9 @@ function requirementOf(term: string): Requirement {
       values: [value(eq[3] as string)],
     };
   }
+  if (/[=()]|\s/.test(term.replace(/^!\s*/, ''))) {
+    throw refuse('write key=value, key!=value, key in (a,b), key notin (a,b), key or !key');
+  }
   if (term.startsWith('!')) return { key: key(term.slice(1).trim()), op: 'doesnotexist' };
   return { key: key(term), op: 'exists' };
 }
