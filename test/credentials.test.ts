@@ -330,4 +330,27 @@ describe('default credentials scoped to namespaces', () => {
     await deleteAgd(scoped, 'leaves-freely');
     await eventually(() => gone(() => getAgd(scoped, 'leaves-freely')), 'leaves-freely deleted');
   });
+
+  it('an object that manages a deployment, once its namespace is no longer allowed, deletes nothing: Orphan releases it', async () => {
+    // 'unscoped' created its deployment while the namespace carried the label (the first test).
+    const id = (await getAgd(scoped, 'unscoped')).status?.deploymentId as string;
+    expect(id).toBeDefined();
+    await stalledOn('unscoped');
+    await deleteAgd(scoped, 'unscoped');
+    const held = await eventually(async () => {
+      const o = await getAgd(scoped, 'unscoped');
+      return condition(o, 'Reconciling')?.reason === 'DefaultCredentialsNotAllowed' ? o : undefined;
+    }, 'unscoped held by its finalizer, saying why');
+    expect(condition(held, 'Reconciling')?.message).toContain('deletionPolicy to Orphan');
+    await sleep(1_500);
+    expect(scoped.sim.requests({ method: 'DELETE' })).toEqual([]);
+    await kubeRequest(scoped.kc, {
+      method: 'PATCH',
+      path: `/apis/deploy.agents.dev/v1alpha1/namespaces/${scoped.ns}/agentdeployments/unscoped`,
+      body: { spec: { deletionPolicy: 'Orphan' } },
+      contentType: 'application/merge-patch+json',
+    });
+    await eventually(() => gone(() => getAgd(scoped, 'unscoped')), 'unscoped released');
+    expect(scoped.sim.deployments().some((d) => d.id === id)).toBe(true);
+  });
 });

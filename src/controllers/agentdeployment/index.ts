@@ -195,8 +195,10 @@ export function startAgentDeploymentController(
       if (needsProtection(secret)) await patchCredentialsFinalizer(addFinalizer, secret, signal);
     },
     releaseCredentials: async (namespace, exceptKey, signal) => {
+      const held = secretsToRelease(secrets.list(namespace), new Set());
+      if (held.length === 0) return; // the common case: no object of the namespace names its own
       const inUse = credentialsInUse(objects.list(namespace), exceptKey);
-      for (const secret of secretsToRelease(secrets.list(namespace), inUse)) {
+      for (const secret of secretsToRelease(held, inUse)) {
         await patchCredentialsFinalizer(removeFinalizer, secret, signal);
       }
     },
