@@ -336,6 +336,13 @@ describe('default credentials scoped to namespaces', () => {
     const id = (await getAgd(scoped, 'unscoped')).status?.deploymentId as string;
     expect(id).toBeDefined();
     await stalledOn('unscoped');
+    // Not even the batched poll reads it with the controller's credentials any more.
+    scoped.sim.resetRequests();
+    await sleep(2_000);
+    const touching = scoped.sim
+      .requests()
+      .filter((r) => r.path.includes(id) || JSON.stringify(r.query).includes(id));
+    expect(touching).toEqual([]);
     await deleteAgd(scoped, 'unscoped');
     const held = await eventually(async () => {
       const o = await getAgd(scoped, 'unscoped');

@@ -178,8 +178,10 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     name: 'scopeDefaultCredentials',
     run(pass) {
       const refused = defaultCredentialsRefused(pass);
-      if (refused) throw new Stall('DefaultCredentialsNotAllowed', refused);
-      return undefined;
+      if (!refused) return undefined;
+      // Allowed before? Then the batched poll read its deployment with these credentials: no more.
+      deps.observer.untrack(pass.key);
+      throw new Stall('DefaultCredentialsNotAllowed', refused);
     },
   };
 
