@@ -331,6 +331,30 @@ describe('default credentials scoped to namespaces', () => {
     await eventually(() => gone(() => getAgd(scoped, 'leaves-freely')), 'leaves-freely deleted');
   });
 
+  it('a SandboxTemplate of a namespace not allowed lists nothing with the default credentials', async () => {
+    scoped.sim.resetRequests();
+    await kubeRequest(scoped.kc, {
+      method: 'POST',
+      path: `/apis/deploy.agents.dev/v1alpha1/namespaces/${scoped.ns}/sandboxtemplates`,
+      body: {
+        apiVersion: 'deploy.agents.dev/v1alpha1',
+        kind: 'SandboxTemplate',
+        metadata: { name: 'python-data' },
+        spec: { templateName: 'python-data' },
+      },
+    });
+    const template = await eventually(async () => {
+      const t = (await kubeRequest(scoped.kc, {
+        method: 'GET',
+        path: `/apis/deploy.agents.dev/v1alpha1/namespaces/${scoped.ns}/sandboxtemplates/python-data`,
+      })) as { status?: { conditions?: { type: string; reason: string; message: string }[] } };
+      const stalled = t.status?.conditions?.find((c) => c.type === 'Stalled');
+      return stalled?.reason === 'DefaultCredentialsNotAllowed' ? stalled : undefined;
+    }, 'python-data Stalled DefaultCredentialsNotAllowed');
+    expect(template.message).toContain(`namespace ${scoped.ns}`);
+    expect(scoped.sim.requests({ route: '/v2/sandboxes/templates' })).toEqual([]);
+  });
+
   it('an object that manages a deployment, once its namespace is no longer allowed, deletes nothing: Orphan releases it', async () => {
     // 'unscoped' created its deployment while the namespace carried the label (the first test).
     const id = (await getAgd(scoped, 'unscoped')).status?.deploymentId as string;
