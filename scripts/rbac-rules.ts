@@ -55,6 +55,12 @@ const WATCHED_NAMESPACE_RULES: readonly DocumentedRule[] = [
   },
   {
     apiGroups: [''],
+    resources: ['secrets'],
+    verbs: ['patch'],
+    why: 'controllers/agentdeployment: the credentials-in-use finalizer on Secrets named by credentialsSecretRef (a guarded JSON patch of metadata.finalizers only; RBAC cannot narrow patch to a field or to names chosen by users)',
+  },
+  {
+    apiGroups: [''],
     resources: ['events'],
     verbs: ['create', 'patch'],
     why: 'runtime/events.ts EventRecorder (create, then patch the count of a repeated event)',
@@ -68,6 +74,19 @@ const TEMPLATE_IMPORT_RULES: readonly DocumentedRule[] = [
     resources: ['sandboxtemplates'],
     verbs: ['get', 'list', 'watch', 'create'],
     why: 'the template import creates an observe-only SandboxTemplate per listed template',
+  },
+];
+
+/**
+ * Granted cluster-wide, only when the default credentials are scoped by a namespace label selector
+ * (--default-credentials-namespace-selector): namespaces are cluster-scoped.
+ */
+const NAMESPACE_READ_RULES: readonly DocumentedRule[] = [
+  {
+    apiGroups: [''],
+    resources: ['namespaces'],
+    verbs: ['get', 'list', 'watch'],
+    why: 'namespace informer: the labels the default-credentials selector matches (read-only)',
   },
 ];
 
@@ -104,11 +123,17 @@ const strip = ({ apiGroups, resources, verbs, resourceNames }: DocumentedRule): 
 export const watchedNamespaceRules = (): PolicyRule[] => WATCHED_NAMESPACE_RULES.map(strip);
 export const leaderElectionRules = (): PolicyRule[] => LEADER_ELECTION_RULES.map(strip);
 export const templateImportRules = (): PolicyRule[] => TEMPLATE_IMPORT_RULES.map(strip);
+export const namespaceReadRules = (): PolicyRule[] => NAMESPACE_READ_RULES.map(strip);
 
 /** Every (apiGroup, resource, verb) the controller may be granted, as "group/resource:verb" strings. */
 export function allowedPermissions(): Set<string> {
   return new Set(
-    [...WATCHED_NAMESPACE_RULES, ...TEMPLATE_IMPORT_RULES, ...LEADER_ELECTION_RULES].flatMap(permissionsOf),
+    [
+      ...WATCHED_NAMESPACE_RULES,
+      ...TEMPLATE_IMPORT_RULES,
+      ...NAMESPACE_READ_RULES,
+      ...LEADER_ELECTION_RULES,
+    ].flatMap(permissionsOf),
   );
 }
 

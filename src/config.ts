@@ -6,6 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseDuration } from './lib/duration.ts';
+import { LabelSelectorError, parseLabelSelector } from './lib/label-selector.ts';
+import {
+  defaultHostAllowList,
+  type HostAllowList,
+  HostAllowListError,
+  parseHostAllowList,
+} from './verification/host-allow-list.ts';
 
 interface OptionSpec {
   flag: string;
@@ -38,6 +45,23 @@ export const OPTIONS = [
     flag: 'control-plane-tenant-id',
     env: 'CONTROL_PLANE_TENANT_ID',
     help: 'Tenant (workspace) id sent as X-Tenant-Id.',
+  },
+  {
+    flag: 'default-credentials-namespaces',
+    env: 'DEFAULT_CREDENTIALS_NAMESPACES',
+    help: 'Comma-separated namespaces whose objects may use the default credentials; with the selector empty too, every namespace may.',
+    default: '',
+  },
+  {
+    flag: 'default-credentials-namespace-selector',
+    env: 'DEFAULT_CREDENTIALS_NAMESPACE_SELECTOR',
+    help: 'Label selector of namespaces whose objects may use the default credentials (besides the listed ones; needs namespace read access).',
+    default: '',
+  },
+  {
+    flag: 'agent-server-allowed-hosts',
+    env: 'AGENT_SERVER_ALLOWED_HOSTS',
+    help: 'Comma-separated agent-server hosts that may receive the default credentials (host, host:port, *.domain); default: the control plane host and its domain.',
   },
   {
     flag: 'watch-namespaces',
@@ -153,6 +177,13 @@ const positiveInt = (flag: string) =>
     .int(`--${flag} must be a whole number`)
     .positive(`--${flag} must be above 0`);
 
+const commaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
 const ConfigFields = z.object({
   controlPlaneUrl: z
     .url({ protocol: /^https?$/, error: '--control-plane-url must be an http(s) URL' })
@@ -160,12 +191,21 @@ const ConfigFields = z.object({
   controlPlaneApiKey: z.string().optional(),
   controlPlaneBearerToken: z.string().optional(),
   controlPlaneTenantId: z.string().optional(),
-  watchNamespaces: z.string().transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  ),
+  defaultCredentialsNamespaces: commaList,
+  defaultCredentialsNamespaceSelector: z.string().check((ctx) => {
+    try {
+      parseLabelSelector(ctx.value);
+    } catch (err) {
+      if (!(err instanceof LabelSelectorError)) throw err;
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        message: `--default-credentials-namespace-selector: ${err.message}`,
+      });
+    }
+  }),
+  agentServerAllowedHosts: z.string().optional(),
+  watchNamespaces: commaList,
   labelSelector: z.string(),
   pollInterval: duration('poll-interval'),
   revisionPollInterval: duration('revision-poll-interval'),
@@ -208,7 +248,21 @@ const ConfigFields = z.object({
 const ConfigSchema = ConfigFields.refine(
   (c) => c.webhookBaseUrl === undefined || c.webhookPort !== undefined,
   { message: '--webhook-base-url needs --webhook-port: the receiver it names must run' },
-);
+).transform((c, ctx) => {
+  // Unset: derived from the control plane's URL (its host and domain); set: exactly the hosts given.
+  let agentServerHosts: HostAllowList;
+  try {
+    agentServerHosts =
+      c.agentServerAllowedHosts === undefined
+        ? defaultHostAllowList(c.controlPlaneUrl)
+        : parseHostAllowList(c.agentServerAllowedHosts);
+  } catch (err) {
+    if (!(err instanceof HostAllowListError)) throw err;
+    ctx.addIssue({ code: 'custom', message: `--agent-server-allowed-hosts: ${err.message}` });
+    return z.NEVER;
+  }
+  return { ...c, agentServerHosts };
+});
 export type Config = z.infer<typeof ConfigSchema>;
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

@@ -12,6 +12,7 @@ import { Agent } from 'undici';
 import type { Config } from './config.ts';
 import { startAgentDeploymentController } from './controllers/agentdeployment/index.ts';
 import { startSandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
+import { defaultCredentialsScope } from './controlplane/default-credentials-scope.ts';
 import { ControlPlanePools } from './controlplane/pools.ts';
 import { startHttpEndpoints } from './http.ts';
 import { OperatorMetrics } from './metrics.ts';
@@ -137,6 +138,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const reports = new RunReports();
   const verifier = new Verifier({
     dispatcher: agentServers,
+    allowedHosts: config.agentServerHosts,
     backoffBaseMs: config.verificationBackoff,
     ...(config.webhookBaseUrl ? { webhook: { baseUrl: config.webhookBaseUrl, tokenFor, reports } } : {}),
     now: () => new Date(),
@@ -149,6 +151,10 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     logger,
     namespaces: config.watchNamespaces,
     labelSelector: config.labelSelector,
+    defaultCredentialsScope: defaultCredentialsScope({
+      namespaces: config.defaultCredentialsNamespaces,
+      namespaceSelector: config.defaultCredentialsNamespaceSelector,
+    }),
     settings: {
       defaultCredentials,
       digestKey: await digestKey(config, operatorKey),
@@ -167,6 +173,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     labelSelector: config.labelSelector,
     secrets: agentDeployments.secrets,
     defaultCredentials,
+    defaultCredentialsScope: agentDeployments.defaultCredentialsScope,
     pollIntervalMs: config.templatePollInterval ?? config.pollInterval,
     importNamespace: config.importTemplatesNamespace,
   });

@@ -61,6 +61,8 @@ describe('chart lint and values.schema.json', () => {
     ['extraEnv[0].name=1BAD', "at '/extraEnv/0/name'"],
     ['credentials.apikey=typo', "'apikey' not allowed"],
     ['unknownKey=1', "'unknownKey' not allowed"],
+    ['agentServer.allowedHosts[0]=https://agents.example.com', "at '/agentServer/allowedHosts/0'"],
+    ['defaultCredentials.namespaces[0]=Team_A', "at '/defaultCredentials/namespaces/0'"],
   ])('refuses --set %s with a message naming the value', async (set, message) => {
     const result = await helm(['template', 'schema', CHART, '--set', set]);
     expect(result.code).not.toBe(0);
@@ -120,6 +122,37 @@ describe('helm template applied with a server-side dry run', () => {
     expect(env).toContain(`{"name":"WATCH_NAMESPACES","value":"${teamA},${teamB}"}`);
     expect(env).toContain('{"name":"LABEL_SELECTOR","value":"shard=a"}');
 
+    const applied = await dryRunApply(text);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+  });
+
+  it('renders the default-credentials scope and host allow-list, with a read-only namespace grant for a selector', async () => {
+    const [home, teamA] = await Promise.all(
+      ['chart-scope-home', 'chart-scope-a'].map((p) => createTestNamespace(p)),
+    );
+    const { text, objects } = await render('scope', home as string, [
+      '--set',
+      `watchNamespaces={${teamA}}`,
+      '--set',
+      `defaultCredentials.namespaces={${teamA}}`,
+      '--set',
+      'defaultCredentials.namespaceSelector=tier=platform',
+      '--set',
+      'agentServer.allowedHosts={*.agents.example.com,127.0.0.1:8787}',
+    ]);
+    expect(excessPermissions(objects)).toEqual([]);
+    const [clusterRole] = find(objects, 'ClusterRole');
+    expect(find(objects, 'ClusterRole')).toHaveLength(1);
+    expect(clusterRole?.rules).toEqual([
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    const env = JSON.stringify(find(objects, 'Deployment')[0]);
+    expect(env).toContain(`{"name":"DEFAULT_CREDENTIALS_NAMESPACES","value":"${teamA}"}`);
+    expect(env).toContain('{"name":"DEFAULT_CREDENTIALS_NAMESPACE_SELECTOR","value":"tier=platform"}');
+    expect(env).toContain(
+      '{"name":"AGENT_SERVER_ALLOWED_HOSTS","value":"*.agents.example.com,127.0.0.1:8787"}',
+    );
     const applied = await dryRunApply(text);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);

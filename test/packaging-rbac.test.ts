@@ -1,8 +1,9 @@
 /**
  * The RBAC the chart grants is enough: the operator runs in-process with the token of the chart's service
  * account (namespaced mode, template import on), reconciles an AgentDeployment to Ready, imports the
- * simulator's templates as SandboxTemplates and reports their status, holds the Lease, and removes its
- * finalizer on delete, without a single 403. The other packaging tests check the converse (nothing more
+ * simulator's templates as SandboxTemplates and reports their status, holds the Lease, reads namespace
+ * labels (the default credentials scoped by a selector), puts and takes its in-use finalizer on a
+ * credentials Secret, and removes its finalizer on delete, without a single 403. The other packaging tests check the converse (nothing more
  * is granted than scripts/rbac-rules.ts lists).
  */
 import { Writable } from 'node:stream';
@@ -19,10 +20,14 @@ import {
   deleteAgd,
   eventually,
   type Harness,
+  putSecret,
   startHarness,
   waitReady,
 } from './support/harness.ts';
 import { createTestNamespace, kubeConfigFromProvided, kubectl } from './support/kube.ts';
+
+/** The chart's namespace selector for the default credentials: its ClusterRole must let namespaces be read. */
+const SCOPE_LABEL = 'agents.test/default-credentials';
 
 let h: Harness;
 let operator: Operator | undefined;
@@ -57,6 +62,8 @@ beforeAll(async () => {
     `watchNamespaces={${h.ns}}`,
     '--set',
     `importTemplatesNamespace=${h.ns}`,
+    '--set',
+    `defaultCredentials.namespaceSelector=${SCOPE_LABEL}=true`,
   ]);
   expect(installed.code, installed.stderr).toBe(0);
   const token = await kubectl(['create', 'token', `${release}-agent-deployment-operator`, '--duration=1h'], {
@@ -75,6 +82,7 @@ beforeAll(async () => {
     CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
     WATCH_NAMESPACES: h.ns,
     IMPORT_TEMPLATES_NAMESPACE: h.ns,
+    DEFAULT_CREDENTIALS_NAMESPACE_SELECTOR: `${SCOPE_LABEL}=true`,
     POLL_INTERVAL: '1s',
     REVISION_POLL_INTERVAL: '200ms',
     LEADER_ELECT: 'true',
@@ -96,8 +104,34 @@ afterAll(async () => {
 });
 
 describe('the chart RBAC, used by the operator itself', () => {
-  it('suffices to reconcile, import templates, lead and finalize', async () => {
+  it('suffices to reconcile, import templates, lead, read namespaces, protect credentials and finalize', async () => {
+    await kubeRequest(h.kc, {
+      method: 'PATCH',
+      path: `/api/v1/namespaces/${h.ns}`,
+      body: { metadata: { labels: { [SCOPE_LABEL]: 'true' } } },
+      contentType: 'application/merge-patch+json',
+    });
     await eventually(async () => operator?.isLeader(), 'leadership', 30_000);
+    // A namespace's own credentials: the controller puts its in-use finalizer on the Secret (patch).
+    await putSecret(h, 'rbac-creds', { apiKey: DEFAULT_API_KEY });
+    await createAgd(h, {
+      metadata: { name: 'rbac-own-creds' },
+      spec: {
+        source: 'external_image',
+        credentialsSecretRef: { name: 'rbac-creds' },
+        sourceConfig: {
+          listenerId: defaultListeners()[0]?.id,
+          resourceSpec: { cpu: 0.5, memoryMb: 512, minScale: 1 },
+        },
+        sourceRevisionConfig: { imageUri: 'registry.example.com/agent:1' },
+      },
+    });
+    await waitReady(h, 'rbac-own-creds', 60_000);
+    const creds = (await kubeRequest(h.kc, {
+      method: 'GET',
+      path: `/api/v1/namespaces/${h.ns}/secrets/rbac-creds`,
+    })) as { metadata: { finalizers?: string[] } };
+    expect(creds.metadata.finalizers).toEqual(['deploy.agents.dev/credentials-in-use']);
     await createAgd(h, {
       metadata: { name: 'rbac-agent' },
       spec: {
@@ -135,6 +169,19 @@ describe('the chart RBAC, used by the operator itself', () => {
         return got.stdout.trim() === '';
       },
       'the finalizer to be removed',
+      60_000,
+    );
+
+    await deleteAgd(h, 'rbac-own-creds');
+    await eventually(
+      async () => {
+        const got = (await kubeRequest(h.kc, {
+          method: 'GET',
+          path: `/api/v1/namespaces/${h.ns}/secrets/rbac-creds`,
+        })) as { metadata: { finalizers?: string[] } };
+        return (got.metadata.finalizers ?? []).length === 0;
+      },
+      'the in-use finalizer released',
       60_000,
     );
 

@@ -27,6 +27,12 @@ export type Annotation = (typeof Annotation)[keyof typeof Annotation];
 export const FINALIZER = 'deploy.agents.dev/finalizer';
 
 /**
+ * Held by a credentials Secret (spec.credentialsSecretRef) while an AgentDeployment of its namespace
+ * names it, so that deleting the namespace cannot remove the credentials before the deletion policy ran.
+ */
+export const CREDENTIALS_IN_USE_FINALIZER = 'deploy.agents.dev/credentials-in-use';
+
+/**
  * Condition types, following kstatus: `Ready` is always present; `Reconciling` and `Stalled` are
  * abnormal-true (present only while true). `Paused` is present while paused; `Verified` only with
  * spec.verification; `Drifted` only on SandboxTemplate.
@@ -53,6 +59,11 @@ export const Reason = {
   WaitingForCredentials: 'WaitingForCredentials',
   /** The credentials cannot be used (a key breaks a rule; the message names it, never a value). */
   InvalidCredentials: 'InvalidCredentials',
+  /**
+   * The object names no credentialsSecretRef and its namespace may not use the controller's default
+   * credentials (--default-credentials-namespaces, --default-credentials-namespace-selector).
+   */
+  DefaultCredentialsNotAllowed: 'DefaultCredentialsNotAllowed',
   /** The control plane answered 401/403. */
   Unauthorized: 'Unauthorized',
   /** The control plane refused the request (400 or 422); the message quotes it. */
@@ -119,6 +130,11 @@ export const Reason = {
   VerificationFailed: 'VerificationFailed',
   /** Verification is asked for but the deployment has no URL. */
   NoURLToVerify: 'NoURLToVerify',
+  /**
+   * Verification would send the controller's own credentials to a host outside the allow-list
+   * (--agent-server-allowed-hosts): no request is made.
+   */
+  URLNotAllowed: 'URLNotAllowed',
   /** SandboxTemplate: no template of that exact name is listed. */
   NotFound: 'NotFound',
   /** SandboxTemplate: two templates carry that exact name. */

@@ -30,6 +30,10 @@ export interface SecretCache {
   /** Starts the list and watch; until then nothing is synced. */
   start(): void;
   hasSynced(): boolean;
+  /** The cached Secret (metadata, finalizers; its values only when held); undefined when it does not exist. */
+  get(namespace: string, name: string): V1Secret | undefined;
+  /** The cached Secrets of a namespace, as `get` returns them. */
+  list(namespace: string): V1Secret[];
   /** The Secret's data (base64 values, as the API returns them); undefined when it does not exist. */
   read(namespace: string, name: string, signal?: AbortSignal): Promise<SecretData | undefined>;
   /**
@@ -108,6 +112,8 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
       });
     },
     hasSynced: () => informer?.hasSynced() ?? false,
+    get: (namespace, name) => informer?.get(namespace, name),
+    list: (namespace) => informer?.list(namespace) ?? [],
     async read(namespace, name, signal) {
       const cached = informer?.get(namespace, name);
       if (!cached) return undefined;

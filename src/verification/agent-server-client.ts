@@ -1,18 +1,28 @@
 /**
  * The few agent-server calls a verification makes (seeds/001: /ok, threads, runs, join), over undici
  * with timeouts, every answer checked with zod. Authentication is the credentials in use: X-Api-Key, or
- * Authorization: Bearer with X-Tenant-Id. Error messages quote what the server said, never a credential.
+ * Authorization: Bearer with X-Tenant-Id. Error messages never quote a credential, nor an error body:
+ * the URL is user-chosen (customUrl), so a body copied into status would let anyone read what an internal
+ * service answers. Only the `detail` or `message` string of a JSON error body is quoted, short and
+ * printable; of any other body, only its size.
  */
 import { type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { authHeaders, type Credentials } from '../controlplane/credentials.ts';
 
 const TIMEOUT_MS = 10_000;
-const MAX_DETAIL = 300;
+/** How much of an error body's detail is quoted. */
+const MAX_DETAIL = 160;
 
-const Thread = z.looseObject({ thread_id: z.string().min(1) });
+// Ids are recorded in status: short and printable, or the answer is unexpected.
+const Id = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII');
+const Thread = z.looseObject({ thread_id: Id });
 const Run = z.looseObject({
-  run_id: z.string().min(1),
+  run_id: Id,
   thread_id: z.string().optional(),
   status: z.string(),
 });
@@ -157,17 +167,19 @@ export class AgentServerClient {
     return parsed.data;
   }
 
+  /** What an error answer says, reduced: the JSON detail or message string, else only the body's size. */
   #detail(text: string): string {
-    let detail: unknown = text;
+    if (text.trim() === '') return '';
+    let detail: unknown;
     try {
       const body = ErrorBody.safeParse(JSON.parse(text));
-      if (body.success) detail = body.data.detail ?? body.data.message ?? text;
+      if (body.success) detail = body.data.detail ?? body.data.message;
     } catch {
-      // not JSON: quote the text
+      // not JSON: not quoted
     }
-    const flat = this.#redact((typeof detail === 'string' ? detail : JSON.stringify(detail)).trim());
-    if (flat === '') return '';
-    return `: ${flat.length > MAX_DETAIL ? `${flat.slice(0, MAX_DETAIL - 1)}…` : flat}`;
+    if (typeof detail !== 'string') return ` (a ${Buffer.byteLength(text)}-byte body, not quoted)`;
+    const summary = summarize(this.#redact(detail), MAX_DETAIL);
+    return summary === '' ? '' : `: ${summary}`;
   }
 
   #redact(text: string): string {
@@ -176,3 +188,17 @@ export class AgentServerClient {
 }
 
 const enc = encodeURIComponent;
+
+/**
+ * Text from an agent server made fit for status and events: control, format and other invisible
+ * characters (escape sequences, bidi overrides, NUL) become spaces, runs of space collapse, and at most
+ * `max` characters are kept.
+ */
+export function summarize(text: string, max: number): string {
+  const flat = text
+    .replace(/[\p{C}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = Array.from(flat); // by code point: a cut never splits a surrogate pair
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : flat;
+}

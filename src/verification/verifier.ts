@@ -8,7 +8,8 @@ import type { Dispatcher } from 'undici';
 import type { Verification, VerificationStatus } from '../api/agentdeployment.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
 import { formatDuration } from '../lib/duration.ts';
-import { AgentServerClient, AgentServerError } from './agent-server-client.ts';
+import { AgentServerClient, AgentServerError, summarize } from './agent-server-client.ts';
+import type { HostAllowList } from './host-allow-list.ts';
 import { decide, JOIN_REQUEUE_MS, nextDueMs } from './machine.ts';
 import type { RunReport, RunReports } from './run-reports.ts';
 import { type VerificationSettings, verificationSettings } from './settings.ts';
@@ -29,6 +30,8 @@ export interface WebhookSettings {
 
 export interface VerifierOptions {
   dispatcher?: Dispatcher;
+  /** Agent-server hosts the controller's own credentials may be sent to (--agent-server-allowed-hosts). */
+  allowedHosts: HostAllowList;
   /** First retry delay after a failed verification; doubles per failure. */
   backoffBaseMs: number;
   webhook?: WebhookSettings;
@@ -44,6 +47,11 @@ export interface VerifyRequest {
   revisionId: string;
   url: string | undefined;
   credentials: Credentials;
+  /**
+   * Whose credentials these are: the controller's go only to allowed hosts; a namespace's own
+   * (spec.credentialsSecretRef) go to that namespace's URLs.
+   */
+  credentialsOwner: 'controller' | 'namespace';
   record: VerificationStatus | undefined;
   log: Logger;
 }
@@ -78,6 +86,8 @@ export class Verifier {
   }
 
   async step(req: VerifyRequest): Promise<VerifyResult> {
+    const refused = this.#refusedUrl(req);
+    if (refused) return refused;
     const settings = verificationSettings(req.spec);
     const reports = this.#options.webhook?.reports;
     const current = req.record?.current;
@@ -118,6 +128,32 @@ export class Verifier {
       case 'idle':
         return this.#result(req, record, decision.afterMs);
     }
+  }
+
+  /**
+   * The controller's credentials never go to a host outside the allow-list: no request at all, and the
+   * object says why. Whatever was recorded stays as it is.
+   */
+  #refusedUrl(req: VerifyRequest): VerifyResult | undefined {
+    if (!req.url || req.credentialsOwner !== 'controller') return undefined;
+    if (this.#options.allowedHosts.allows(req.url)) return undefined;
+    const entries = this.#options.allowedHosts.entries;
+    const message = `not verified: the deployment's URL ${summarize(req.url, 200)} is not on the agent-server host allow-list (${entries.length ? entries.join(', ') : 'empty'}), so the controller's credentials are not sent there and no request was made; the administrator can allow the host (--agent-server-allowed-hosts), or the object can use its namespace's own credentials (spec.credentialsSecretRef)`;
+    const record = structuredClone(
+      req.record ?? {
+        revisionId: req.revisionId,
+        specDigest: verificationSettings(req.spec).digest,
+        failures: 0,
+      },
+    );
+    return {
+      record,
+      view: {
+        outcome: { kind: 'stalled', reason: 'URLNotAllowed', message },
+        verified: { status: 'Unknown', reason: 'URLNotAllowed', message },
+      },
+      requeueAfterMs: undefined,
+    };
   }
 
   async #start(
@@ -222,7 +258,7 @@ export class Verifier {
     const c = record.current as Current;
     let runStatus: string | undefined;
     try {
-      runStatus = (await this.#client(req).getRun(c.threadId, c.runId)).status;
+      runStatus = summarize((await this.#client(req).getRun(c.threadId, c.runId)).status, 40);
     } catch (err) {
       if (!(err instanceof AgentServerError)) throw err;
     }
@@ -307,12 +343,14 @@ export class Verifier {
 
 function runAttempt(
   c: Current,
-  status: string,
+  runStatus: string,
   error: { error?: string; message?: string } | undefined,
   completedBy: 'join' | 'webhook',
 ): Omit<Attempt, 'completedAt' | 'duration'> {
-  const succeeded = status === 'success';
-  const detail = error ? [error.error, error.message].filter(Boolean).join(': ') : '';
+  const succeeded = runStatus === 'success';
+  // The run's status and error come from the agent server: quoted short and printable only.
+  const status = summarize(runStatus, 40);
+  const detail = error ? summarize([error.error, error.message].filter(Boolean).join(': '), 200) : '';
   return {
     runId: c.runId,
     threadId: c.threadId,

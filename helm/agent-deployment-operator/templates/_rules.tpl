@@ -40,6 +40,12 @@
 - apiGroups:
     - ""
   resources:
+    - secrets
+  verbs:
+    - patch
+- apiGroups:
+    - ""
+  resources:
     - events
   verbs:
     - create
@@ -80,4 +86,14 @@
     - list
     - watch
     - create
+{{- end }}
+{{- define "agent-deployment-operator.namespaceReadRules" -}}
+- apiGroups:
+    - ""
+  resources:
+    - namespaces
+  verbs:
+    - get
+    - list
+    - watch
 {{- end }}

@@ -3,15 +3,17 @@
  * the Secret -> object index behind the secondary watch, and the reconciler's dependencies on the
  * Kubernetes API. Informers run on every replica (warm caches); reconciles run only on the leader.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
-import { FINALIZER } from '../../api/names.ts';
+import { CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
+import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
+import { ConflictError } from '../../runtime/errors.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
 import { objectKey } from '../../runtime/keys.ts';
@@ -29,6 +31,7 @@ import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { ClaimIndex } from './claim-index.ts';
 import { deploymentNameOf } from './claims.ts';
+import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
 import { DeploymentObserver } from './observer.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';
 import type { AgentDeploymentDeps } from './types.ts';
@@ -41,6 +44,8 @@ export interface AgentDeploymentControllerOptions {
   logger: Logger;
   namespaces: string[];
   labelSelector: string;
+  /** Which namespaces may use the default credentials; with a selector, namespaces are watched too. */
+  defaultCredentialsScope: DefaultCredentialsScope;
   settings: Pick<
     AgentDeploymentDeps,
     'defaultCredentials' | 'digestKey' | 'pollIntervalMs' | 'revisionPollMs' | 'verifier'
@@ -54,11 +59,14 @@ export interface AgentDeploymentController {
   objects: RunningInformer<AgentDeployment>;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
+  /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
+  defaultCredentialsScope(namespace: string): ScopeDecision;
   hasSynced(): boolean;
   stop(): Promise<void>;
 }
 
 const resource = { group: GROUP, version: VERSION, plural: AGENT_DEPLOYMENT.plural };
+const secretsResource = { group: '', version: 'v1', plural: 'secrets' };
 
 function refOf(obj: AgentDeployment): ObjectRef {
   return { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name };
@@ -175,6 +183,47 @@ export function startAgentDeploymentController(
     },
   });
 
+  // Namespace labels, read only when the default credentials are scoped by a namespace selector. A label
+  // change re-reconciles the namespace's objects: they may now use the default credentials, or not.
+  const scope = options.defaultCredentialsScope;
+  const namespaceLabelsChanged = (ns: V1Namespace) => {
+    for (const obj of objects.list(ns.metadata?.name ?? '')) enqueue(obj);
+  };
+  const namespaceObjects = scope.selector
+    ? startInformer<V1Namespace>({
+        kc,
+        path: '/api/v1/namespaces',
+        logger: logger.child({ informer: 'namespaces' }),
+        onAdd: namespaceLabelsChanged,
+        onUpdate: (oldNs, newNs) => {
+          if (JSON.stringify(oldNs.metadata?.labels) !== JSON.stringify(newNs.metadata?.labels))
+            namespaceLabelsChanged(newNs);
+        },
+      })
+    : undefined;
+
+  const scopeOf = (namespace: string) =>
+    scope.decide(namespace, namespaceObjects?.get('', namespace)?.metadata?.labels);
+
+  /** Patches a Secret's in-use finalizer from the cached copy; on a conflict, once more from a fresh read. */
+  const patchCredentialsFinalizer = async (
+    change: typeof addFinalizer,
+    secret: V1Secret,
+    signal: AbortSignal,
+  ): Promise<void> => {
+    const ref = {
+      resource: secretsResource,
+      namespace: secret.metadata?.namespace ?? '',
+      name: secret.metadata?.name ?? '',
+    };
+    try {
+      await change(kc, ref, CREDENTIALS_IN_USE_FINALIZER, secret, signal);
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      await change(kc, ref, CREDENTIALS_IN_USE_FINALIZER, undefined, signal);
+    }
+  };
+
   const observer = new DeploymentObserver({
     pollIntervalMs: options.settings.pollIntervalMs,
     clientFor: (credentials) => options.pools.clientFor(credentials),
@@ -186,6 +235,19 @@ export function startAgentDeploymentController(
   const reconcile = agentDeploymentReconciler({
     observer,
     ...options.settings,
+    defaultCredentialsScope: scopeOf,
+    protectCredentials: async (namespace, name, signal) => {
+      const secret = secrets.get(namespace, name);
+      if (needsProtection(secret)) await patchCredentialsFinalizer(addFinalizer, secret, signal);
+    },
+    releaseCredentials: async (namespace, exceptKey, signal) => {
+      const held = secretsToRelease(secrets.list(namespace), new Set());
+      if (held.length === 0) return; // the common case: no object of the namespace names its own
+      const inUse = credentialsInUse(objects.list(namespace), exceptKey);
+      for (const secret of secretsToRelease(held, inUse)) {
+        await patchCredentialsFinalizer(removeFinalizer, secret, signal);
+      }
+    },
     getObject: (namespace, name) => written.read(objects.get(namespace, name)),
     readSecret: (namespace, name) => secrets.read(namespace, name),
     writeStatus: async (obj, status, signal) => {
@@ -221,10 +283,11 @@ export function startAgentDeploymentController(
     observer,
     objects,
     secrets,
-    hasSynced: () => objects.hasSynced() && secrets.hasSynced(),
+    defaultCredentialsScope: scopeOf,
+    hasSynced: () => objects.hasSynced() && secrets.hasSynced() && (namespaceObjects?.hasSynced() ?? true),
     stop: async () => {
       observer.stop();
-      await Promise.all([objects.stop(), secrets.stop()]);
+      await Promise.all([objects.stop(), secrets.stop(), namespaceObjects?.stop()]);
     },
   };
 }

@@ -14,6 +14,7 @@ import { tenantDigest } from '../../controlplane/tenant.ts';
 import type { ReconcileResult } from '../../runtime/controller.ts';
 import type { PendingEvent } from '../../runtime/reconcile-shell.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../../simulator/index.ts';
+import { defaultHostAllowList, parseHostAllowList } from '../../verification/host-allow-list.ts';
 import { Verifier } from '../../verification/verifier.ts';
 import { ClaimIndex } from './claim-index.ts';
 import { agentDeploymentReconciler, READY_RESYNC_FACTOR } from './reconciler.ts';
@@ -104,7 +105,7 @@ function agent(spec: Partial<AgentDeployment['spec']> = {}): AgentDeployment {
 
 function world(
   obj: AgentDeployment = agent(),
-  options: { verifier?: Verifier; others?: AgentDeployment[] } = {},
+  options: { verifier?: Verifier; others?: AgentDeployment[]; defaultCredentialsAllowed?: boolean } = {},
 ): World {
   // Every object here reaches the one tenant of the controller's credentials.
   const claims = new ClaimIndex(() => tenantDigest({ baseUrl: sim.url }));
@@ -155,6 +156,13 @@ function world(
     recordEvent: (_obj, event) => w.events.push(event),
     controlPlane: (credentials) => pools.clientFor(credentials),
     claims: (query) => claims.claims(query),
+    defaultCredentialsScope: (namespace) =>
+      options.defaultCredentialsAllowed === false
+        ? { allowed: false, message: `namespace ${namespace} may not use the controller's credentials` }
+        : { allowed: true },
+    // The in-use finalizer on credentials Secrets is the API server's business: test/credentials.test.ts.
+    protectCredentials: async () => {},
+    releaseCredentials: async () => {},
     // No batched snapshot: every pass observes with one GET, so the table sees each read.
     observer: {
       fresh: () => undefined,
@@ -342,6 +350,15 @@ const rows: Row[] = [
     calls: [],
     conditions: ['Ready=False/InvalidAnnotation', 'Stalled=True/InvalidAnnotation'],
     events: ['Warning/InvalidAnnotation'],
+    statusWrites: 1,
+    also: (w) => expect(w.obj.metadata.finalizers ?? []).not.toContain(FINALIZER),
+  },
+  {
+    name: 'a namespace not allowed the default credentials: Stalled, no finalizer, nothing called',
+    given: () => world(agent(), { defaultCredentialsAllowed: false }),
+    calls: [],
+    conditions: ['Ready=False/DefaultCredentialsNotAllowed', 'Stalled=True/DefaultCredentialsNotAllowed'],
+    events: ['Warning/DefaultCredentialsNotAllowed'],
     statusWrites: 1,
     also: (w) => expect(w.obj.metadata.finalizers ?? []).not.toContain(FINALIZER),
   },
@@ -814,6 +831,38 @@ describe('one problem, one Warning', () => {
 });
 
 describe('post-deploy verification (step 9)', () => {
+  const repoAgent = () =>
+    agent({
+      source: 'repo_host',
+      sourceConfig: {
+        integrationId: '6f1f7a4e-8d7b-4c43-9a57-2f6a9b1c0d11',
+        repoUrl: 'https://git.example.com/team/agent',
+        deploymentType: 'dev',
+      },
+      sourceRevisionConfig: { repoRef: 'main', graphConfigPath: 'langgraph.json' },
+      verification: { assistantId: 'agent' },
+    });
+
+  /** A deployed repo_host object verified by a real Verifier; passes until verification settles. */
+  async function verify(options: { fail?: boolean; allowedHosts?: string }) {
+    const verifier = new Verifier({
+      backoffBaseMs: 1_000,
+      allowedHosts: options.allowedHosts
+        ? parseHostAllowList(options.allowedHosts)
+        : defaultHostAllowList(sim.url),
+      now: () => new Date(),
+    });
+    const w = world(repoAgent(), { verifier });
+    await w.pass();
+    sim.configureAgentServer(deploymentOf(w).id, { graph: { fail: options.fail ?? false } });
+    deployLatest(w);
+    const calls: string[] = [];
+    const settled = () =>
+      /Succeeded|VerificationFailed|URLNotAllowed/.test(condition(w, 'Verified')?.reason ?? '');
+    for (let i = 0; i < 10 && !settled(); i++) calls.push(...(await w.pass()).calls);
+    return { w, agentCalls: calls.filter((c) => c.startsWith('agent ')) };
+  }
+
   it.each<[string, { fail?: boolean }, string[]]>([
     ['the smoke run succeeds: Verified, then Ready', {}, ['Ready=True/Succeeded', 'Verified=True/Succeeded']],
     [
@@ -821,32 +870,18 @@ describe('post-deploy verification (step 9)', () => {
       { fail: true },
       ['Ready=False/VerificationFailed', 'Reconciling=True/VerificationFailed'],
     ],
-  ])('%s', async (_name, graph, expected) => {
-    const verifier = new Verifier({ backoffBaseMs: 1_000, now: () => new Date() });
-    const w = world(
-      agent({
-        source: 'repo_host',
-        sourceConfig: {
-          integrationId: '6f1f7a4e-8d7b-4c43-9a57-2f6a9b1c0d11',
-          repoUrl: 'https://git.example.com/team/agent',
-          deploymentType: 'dev',
-        },
-        sourceRevisionConfig: { repoRef: 'main', graphConfigPath: 'langgraph.json' },
-        verification: { assistantId: 'agent' },
-      }),
-      { verifier },
-    );
-    await w.pass();
-    sim.configureAgentServer(deploymentOf(w).id, { graph });
-    deployLatest(w);
-    const calls: string[] = [];
-    for (let i = 0; i < 10 && !condition(w, 'Verified')?.reason.match(/Succeeded|VerificationFailed/); i++) {
-      calls.push(...(await w.pass()).calls);
-    }
+  ])('%s', async (_name, options, expected) => {
+    const { w, agentCalls } = await verify(options);
     // Ready waited for the agent server: it was asked whether it is up, then given a run.
-    const agentCalls = calls.filter((c) => c.startsWith('agent '));
     expect(agentCalls[0]).toBe('agent GET /ok');
     expect(agentCalls.some((c) => c.includes('/runs'))).toBe(true);
     expect(conditions(w)).toEqual(expected);
+  });
+
+  it("a URL outside the allowed hosts: the controller's key is not sent, and status says why", async () => {
+    const { w, agentCalls } = await verify({ allowedHosts: 'agents.example.com' });
+    expect(agentCalls).toEqual([]);
+    expect(condition(w, 'Ready')?.status).toBe('False');
+    expect(conditions(w)).toContain('Stalled=True/URLNotAllowed');
   });
 });

@@ -96,6 +96,17 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       orphaned('this object owns no deployment on the control plane: nothing deleted');
     return remaining;
   };
+  const namespaceOf = (pass: AgentDeploymentPass) => pass.obj.metadata.namespace ?? '';
+  /** Why this object may not use the default credentials; undefined when it may (or names its own). */
+  const defaultCredentialsRefused = (pass: AgentDeploymentPass): string | undefined => {
+    if (pass.spec.credentialsSecretRef) return undefined;
+    const decision = deps.defaultCredentialsScope(namespaceOf(pass));
+    if (decision.allowed) return undefined;
+    const adopt = pass.obj.metadata.annotations?.[Annotation.AdoptDeploymentId];
+    return adopt
+      ? `${decision.message}; the ${Annotation.AdoptDeploymentId} annotation is not acted on either`
+      : decision.message;
+  };
 
   /**
    * 1. Deleted: apply the deletion policy, then release the finalizer, once the platform no longer has
@@ -108,8 +119,25 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       deps.observer.untrack(pass.key);
       deps.verifier.forget(pass.key);
       const done: Outcome = { kind: 'deleted', reason: 'Succeeded', message: 'deletion policy applied' };
-      if (!hasFinalizer(pass)) return done;
+      // Gone for good: its credentials Secret no longer needs to outlive it.
+      const release = () => deps.releaseCredentials(namespaceOf(pass), pass.key, pass.signal);
+      if (!hasFinalizer(pass)) {
+        await release();
+        return done;
+      }
+      const refused = defaultCredentialsRefused(pass);
+      if (refused && !pass.status.deploymentId) {
+        // Never allowed to call the control plane, so it made nothing: nothing to delete.
+        await deps.removeFinalizer(pass.obj, pass.signal);
+        return done;
+      }
       if ((pass.spec.deletionPolicy ?? 'Delete') === 'Delete') {
+        if (refused) {
+          throw new Retry(
+            'DefaultCredentialsNotAllowed',
+            `cannot delete deployment ${pass.status.deploymentId}: ${refused}; or set spec.deletionPolicy to Orphan to release the object`,
+          );
+        }
         let remaining: Deployment[];
         try {
           await readSecrets(deps, pass);
@@ -144,6 +172,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         });
       }
       await deps.removeFinalizer(pass.obj, pass.signal);
+      await release();
       return done;
     },
   };
@@ -176,6 +205,21 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     },
   };
 
+  /**
+   * An object in a namespace the administrator did not allow to use the default credentials, naming no
+   * credentials of its own, stops here: before its finalizer, so it leaves freely, and before any call.
+   */
+  const scopeDefaultCredentials: AgdStep = {
+    name: 'scopeDefaultCredentials',
+    run(pass) {
+      const refused = defaultCredentialsRefused(pass);
+      if (!refused) return undefined;
+      // Allowed before? Then the batched poll read its deployment with these credentials: no more.
+      deps.observer.untrack(pass.key);
+      throw new Stall('DefaultCredentialsNotAllowed', refused);
+    },
+  };
+
   /** The finalizer goes on before the first create, so nothing is created that deletion could miss. */
   const ensureFinalizer: AgdStep = {
     name: 'ensureFinalizer',
@@ -190,6 +234,11 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     name: 'resolve',
     async run(pass) {
       await readSecrets(deps, pass);
+      const ref = pass.spec.credentialsSecretRef;
+      // The credentials must outlive this object (a namespace deletion removes both at once).
+      if (ref && pass.lookup(ref.name))
+        await deps.protectCredentials(namespaceOf(pass), ref.name, pass.signal);
+      await deps.releaseCredentials(namespaceOf(pass), undefined, pass.signal);
       useCredentials(pass, credentialsOf(pass));
       const resolved = resolveSecrets(pass.spec, pass.lookup);
       if (!resolved.ok) {
@@ -385,6 +434,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         revisionId: status.latestRevisionId,
         url: status.url,
         credentials: pass.credentials,
+        credentialsOwner: spec.credentialsSecretRef ? 'namespace' : 'controller',
         record: status.verification,
         log: pass.log,
       });
@@ -400,6 +450,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     finalize,
     paused,
     holdWhileStalled,
+    scopeDefaultCredentials,
     ensureFinalizer,
     resolve,
     own,

@@ -9,6 +9,7 @@ import type {
 } from '../../api/agentdeployment.ts';
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
+import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { Deployment, DeploymentCreateRequest } from '../../controlplane/schemas.ts';
 import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
 import type { SecretLookup } from '../../translate/secrets.ts';
@@ -46,6 +47,15 @@ export interface AgentDeploymentDeps {
    * caller leaves its own object out (by uid).
    */
   claims(query: { tenant: string; name?: string; ids?: readonly string[] }): Claim[];
+  /** Whether objects of this namespace may use the default credentials (the administrator's scope). */
+  defaultCredentialsScope(namespace: string): ScopeDecision;
+  /** Puts the in-use finalizer on the credentials Secret an object names, unless it has it. */
+  protectCredentials(namespace: string, secretName: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Takes the in-use finalizer off the namespace's credentials Secrets that no object needs any more;
+   * `exceptKey`: an object whose deletion just finished (the cache may still hold it).
+   */
+  releaseCredentials(namespace: string, exceptKey: string | undefined, signal: AbortSignal): Promise<void>;
   /** Keys the secrets digest (per object, with its uid); never leaves the process. */
   digestKey: string;
   pollIntervalMs: number;

@@ -9,6 +9,7 @@ import { GROUP, SANDBOX_TEMPLATE, VERSION } from '../../api/group.ts';
 import type { SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import { credentialsKey } from '../../controlplane/credentials.ts';
+import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
@@ -42,6 +43,11 @@ export interface SandboxTemplateControllerOptions {
    */
   secrets: SecretCache;
   defaultCredentials: Partial<Credentials>;
+  /**
+   * Whether objects of a namespace may use the default credentials (shared with the AgentDeployment
+   * controller, which reads namespace labels). The import namespace always may: the administrator chose it.
+   */
+  defaultCredentialsScope(namespace: string): ScopeDecision;
   pollIntervalMs: number;
   /** Namespace to import every listed template into; undefined leaves import off. */
   importNamespace?: string;
@@ -118,6 +124,8 @@ export function startSandboxTemplateController(
     listTemplates: listAll,
     snapshots,
     defaultCredentials: options.defaultCredentials,
+    defaultCredentialsScope: (namespace) =>
+      namespace === importNamespace ? { allowed: true } : options.defaultCredentialsScope(namespace),
     pollIntervalMs: options.pollIntervalMs,
     now: () => new Date(),
   });

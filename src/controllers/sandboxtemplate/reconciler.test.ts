@@ -90,6 +90,7 @@ function world(spec: Partial<SandboxTemplate['spec']> = {}): World {
     listTemplates: (credentials) => pools.clientFor(credentials).listAllSandboxTemplates(),
     snapshots: new TemplateSnapshots({ now: () => w.clockMs }),
     defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },
+    defaultCredentialsScope: () => ({ allowed: true }),
     pollIntervalMs: POLL_MS,
     now: () => new Date(w.clockMs),
   });

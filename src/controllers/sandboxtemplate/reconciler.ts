@@ -9,6 +9,7 @@
 import { ConditionType, Reason } from '../../api/names.ts';
 import type { Drift, SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
+import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import type { SandboxTemplate as ListedTemplate } from '../../controlplane/schemas.ts';
@@ -45,6 +46,8 @@ export interface SandboxTemplateDeps {
   listTemplates(credentials: Credentials): Promise<ListedTemplate[]>;
   snapshots: TemplateSnapshots;
   defaultCredentials: Partial<Credentials>;
+  /** Whether objects of this namespace may use the default credentials (the administrator's scope). */
+  defaultCredentialsScope(namespace: string): ScopeDecision;
   pollIntervalMs: number;
   now(): Date;
 }
@@ -85,6 +88,10 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
       const requested = takeReconcileRequest(obj, status);
       const namespace = obj.metadata.namespace ?? '';
       const ref = obj.spec.credentialsSecretRef;
+      if (!ref) {
+        const scope = deps.defaultCredentialsScope(namespace);
+        if (!scope.allowed) throw new Stall('DefaultCredentialsNotAllowed', scope.message);
+      }
       const data = ref ? await deps.readSecret(namespace, ref.name) : undefined;
       const credentials = resolveCredentials(ref, () => data, deps.defaultCredentials);
       const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);

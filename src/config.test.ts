@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const BASE = { CONTROL_PLANE_URL: 'https://api.example.com' };
+
+describe('loadConfig: credential scoping and the agent-server allow-list', () => {
+  it('defaults to every namespace and the control plane host and domain', () => {
+    const config = loadConfig([], BASE);
+    expect(config.defaultCredentialsNamespaces).toEqual([]);
+    expect(config.defaultCredentialsNamespaceSelector).toBe('');
+    expect(config.agentServerHosts.entries).toEqual(['api.example.com', '*.example.com']);
+  });
+
+  it.each<[string, Record<string, string>, string[]]>([
+    [
+      'set by variable',
+      { AGENT_SERVER_ALLOWED_HOSTS: '*.agents.example.net, 10.0.0.5:8443' },
+      ['*.agents.example.net', '10.0.0.5:8443'],
+    ],
+    ['empty: derived', { AGENT_SERVER_ALLOWED_HOSTS: '' }, ['api.example.com', '*.example.com']],
+  ])('allowed hosts %s', (_case, env, entries) => {
+    expect(loadConfig([], { ...BASE, ...env }).agentServerHosts.entries).toEqual(entries);
+  });
+
+  it('reads the namespace list and selector', () => {
+    const config = loadConfig(
+      [
+        '--default-credentials-namespaces=team-a, team-b',
+        '--default-credentials-namespace-selector=tier=platform',
+      ],
+      BASE,
+    );
+    expect(config.defaultCredentialsNamespaces).toEqual(['team-a', 'team-b']);
+    expect(config.defaultCredentialsNamespaceSelector).toBe('tier=platform');
+  });
+
+  it.each<[string, Record<string, string>, RegExp]>([
+    [
+      'a scheme in an allowed host',
+      { AGENT_SERVER_ALLOWED_HOSTS: 'https://a.example.com' },
+      /--agent-server-allowed-hosts: "https:\/\/a.example.com" is not an allowed-host entry/,
+    ],
+    ['a bare wildcard', { AGENT_SERVER_ALLOWED_HOSTS: '*' }, /--agent-server-allowed-hosts: "\*"/],
+    [
+      'a bad selector',
+      { DEFAULT_CREDENTIALS_NAMESPACE_SELECTOR: 'tier=a b' },
+      /--default-credentials-namespace-selector: "tier=a b": write key=value/,
+    ],
+  ])('refuses %s, naming the flag', (_case, env, message) => {
+    expect(() => loadConfig([], { ...BASE, ...env })).toThrow(ConfigError);
+    expect(() => loadConfig([], { ...BASE, ...env })).toThrow(message);
+  });
+});

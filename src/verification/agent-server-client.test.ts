@@ -1,0 +1,90 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentServerClient, AgentServerError, summarize } from './agent-server-client.ts';
+
+describe('summarize', () => {
+  it.each<[string, string, number, string]>([
+    ['plain text is kept', 'graph not found', 100, 'graph not found'],
+    ['control characters become spaces', 'a\u0000b\u0007c', 100, 'a b c'],
+    ['escape sequences lose their ESC', '\u001b[31mred\u001b[0m', 100, '[31mred [0m'],
+    ['newlines and tabs collapse', 'one\n\n\ttwo\r\nthree', 100, 'one two three'],
+    ['bidi overrides go', 'abc\u202Edef', 100, 'abc def'],
+    ['line separators go', 'a\u2028b', 100, 'a b'],
+    ['long text is cut', 'x'.repeat(50), 10, `${'x'.repeat(9)}…`],
+    ['a cut never splits a surrogate pair', '😀'.repeat(5), 3, '😀😀…'],
+    ['unicode letters stay', 'café ünïcode', 100, 'café ünïcode'],
+  ])('%s', (_case, input, max, want) => {
+    expect(summarize(input, max)).toBe(want);
+  });
+});
+
+describe('AgentServerClient error answers', () => {
+  let server: Server;
+  let url: string;
+  let answer: { status: number; body: string; type: string };
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const junk = `<html>${'\u001b[2J'}internal admin token=abc123\u0000${'A'.repeat(5000)}</html>`;
+  it.each<[string, number, string, string, string]>([
+    [
+      'a JSON detail is quoted',
+      500,
+      'application/json',
+      '{"detail":"graph missing"}',
+      'GET /ok answered 500: graph missing',
+    ],
+    [
+      'a JSON message is quoted',
+      503,
+      'application/json',
+      '{"message":"warming up"}',
+      'GET /ok answered 503: warming up',
+    ],
+    [
+      'a JSON detail with junk is sanitised and cut',
+      500,
+      'application/json',
+      JSON.stringify({ detail: `bad\u0000\n${'z'.repeat(400)}` }),
+      `GET /ok answered 500: bad ${'z'.repeat(155)}…`,
+    ],
+    [
+      'an HTML body is not quoted',
+      502,
+      'text/html',
+      junk,
+      `GET /ok answered 502 (a ${Buffer.byteLength(junk)}-byte body, not quoted)`,
+    ],
+    [
+      'a JSON body without a detail string is not quoted',
+      500,
+      'application/json',
+      '{"detail":{"secret":"x"}}',
+      'GET /ok answered 500 (a 25-byte body, not quoted)',
+    ],
+    ['an empty body', 500, 'text/plain', '', 'GET /ok answered 500'],
+    [
+      'the key is redacted from a detail',
+      401,
+      'application/json',
+      '{"detail":"bad key key-secret-9"}',
+      'GET /ok answered 401: bad key [redacted]',
+    ],
+  ])('%s', async (_case, status, type, body, message) => {
+    answer = { status, type, body };
+    const client = new AgentServerClient({ url, credentials: { baseUrl: url, apiKey: 'key-secret-9' } });
+    const err = await client.ok().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(AgentServerError);
+    expect((err as Error).message).toBe(message);
+  });
+});
