@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
-import { CredentialsConfigError, UnauthorizedError, UnavailableError } from './errors.ts';
+import { CancelledError, CredentialsConfigError, UnauthorizedError } from './errors.ts';
 import { ControlPlanePools } from './pools.ts';
 
 type Sim = Awaited<ReturnType<typeof startSimulator>>;
@@ -36,7 +36,8 @@ describe('ControlPlanePools', () => {
     );
     const client = pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' }, { getRetries: 0 });
     await pools.close();
-    await expect(client.listListeners()).rejects.toBeInstanceOf(UnavailableError);
+    // close() cancels: nothing is sent any more.
+    await expect(client.listListeners()).rejects.toBeInstanceOf(CancelledError);
     expect(() => pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' })).toThrow(/closed/);
   });
 });

@@ -26,6 +26,8 @@ export class ControlPlanePools {
   readonly #pools = new Map<string, Pool>();
   readonly #limiters = new Map<string, RequestLimiter>();
   readonly #options: ControlPlanePoolsOptions;
+  /** Aborted by close(): cancels every call still in flight, whoever made it. */
+  readonly #closing = new AbortController();
   #closed = false;
 
   constructor(options: ControlPlanePoolsOptions = {}) {
@@ -36,18 +38,21 @@ export class ControlPlanePools {
   clientFor(credentials: Credentials, opts: ClientOptions = {}): ControlPlaneClient {
     if (this.#closed) throw new Error('ControlPlanePools is closed');
     const origin = new URL(parseCredentials(credentials).baseUrl).origin;
+    const signal = opts.signal ? AbortSignal.any([this.#closing.signal, opts.signal]) : this.#closing.signal;
     return new ControlPlaneClient({
       ...this.#options.clientDefaults,
       ...opts,
+      signal,
       credentials,
       dispatcher: this.#poolFor(origin),
       limiter: this.#limiterFor(credentials),
     });
   }
 
-  /** Closes every pool, letting requests in flight finish. */
+  /** Cancels the calls still in flight and closes every pool. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     const pools = [...this.#pools.values()];
     this.#pools.clear();
     await Promise.all(pools.map((p) => p.close()));

@@ -46,6 +46,8 @@ export interface VerifyRequest {
   credentials: Credentials;
   record: VerificationStatus | undefined;
   log: Logger;
+  /** Cancels the agent-server calls (shutdown). */
+  signal?: AbortSignal | undefined;
 }
 
 export interface VerifyEvent {
@@ -294,6 +296,7 @@ export class Verifier {
     return new AgentServerClient({
       url: req.url as string,
       credentials: req.credentials,
+      signal: req.signal,
       ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
     });
   }

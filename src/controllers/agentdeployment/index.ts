@@ -165,7 +165,7 @@ export function startAgentDeploymentController(
         event.reason,
         event.message,
       ),
-    controlPlane: (credentials) => options.pools.clientFor(credentials),
+    controlPlane: (credentials, signal) => options.pools.clientFor(credentials, { signal }),
     now: () => new Date(),
   });
 

@@ -77,7 +77,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         let remaining: Deployment[];
         try {
           await readSecrets(deps, pass);
-          pass.client = deps.controlPlane(credentialsOf(pass));
+          pass.client = deps.controlPlane(credentialsOf(pass), pass.signal);
           remaining = await external(pass).delete({
             mayHaveCreated: true,
             deleteTracingProject: pass.spec.deleteTracingProject ?? false,
@@ -160,7 +160,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     async run(pass) {
       await readSecrets(deps, pass);
       pass.credentials = credentialsOf(pass);
-      pass.client = deps.controlPlane(pass.credentials);
+      pass.client = deps.controlPlane(pass.credentials, pass.signal);
       const resolved = resolveSecrets(pass.spec, pass.lookup);
       if (!resolved.ok) {
         const parts = [
@@ -338,6 +338,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         credentials: pass.credentials,
         record: status.verification,
         log: pass.log,
+        signal: pass.signal,
       });
       status.verification = step.record;
       pass.verified = step.view.verified;

@@ -36,7 +36,8 @@ export interface AgentDeploymentDeps {
   addFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
   removeFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
   recordEvent(obj: AgentDeployment, event: PendingEvent): void;
-  controlPlane(credentials: Credentials): DeploymentClient;
+  /** A client whose calls the signal cancels (the pass's: shutdown). */
+  controlPlane(credentials: Credentials, signal?: AbortSignal): DeploymentClient;
   /** Batched observation: fresh snapshots instead of GETs, and which deployments to poll. */
   observer: Pick<DeploymentObserver, 'fresh' | 'remember' | 'forget' | 'track' | 'untrack'>;
   defaultCredentials: Partial<Credentials>;
