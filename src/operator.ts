@@ -108,16 +108,21 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     logger,
   });
   // One queue per kind: both use namespace/name keys, which must not merge across kinds.
-  const newQueue = (kind: string) => {
+  let tenantOf: ((key: string) => string | undefined) | undefined;
+  const newQueue = (kind: string, fair = false) => {
     const queue = new WorkQueue({
       qps: config.reconcileRate,
       burst: config.reconcileRate * 2,
       onHandOut: (waitMs) => metrics.queueWait.observe({ kind }, waitMs / 1000),
+      // One tenant holds at most half the workers (more only while others sit idle).
+      ...(fair
+        ? { tenantOf: (key: string) => tenantOf?.(key), maxPerTenant: Math.ceil(config.workers / 2) }
+        : {}),
     });
     metrics.watchQueueDepth(kind, () => queue.len());
     return queue;
   };
-  const queue = newQueue('AgentDeployment');
+  const queue = newQueue('AgentDeployment', true);
   const templateQueue = newQueue('SandboxTemplate');
 
   const defaultCredentials = {
@@ -157,6 +162,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       verifier,
     },
   });
+  tenantOf = agentDeployments.tenantOf;
   const sandboxTemplates = startSandboxTemplateController({
     kc,
     queue: templateQueue,

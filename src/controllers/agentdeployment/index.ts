@@ -12,7 +12,7 @@ import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
-import { objectKey } from '../../runtime/keys.ts';
+import { objectKey, splitKey } from '../../runtime/keys.ts';
 import {
   addFinalizer,
   type ObjectRef,
@@ -48,6 +48,11 @@ export interface AgentDeploymentController {
   observer: DeploymentObserver;
   objects: RunningInformer<AgentDeployment>;
   secrets: RunningInformer<V1Secret>;
+  /**
+   * Whose calls a key's reconcile makes, for the queue's fairness: the namespace and the credentials
+   * Secret it names (or the controller's own). A hostile server or agent server slows only its tenant.
+   */
+  tenantOf(key: string): string | undefined;
   hasSynced(): boolean;
   stop(): Promise<void>;
 }
@@ -174,6 +179,12 @@ export function startAgentDeploymentController(
     observer,
     objects,
     secrets,
+    tenantOf: (key) => {
+      const { namespace, name } = splitKey(key);
+      const obj = objects.get(namespace, name);
+      if (!obj) return undefined;
+      return `${namespace}/${obj.spec.credentialsSecretRef?.name ?? '(default credentials)'}`;
+    },
     hasSynced: () => objects.hasSynced() && secrets.hasSynced(),
     stop: async () => {
       observer.stop();
