@@ -93,6 +93,12 @@ export const OPTIONS = [
     default: '16',
   },
   {
+    flag: 'control-plane-timeout',
+    env: 'CONTROL_PLANE_TIMEOUT',
+    help: 'Deadline of one control-plane request, response body included (a server that trickles bytes cannot hold it longer).',
+    default: '30s',
+  },
+  {
     flag: 'leader-elect',
     env: 'LEADER_ELECT',
     help: 'Elect a leader on a Lease so one replica writes.',
@@ -178,6 +184,9 @@ const ConfigFields = z.object({
   reconcileRate: positiveInt('reconcile-rate'),
   controlPlaneRps: positiveInt('control-plane-rps'),
   controlPlaneConcurrency: positiveInt('control-plane-concurrency'),
+  controlPlaneTimeout: duration('control-plane-timeout').refine((ms) => ms >= 1000 && ms <= 600_000, {
+    message: '--control-plane-timeout must be between 1s and 10m',
+  }),
   leaderElect: z
     .enum(['true', 'false'], { error: '--leader-elect must be true or false' })
     .transform((v) => v === 'true'),

@@ -95,6 +95,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const pools = new ControlPlanePools({
     limits: { rps: config.controlPlaneRps, concurrency: config.controlPlaneConcurrency },
     clientDefaults: {
+      timeouts: { totalMs: config.controlPlaneTimeout },
       onRequest: (e) => {
         metrics.controlPlaneRequests.inc({ operation: e.operation, code: String(e.status) });
         metrics.controlPlaneLatency.observe({ operation: e.operation }, e.durationMs / 1000);
