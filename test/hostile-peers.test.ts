@@ -43,7 +43,7 @@ beforeAll(async () => {
     servers[mode] = await startHostileServer(mode);
     await putSecret(hostile, `${mode}-credentials`, { apiKey: 'hostile-key', baseUrl: servers[mode].url });
     // More hostile objects than workers: without deadlines and fairness they would hold all four.
-    for (const i of [1, 2]) await createAgd(hostile, agd(`${mode}-${i}`, `${mode}-credentials`));
+    for (const i of [1, 2, 3]) await createAgd(hostile, agd(`${mode}-${i}`, `${mode}-credentials`));
   }
   await h.startOperator({
     WATCH_NAMESPACES: `${h.ns},${hostile.ns}`,

@@ -22,6 +22,7 @@ import {
 } from '../../runtime/objects.ts';
 import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
 import { statusMergePatch } from '../../runtime/status-patch.ts';
+import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { DeploymentObserver } from './observer.ts';
@@ -96,6 +97,8 @@ export function startAgentDeploymentController(
 ): AgentDeploymentController {
   const { kc, queue, logger } = options;
   const index = new SecretIndex();
+  // What a pass applied when its status write failed: the next pass must not send it again.
+  const unwritten = new UnwrittenStatus<AgentDeployment>();
   const enqueue = (obj: AgentDeployment) => queue.add(objectKey(obj));
 
   const objects = startInformer<AgentDeployment>({
@@ -114,6 +117,7 @@ export function startAgentDeploymentController(
     },
     onDelete: (obj) => {
       index.delete(objectKey(obj));
+      unwritten.forget(objectKey(obj));
       options.settings.verifier.forget(objectKey(obj));
     },
   });
@@ -145,12 +149,14 @@ export function startAgentDeploymentController(
   const reconcile = agentDeploymentReconciler({
     observer,
     ...options.settings,
-    getObject: (namespace, name) => written.read(objects.get(namespace, name)),
+    getObject: (namespace, name) => unwritten.overlay(written.read(objects.get(namespace, name))),
+    storedObject: (obj) => unwritten.stored(obj),
     readSecret: async (namespace, name) => secrets.get(namespace, name)?.data,
-    writeStatus: async (obj, status, signal) => {
-      const patch = statusMergePatch(obj.status ?? {}, status as AgentDeploymentStatus);
-      written.remember(obj, await patchStatus<AgentDeployment>(kc, refOf(obj), patch, signal));
-    },
+    writeStatus: (obj, status, signal) =>
+      unwritten.write(obj, status, async (stored) => {
+        const patch = statusMergePatch(stored.status ?? {}, status as AgentDeploymentStatus);
+        written.remember(stored, await patchStatus<AgentDeployment>(kc, refOf(stored), patch, signal));
+      }),
     addFinalizer: async (obj, signal) => {
       written.remember(obj, await addFinalizer(kc, refOf(obj), FINALIZER, obj, signal));
     },

@@ -30,6 +30,8 @@ export type DeploymentClient = Pick<
 
 export interface AgentDeploymentDeps {
   getObject(namespace: string, name: string): AgentDeployment | undefined;
+  /** The object as stored, when getObject showed a status a failed write left in memory. */
+  storedObject?(obj: AgentDeployment): AgentDeployment | undefined;
   /** A Secret's data (base64 values, as the API returns them); undefined when it does not exist. */
   readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
   writeStatus(obj: AgentDeployment, status: AgentDeploymentStatus, signal: AbortSignal): Promise<void>;
