@@ -1,8 +1,19 @@
 /** The control-plane client against servers that misbehave: every call ends, and soon. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostileMode, type HostileServer, startHostileServer } from '../lib/hostile-server.ts';
+import {
+  type HostileMode,
+  type HostileServer,
+  startFixedServer,
+  startHostileServer,
+} from '../lib/hostile-server.ts';
 import { ControlPlaneClient } from './client.ts';
-import { CancelledError, CredentialBusyError, RateLimitedError, UnavailableError } from './errors.ts';
+import {
+  CancelledError,
+  CredentialBusyError,
+  MalformedResponseError,
+  RateLimitedError,
+  UnavailableError,
+} from './errors.ts';
 import { RequestLimiter } from './limiter.ts';
 
 const servers = {} as Record<HostileMode, HostileServer>;
@@ -66,4 +77,31 @@ describe('the control-plane client against a hostile server', () => {
     setTimeout(() => stop.abort(), 50);
     expect(await call).toBeInstanceOf(CancelledError);
   });
+});
+
+it('a deployment id longer than status allows is a malformed answer, never copied into status', async () => {
+  const server = await startFixedServer(200, {
+    id: 'd'.repeat(65),
+    name: 'app',
+    source: 'external_image',
+    source_config: {},
+    source_revision_config: {},
+    secrets: [],
+    created_at: '2030-01-01T00:00:00Z',
+    updated_at: '2030-01-01T00:00:00Z',
+    status: 'READY',
+    latest_revision_id: null,
+    active_revision_id: null,
+  });
+  try {
+    const client = new ControlPlaneClient({
+      credentials: { baseUrl: server.url, apiKey: 'k-test' },
+      getRetries: 0,
+    });
+    const err = await client.getDeployment('x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MalformedResponseError);
+    expect((err as MalformedResponseError).issues).toContainEqual({ path: 'id', code: 'too_big' });
+  } finally {
+    await server.close();
+  }
 });

@@ -71,3 +71,24 @@ export async function startHostileServer(mode: HostileMode): Promise<HostileServ
     },
   };
 }
+
+/** Answers every request with the same status and JSON body (an answer valid in form, hostile in content). */
+export async function startFixedServer(status: number, body: unknown): Promise<HostileServer> {
+  let count = 0;
+  const server = createServer((req, res) => {
+    count += 1;
+    req.resume();
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => count,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -1,6 +1,11 @@
 /** The agent-server client against servers that misbehave: every call ends, and soon. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostileMode, type HostileServer, startHostileServer } from '../lib/hostile-server.ts';
+import {
+  type HostileMode,
+  type HostileServer,
+  startFixedServer,
+  startHostileServer,
+} from '../lib/hostile-server.ts';
 import { AgentServerClient, AgentServerError } from './agent-server-client.ts';
 
 const servers = {} as Record<HostileMode, HostileServer>;
@@ -39,5 +44,28 @@ describe('the agent-server client against a hostile server', () => {
       .catch((e: unknown) => e);
     setTimeout(() => stop.abort(), 50);
     expect(((await call) as Error).message).toContain('cancelled');
+  });
+});
+
+describe('ids that go into status', () => {
+  it('a run id longer than status allows is refused at the boundary', async () => {
+    const server = await startFixedServer(200, {
+      run_id: 'r'.repeat(65),
+      thread_id: 't-1',
+      status: 'pending',
+    });
+    try {
+      const client = new AgentServerClient({
+        url: server.url,
+        credentials: { baseUrl: server.url, apiKey: 'test-key' },
+      });
+      const err = await client
+        .createRun('t-1', { assistant_id: 'a', input: {}, metadata: {} })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AgentServerError);
+      expect((err as Error).message).toContain('run_id');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -13,10 +13,12 @@ const TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_DETAIL = 300;
 
-const Thread = z.looseObject({ thread_id: z.string().min(1) });
+/** Run and thread ids go into status, which allows 64 characters: a longer one is refused here. */
+const StatusId = z.string().min(1).max(64);
+const Thread = z.looseObject({ thread_id: StatusId });
 const Run = z.looseObject({
-  run_id: z.string().min(1),
-  thread_id: z.string().optional(),
+  run_id: StatusId,
+  thread_id: StatusId.optional(),
   status: z.string(),
 });
 export type Run = z.infer<typeof Run>;
