@@ -115,6 +115,24 @@ export const OPTIONS = [
     help: 'Name of the Lease; one per shard.',
     default: 'agent-deployment-operator',
   },
+  {
+    flag: 'leader-election-lease-duration',
+    env: 'LEADER_ELECTION_LEASE_DURATION',
+    help: 'How long a Lease nobody renews stays taken (whole seconds).',
+    default: '15s',
+  },
+  {
+    flag: 'leader-election-renew-deadline',
+    env: 'LEADER_ELECTION_RENEW_DEADLINE',
+    help: 'A leader that could not renew for this long stops leading; below the lease duration. Each Lease call has half of it.',
+    default: '10s',
+  },
+  {
+    flag: 'leader-election-retry-period',
+    env: 'LEADER_ELECTION_RETRY_PERIOD',
+    help: 'Time between attempts to acquire or renew the Lease; below the renew deadline.',
+    default: '2s',
+  },
   { flag: 'pod-name', env: 'POD_NAME', help: 'Identity in leader election (default: hostname and pid).' },
   { flag: 'pod-namespace', env: 'POD_NAMESPACE', help: 'Namespace the controller runs in.' },
   { flag: 'http-port', env: 'HTTP_PORT', help: 'Port of /healthz, /readyz and /metrics.', default: '8080' },
@@ -192,6 +210,11 @@ const ConfigFields = z.object({
     .transform((v) => v === 'true'),
   leaderElectionNamespace: z.string().optional(),
   leaderElectionId: z.string().min(1),
+  leaderElectionLeaseDuration: duration('leader-election-lease-duration').refine((ms) => ms >= 2000, {
+    message: '--leader-election-lease-duration must be at least 2s',
+  }),
+  leaderElectionRenewDeadline: duration('leader-election-renew-deadline'),
+  leaderElectionRetryPeriod: duration('leader-election-retry-period'),
   podName: z.string().optional(),
   podNamespace: z.string().optional(),
   httpPort: z.coerce
@@ -217,7 +240,13 @@ const ConfigFields = z.object({
 const ConfigSchema = ConfigFields.refine(
   (c) => c.webhookBaseUrl === undefined || c.webhookPort !== undefined,
   { message: '--webhook-base-url needs --webhook-port: the receiver it names must run' },
-);
+)
+  .refine((c) => c.leaderElectionRenewDeadline < c.leaderElectionLeaseDuration, {
+    message: '--leader-election-renew-deadline must be below --leader-election-lease-duration',
+  })
+  .refine((c) => c.leaderElectionRetryPeriod < c.leaderElectionRenewDeadline, {
+    message: '--leader-election-retry-period must be below --leader-election-renew-deadline',
+  });
 export type Config = z.infer<typeof ConfigSchema>;
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

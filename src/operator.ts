@@ -216,6 +216,9 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       namespace: config.leaderElectionNamespace ?? config.podNamespace ?? 'default',
       name: config.leaderElectionId,
       identity,
+      leaseDurationMs: config.leaderElectionLeaseDuration,
+      renewDeadlineMs: config.leaderElectionRenewDeadline,
+      retryPeriodMs: config.leaderElectionRetryPeriod,
       logger,
       onStartedLeading: () => void startWorkers(),
       onStoppedLeading: () => {
