@@ -19,6 +19,7 @@ import { type Reconciler, type RunningController, runController } from './runtim
 import { EventRecorder } from './runtime/events.ts';
 import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
+import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret } from './runtime/operator-key.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
@@ -56,7 +57,13 @@ async function digestKey(config: Config, operatorKey: OperatorKeySecret): Promis
     .digest('hex');
 }
 
-/** Runs a kind's workers with its metrics: reconciles by result, duration, retries. */
+/** How soon an object of a namespace not listed yet is looked at again. */
+const UNSYNCED_NAMESPACE_RETRY_MS = 10_000;
+
+/**
+ * Runs a kind's workers with its metrics: reconciles by result, duration, retries. Objects of a
+ * namespace some informer has not listed yet wait (their Secrets would look missing).
+ */
 function startKindWorkers(
   kind: string,
   queue: WorkQueue,
@@ -64,6 +71,7 @@ function startKindWorkers(
   logger: Logger,
   metrics: OperatorMetrics,
   reconcile: Reconciler,
+  namespaceReady: (namespace: string) => boolean,
 ): RunningController {
   return runController({
     name: kind.toLowerCase(),
@@ -72,6 +80,7 @@ function startKindWorkers(
     logger,
     reconcile: async (key, ctx) => {
       const { namespace, name } = splitKey(key);
+      if (!namespaceReady(namespace)) return { requeueAfterMs: UNSYNCED_NAMESPACE_RETRY_MS };
       const end = metrics.reconcileDuration.startTimer({ kind });
       try {
         const result = await reconcile(key, { ...ctx, log: ctx.log.child({ kind, namespace, name }) });
@@ -180,7 +189,14 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   metrics.watchObjects('AgentDeployment', () => agentDeployments.objects.list());
   metrics.watchObjects('SandboxTemplate', () => sandboxTemplates.objects.list());
 
-  const synced = () => agentDeployments.hasSynced() && sandboxTemplates.hasSynced();
+  const namespaces = new NamespaceSync([
+    agentDeployments.objects,
+    agentDeployments.secrets,
+    sandboxTemplates.objects,
+  ]);
+  metrics.watchNamespaces(() => namespaces.states());
+  // Every namespace listed or failing: one that cannot be listed (403) must not hold up the others.
+  const synced = () => namespaces.settled();
   let stopping: Promise<void> | undefined;
   let running: RunningController[] | undefined;
   let startingWorkers = false;
@@ -191,12 +207,26 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     while (!synced()) await sleep(100);
     startingWorkers = false;
     if (stopping) return;
+    for (const s of namespaces.unsynced()) {
+      logger.error(
+        { namespace: s.namespace, informer: s.informer, error: s.error },
+        'namespace cannot be listed; its objects wait, the other namespaces reconcile',
+      );
+    }
     logger.info({ identity }, 'caches synced; starting workers');
     metrics.leader.set(1);
     agentDeployments.observer.start();
     sandboxTemplates.importer?.start();
     running = [
-      startKindWorkers('AgentDeployment', queue, config.workers, logger, metrics, agentDeployments.reconcile),
+      startKindWorkers(
+        'AgentDeployment',
+        queue,
+        config.workers,
+        logger,
+        metrics,
+        agentDeployments.reconcile,
+        (ns) => namespaces.ready(ns),
+      ),
       startKindWorkers(
         'SandboxTemplate',
         templateQueue,
@@ -204,6 +234,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         logger,
         metrics,
         sandboxTemplates.reconcile,
+        (ns) => namespaces.ready(ns),
       ),
     ];
   };
@@ -256,6 +287,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     registry: metrics.registry,
     // A leader is ready once its workers run; a follower once its caches are warm for a takeover.
     ready: () => synced() && (!elector?.isLeader() || running !== undefined),
+    detail: () => namespaces.detail(),
   });
 
   return {

@@ -30,9 +30,20 @@ export interface InformerOptions<T extends KubernetesObject> {
   maxBackoffMs?: number;
 }
 
+/** One watched namespace ('' = all) of one informer: listed yet, and why not when it fails. */
+export interface NamespaceState {
+  namespace: string;
+  informer: string;
+  synced: boolean;
+  /** The last list/watch failure while not synced (e.g. 403: not allowed to list there). */
+  error?: string | undefined;
+}
+
 export interface RunningInformer<T extends KubernetesObject> {
   /** True once every namespace has been listed. */
   hasSynced(): boolean;
+  /** Each namespace on its own: one that cannot be listed must not hold up the others. */
+  namespaceStates(): NamespaceState[];
   /** Cached objects, in one namespace or all. */
   list(namespace?: string): T[];
   get(namespace: string, name: string): T | undefined;
@@ -116,11 +127,16 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
   const cache = new Map<string, T>();
   const stopping = new AbortController();
 
-  function watchNamespace(namespace: string): { synced(): boolean; stop(): Promise<void> } {
+  function watchNamespace(namespace: string): {
+    synced(): boolean;
+    state(): NamespaceState;
+    stop(): Promise<void>;
+  } {
     const log = logger.child({ informer: path, namespace: namespace || '*' });
     let listed = false;
     let synced = false;
     let errored = false;
+    let lastError: string | undefined;
     let backoffMs = initialBackoffMs;
     let restartTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -169,6 +185,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
     informer.on('error', (err) => {
       if (stopping.signal.aborted) return;
       errored = true;
+      if (!synced) lastError = describe(err);
       log.warn({ error: describe(err), retryInMs: backoffMs }, 'list/watch failed; restarting');
       scheduleRestart();
     });
@@ -191,6 +208,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
       } catch (err) {
         // Only a failure before any request (e.g. credentials) gets here; ListWatch reports the rest.
         errored = true;
+        if (!synced) lastError = describe(err);
         log.warn({ error: describe(err), retryInMs: backoffMs }, 'informer start failed; restarting');
         scheduleRestart();
       }
@@ -199,6 +217,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
       backoffMs = initialBackoffMs;
       if (listed && !synced) {
         synced = true;
+        lastError = undefined;
         log.debug({ objects: informer.list().length }, 'informer synced');
       }
     }
@@ -206,6 +225,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
     void run();
     return {
       synced: () => synced,
+      state: () => ({ namespace, informer: path, synced, error: lastError }),
       async stop() {
         clearTimeout(restartTimer);
         await informer.stop();
@@ -217,6 +237,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
 
   return {
     hasSynced: () => watchers.every((w) => w.synced()),
+    namespaceStates: () => watchers.map((w) => w.state()),
     list(namespace?: string): T[] {
       const all = [...cache.values()];
       return namespace === undefined ? all : all.filter((o) => (o.metadata?.namespace ?? '') === namespace);
