@@ -84,6 +84,20 @@ describe('RequestLimiter', () => {
     expect(await waiting).toBeInstanceOf(CancelledError);
   });
 
+  it('is idle (may be dropped) only with nothing in flight, nobody waiting and no pause to keep', async () => {
+    const limiter = new RequestLimiter({ rps: Number.POSITIVE_INFINITY, concurrency: 1 });
+    expect(limiter.idle()).toBe(true);
+    let release = () => {};
+    const running = limiter.run(() => new Promise<void>((r) => (release = r)));
+    expect(limiter.idle()).toBe(false);
+    release();
+    await running;
+    limiter.pause(60_000);
+    expect(limiter.idle()).toBe(false);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(limiter.idle()).toBe(true);
+  });
+
   it('frees the slot when a request fails', async () => {
     const limiter = new RequestLimiter({ rps: Number.POSITIVE_INFINITY, concurrency: 1 });
     await expect(limiter.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

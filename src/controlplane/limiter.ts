@@ -109,6 +109,11 @@ export class RequestLimiter {
     return this.#inFlight;
   }
 
+  /** Nothing in flight, nobody waiting, no pause to keep: dropping it loses nothing. */
+  idle(): boolean {
+    return this.#inFlight === 0 && this.#waiting.length === 0 && this.#now() >= this.#pausedUntil;
+  }
+
   #pump(): void {
     while (this.#waiting.length > 0 && this.#inFlight < this.#concurrency) {
       const now = this.#now();

@@ -41,3 +41,22 @@ describe('ControlPlanePools', () => {
     expect(() => pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' })).toThrow(/closed/);
   });
 });
+
+describe('ControlPlanePools pruning', () => {
+  it('drops the limiters and pools of tenants not seen for idleMs', async () => {
+    let now = 0;
+    const pools = new ControlPlanePools({ idleMs: 60_000, now: () => now });
+    const gone = { baseUrl: 'http://127.0.0.1:9', apiKey: 'tenant-gone' };
+    const other = { baseUrl: 'http://127.0.0.2:9', apiKey: 'tenant-other' };
+    pools.clientFor(gone);
+    pools.clientFor(other);
+    expect(pools.size).toEqual({ pools: 2, limiters: 2 });
+    now = 30_000;
+    pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' });
+    expect(pools.size).toEqual({ pools: 3, limiters: 3 });
+    now = 90_000;
+    pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' });
+    expect(pools.size).toEqual({ pools: 1, limiters: 1 });
+    await pools.close();
+  });
+});

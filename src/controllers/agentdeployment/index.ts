@@ -65,7 +65,7 @@ function refOf(obj: AgentDeployment): ObjectRef {
 }
 
 /** `namespace/secret` -> keys of the objects that read it; kept current by the object informer. */
-class SecretIndex {
+export class SecretIndex {
   readonly #readers = new Map<string, Set<string>>();
   readonly #reads = new Map<string, string[]>();
 
@@ -83,8 +83,18 @@ class SecretIndex {
   }
 
   delete(key: string): void {
-    for (const s of this.#reads.get(key) ?? []) this.#readers.get(s)?.delete(key);
+    for (const s of this.#reads.get(key) ?? []) {
+      const readers = this.#readers.get(s);
+      readers?.delete(key);
+      // A Secret nobody reads any more is dropped, not kept with an empty set.
+      if (readers?.size === 0) this.#readers.delete(s);
+    }
     this.#reads.delete(key);
+  }
+
+  /** Secrets with readers, for tests. */
+  get size(): number {
+    return this.#readers.size;
   }
 
   readersOf(secretKey: string): string[] {
@@ -116,8 +126,11 @@ export function startAgentDeploymentController(
       if (shouldEnqueueUpdate(oldObj, newObj)) enqueue(newObj);
     },
     onDelete: (obj) => {
+      // Everything kept per object goes with it (deleted without a finalizer pass, e.g. while following).
       index.delete(objectKey(obj));
       unwritten.forget(objectKey(obj));
+      written.forget(objectKey(obj));
+      observer.untrack(objectKey(obj));
       options.settings.verifier.forget(objectKey(obj));
     },
   });
