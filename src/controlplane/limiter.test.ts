@@ -89,6 +89,7 @@ describe('RequestLimiter', () => {
     expect(limiter.idle()).toBe(true);
     let release = () => {};
     const running = limiter.run(() => new Promise<void>((r) => (release = r)));
+    await vi.advanceTimersByTimeAsync(0);
     expect(limiter.idle()).toBe(false);
     release();
     await running;
