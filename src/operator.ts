@@ -25,7 +25,7 @@ import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
-import { deriveToken } from './webhooks/token.ts';
+import { deriveRunToken } from './webhooks/token.ts';
 
 export interface Operator {
   /** Port the health and metrics endpoints listen on. */
@@ -148,7 +148,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     kc,
     config.podNamespace ?? config.leaderElectionNamespace ?? 'default',
   );
-  const tokenFor = async (uid: string) => deriveToken(await operatorKey.get(), uid);
+  const tokenFor = async (uid: string, threadId: string) =>
+    deriveRunToken(await operatorKey.get(), uid, threadId);
   const reports = new RunReports();
   const verifier = new Verifier({
     dispatcher: agentServers,
@@ -272,6 +273,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       port: config.webhookPort,
       logger,
       uidOf: (namespace, name) => agentDeployments.objects.get(namespace, name)?.metadata.uid,
+      awaitedThread: (key) => reports.awaitedThread(key),
       tokenFor,
       onReport: (key, report) => {
         const accepted = reports.report(key, report);
