@@ -51,3 +51,51 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
     expect(() => loadConfig([], { ...BASE, ...env })).toThrow(message);
   });
 });
+
+const load = (env: Record<string, string>) => loadConfig([], env);
+
+describe('loadConfig: deadlines and leader election timings', () => {
+  it('has defaults below one another', () => {
+    const c = load({});
+    expect(c.leaderElectionLeaseDuration).toBe(15_000);
+    expect(c.leaderElectionRenewDeadline).toBe(10_000);
+    expect(c.leaderElectionRetryPeriod).toBe(2_000);
+    expect(c.controlPlaneTimeout).toBe(30_000);
+  });
+
+  it('takes timings from flags', () => {
+    const c = loadConfig(
+      [
+        '--leader-election-lease-duration=30s',
+        '--leader-election-renew-deadline=20s',
+        '--leader-election-retry-period=4s',
+        '--control-plane-timeout=10s',
+      ],
+      {},
+    );
+    expect([
+      c.leaderElectionLeaseDuration,
+      c.leaderElectionRenewDeadline,
+      c.leaderElectionRetryPeriod,
+    ]).toEqual([30_000, 20_000, 4_000]);
+    expect(c.controlPlaneTimeout).toBe(10_000);
+  });
+
+  it.each([
+    [
+      { LEADER_ELECTION_RENEW_DEADLINE: '15s' },
+      '--leader-election-renew-deadline must be below --leader-election-lease-duration',
+    ],
+    [
+      { LEADER_ELECTION_RETRY_PERIOD: '10s' },
+      '--leader-election-retry-period must be below --leader-election-renew-deadline',
+    ],
+    [{ LEADER_ELECTION_LEASE_DURATION: '1s' }, '--leader-election-lease-duration must be at least 2s'],
+    [{ LEADER_ELECTION_RETRY_PERIOD: 'often' }, '--leader-election-retry-period: "often" is not a duration'],
+    [{ CONTROL_PLANE_TIMEOUT: '500ms' }, '--control-plane-timeout must be between 1s and 10m'],
+    [{ CONTROL_PLANE_TIMEOUT: '1h' }, '--control-plane-timeout must be between 1s and 10m'],
+  ])('refuses %j naming the flag and the rule', (env, message) => {
+    expect(() => load(env)).toThrow(ConfigError);
+    expect(() => load(env)).toThrow(message);
+  });
+});

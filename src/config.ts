@@ -117,6 +117,12 @@ export const OPTIONS = [
     default: '16',
   },
   {
+    flag: 'control-plane-timeout',
+    env: 'CONTROL_PLANE_TIMEOUT',
+    help: 'Deadline of one control-plane request, response body included (a server that trickles bytes cannot hold it longer).',
+    default: '30s',
+  },
+  {
     flag: 'leader-elect',
     env: 'LEADER_ELECT',
     help: 'Elect a leader on a Lease so one replica writes.',
@@ -132,6 +138,24 @@ export const OPTIONS = [
     env: 'LEADER_ELECTION_ID',
     help: 'Name of the Lease; one per shard.',
     default: 'agent-deployment-operator',
+  },
+  {
+    flag: 'leader-election-lease-duration',
+    env: 'LEADER_ELECTION_LEASE_DURATION',
+    help: 'How long a Lease nobody renews stays taken (whole seconds).',
+    default: '15s',
+  },
+  {
+    flag: 'leader-election-renew-deadline',
+    env: 'LEADER_ELECTION_RENEW_DEADLINE',
+    help: 'A leader that could not renew for this long stops leading; below the lease duration. Each Lease call has half of it.',
+    default: '10s',
+  },
+  {
+    flag: 'leader-election-retry-period',
+    env: 'LEADER_ELECTION_RETRY_PERIOD',
+    help: 'Time between attempts to acquire or renew the Lease; below the renew deadline.',
+    default: '2s',
   },
   { flag: 'pod-name', env: 'POD_NAME', help: 'Identity in leader election (default: hostname and pid).' },
   { flag: 'pod-namespace', env: 'POD_NAMESPACE', help: 'Namespace the controller runs in.' },
@@ -218,11 +242,19 @@ const ConfigFields = z.object({
   reconcileRate: positiveInt('reconcile-rate'),
   controlPlaneRps: positiveInt('control-plane-rps'),
   controlPlaneConcurrency: positiveInt('control-plane-concurrency'),
+  controlPlaneTimeout: duration('control-plane-timeout').refine((ms) => ms >= 1000 && ms <= 600_000, {
+    message: '--control-plane-timeout must be between 1s and 10m',
+  }),
   leaderElect: z
     .enum(['true', 'false'], { error: '--leader-elect must be true or false' })
     .transform((v) => v === 'true'),
   leaderElectionNamespace: z.string().optional(),
   leaderElectionId: z.string().min(1),
+  leaderElectionLeaseDuration: duration('leader-election-lease-duration').refine((ms) => ms >= 2000, {
+    message: '--leader-election-lease-duration must be at least 2s',
+  }),
+  leaderElectionRenewDeadline: duration('leader-election-renew-deadline'),
+  leaderElectionRetryPeriod: duration('leader-election-retry-period'),
   podName: z.string().optional(),
   podNamespace: z.string().optional(),
   httpPort: z.coerce
@@ -248,21 +280,28 @@ const ConfigFields = z.object({
 const ConfigSchema = ConfigFields.refine(
   (c) => c.webhookBaseUrl === undefined || c.webhookPort !== undefined,
   { message: '--webhook-base-url needs --webhook-port: the receiver it names must run' },
-).transform((c, ctx) => {
-  // Unset: derived from the control plane's URL (its host and domain); set: exactly the hosts given.
-  let agentServerHosts: HostAllowList;
-  try {
-    agentServerHosts =
-      c.agentServerAllowedHosts === undefined
-        ? defaultHostAllowList(c.controlPlaneUrl)
-        : parseHostAllowList(c.agentServerAllowedHosts);
-  } catch (err) {
-    if (!(err instanceof HostAllowListError)) throw err;
-    ctx.addIssue({ code: 'custom', message: `--agent-server-allowed-hosts: ${err.message}` });
-    return z.NEVER;
-  }
-  return { ...c, agentServerHosts };
-});
+)
+  .refine((c) => c.leaderElectionRenewDeadline < c.leaderElectionLeaseDuration, {
+    message: '--leader-election-renew-deadline must be below --leader-election-lease-duration',
+  })
+  .refine((c) => c.leaderElectionRetryPeriod < c.leaderElectionRenewDeadline, {
+    message: '--leader-election-retry-period must be below --leader-election-renew-deadline',
+  })
+  .transform((c, ctx) => {
+    // Unset: derived from the control plane's URL (its host and domain); set: exactly the hosts given.
+    let agentServerHosts: HostAllowList;
+    try {
+      agentServerHosts =
+        c.agentServerAllowedHosts === undefined
+          ? defaultHostAllowList(c.controlPlaneUrl)
+          : parseHostAllowList(c.agentServerAllowedHosts);
+    } catch (err) {
+      if (!(err instanceof HostAllowListError)) throw err;
+      ctx.addIssue({ code: 'custom', message: `--agent-server-allowed-hosts: ${err.message}` });
+      return z.NEVER;
+    }
+    return { ...c, agentServerHosts };
+  });
 export type Config = z.infer<typeof ConfigSchema>;
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

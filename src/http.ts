@@ -14,6 +14,8 @@ export async function startHttpEndpoints(options: {
   logger: Logger;
   registry: Registry;
   ready: () => boolean;
+  /** Lines /readyz adds after its verdict (e.g. namespaces that cannot be listed). */
+  detail?: () => string | undefined;
 }): Promise<HttpEndpoints> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -21,9 +23,10 @@ export async function startHttpEndpoints(options: {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     } else if (path === '/readyz') {
       const ready = options.ready();
+      const detail = options.detail?.();
       res
         .writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' })
-        .end(ready ? 'ok' : 'caches not synced');
+        .end(`${ready ? 'ok' : 'caches not synced'}${detail ? `\n${detail}` : ''}`);
     } else if (path === '/metrics') {
       options.registry
         .metrics()

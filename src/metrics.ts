@@ -65,12 +65,26 @@ export class OperatorMetrics {
   });
 
   readonly #queueDepths = new Map<string, () => number>();
+  #namespaceStates: () => readonly { namespace: string; informer: string; synced: boolean }[] = () => [];
   readonly #objectSources = new Map<string, () => readonly ConditionedObject[]>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     const queueDepths = this.#queueDepths;
     const objectSources = this.#objectSources;
+    const namespaceStates = () => this.#namespaceStates();
+    new Gauge({
+      name: 'agent_operator_namespace_synced',
+      help: 'Per watched namespace and informer: 1 once listed, 0 while it is not (e.g. forbidden).',
+      labelNames: ['namespace', 'informer'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of namespaceStates()) {
+          this.set({ namespace: s.namespace || '*', informer: s.informer }, s.synced ? 1 : 0);
+        }
+      },
+    });
     new Gauge({
       name: 'agent_operator_workqueue_depth',
       help: 'Keys waiting in the work queue, by kind.',
@@ -108,6 +122,11 @@ export class OperatorMetrics {
   /** Work-queue depth of a kind, read when scraped. */
   watchQueueDepth(kind: string, depth: () => number): void {
     this.#queueDepths.set(kind, depth);
+  }
+
+  /** Whether each watched namespace is listed, read when scraped. */
+  watchNamespaces(states: () => readonly { namespace: string; informer: string; synced: boolean }[]): void {
+    this.#namespaceStates = states;
   }
 
   /** Objects of a kind by condition, counted from the informer cache when scraped. */

@@ -20,12 +20,13 @@ import { type Reconciler, type RunningController, runController } from './runtim
 import { EventRecorder } from './runtime/events.ts';
 import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
+import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret } from './runtime/operator-key.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
-import { deriveToken } from './webhooks/token.ts';
+import { deriveRunToken } from './webhooks/token.ts';
 
 export interface Operator {
   /** Port the health and metrics endpoints listen on. */
@@ -57,7 +58,13 @@ async function digestKey(config: Config, operatorKey: OperatorKeySecret): Promis
     .digest('hex');
 }
 
-/** Runs a kind's workers with its metrics: reconciles by result, duration, retries. */
+/** How soon an object of a namespace not listed yet is looked at again. */
+const UNSYNCED_NAMESPACE_RETRY_MS = 10_000;
+
+/**
+ * Runs a kind's workers with its metrics: reconciles by result, duration, retries. Objects of a
+ * namespace some informer has not listed yet wait (their Secrets would look missing).
+ */
 function startKindWorkers(
   kind: string,
   queue: WorkQueue,
@@ -65,6 +72,7 @@ function startKindWorkers(
   logger: Logger,
   metrics: OperatorMetrics,
   reconcile: Reconciler,
+  namespaceReady: (namespace: string) => boolean,
 ): RunningController {
   return runController({
     name: kind.toLowerCase(),
@@ -73,6 +81,7 @@ function startKindWorkers(
     logger,
     reconcile: async (key, ctx) => {
       const { namespace, name } = splitKey(key);
+      if (!namespaceReady(namespace)) return { requeueAfterMs: UNSYNCED_NAMESPACE_RETRY_MS };
       const end = metrics.reconcileDuration.startTimer({ kind });
       try {
         const result = await reconcile(key, { ...ctx, log: ctx.log.child({ kind, namespace, name }) });
@@ -96,6 +105,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const pools = new ControlPlanePools({
     limits: { rps: config.controlPlaneRps, concurrency: config.controlPlaneConcurrency },
     clientDefaults: {
+      timeouts: { totalMs: config.controlPlaneTimeout },
       onRequest: (e) => {
         metrics.controlPlaneRequests.inc({ operation: e.operation, code: String(e.status) });
         metrics.controlPlaneLatency.observe({ operation: e.operation }, e.durationMs / 1000);
@@ -109,16 +119,21 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     logger,
   });
   // One queue per kind: both use namespace/name keys, which must not merge across kinds.
-  const newQueue = (kind: string) => {
+  let tenantOf: ((key: string) => string | undefined) | undefined;
+  const newQueue = (kind: string, fair = false) => {
     const queue = new WorkQueue({
       qps: config.reconcileRate,
       burst: config.reconcileRate * 2,
       onHandOut: (waitMs) => metrics.queueWait.observe({ kind }, waitMs / 1000),
+      // One tenant holds at most half the workers (more only while others sit idle).
+      ...(fair
+        ? { tenantOf: (key: string) => tenantOf?.(key), maxPerTenant: Math.ceil(config.workers / 2) }
+        : {}),
     });
     metrics.watchQueueDepth(kind, () => queue.len());
     return queue;
   };
-  const queue = newQueue('AgentDeployment');
+  const queue = newQueue('AgentDeployment', true);
   const templateQueue = newQueue('SandboxTemplate');
 
   const defaultCredentials = {
@@ -134,7 +149,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     kc,
     config.podNamespace ?? config.leaderElectionNamespace ?? 'default',
   );
-  const tokenFor = async (uid: string) => deriveToken(await operatorKey.get(), uid);
+  const tokenFor = async (uid: string, threadId: string) =>
+    deriveRunToken(await operatorKey.get(), uid, threadId);
   const reports = new RunReports();
   const verifier = new Verifier({
     dispatcher: agentServers,
@@ -163,6 +179,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       verifier,
     },
   });
+  tenantOf = agentDeployments.tenantOf;
   const sandboxTemplates = startSandboxTemplateController({
     kc,
     queue: templateQueue,
@@ -180,7 +197,14 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   metrics.watchObjects('AgentDeployment', () => agentDeployments.objects.list());
   metrics.watchObjects('SandboxTemplate', () => sandboxTemplates.objects.list());
 
-  const synced = () => agentDeployments.hasSynced() && sandboxTemplates.hasSynced();
+  const namespaces = new NamespaceSync([
+    agentDeployments.objects,
+    agentDeployments.secrets,
+    sandboxTemplates.objects,
+  ]);
+  metrics.watchNamespaces(() => namespaces.states());
+  // Every namespace listed or failing: one that cannot be listed (403) must not hold up the others.
+  const synced = () => namespaces.settled();
   let stopping: Promise<void> | undefined;
   let running: RunningController[] | undefined;
   let startingWorkers = false;
@@ -191,12 +215,26 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     while (!synced()) await sleep(100);
     startingWorkers = false;
     if (stopping) return;
+    for (const s of namespaces.unsynced()) {
+      logger.error(
+        { namespace: s.namespace, informer: s.informer, error: s.error },
+        'namespace cannot be listed; its objects wait, the other namespaces reconcile',
+      );
+    }
     logger.info({ identity }, 'caches synced; starting workers');
     metrics.leader.set(1);
     agentDeployments.observer.start();
     sandboxTemplates.importer?.start();
     running = [
-      startKindWorkers('AgentDeployment', queue, config.workers, logger, metrics, agentDeployments.reconcile),
+      startKindWorkers(
+        'AgentDeployment',
+        queue,
+        config.workers,
+        logger,
+        metrics,
+        agentDeployments.reconcile,
+        (ns) => namespaces.ready(ns),
+      ),
       startKindWorkers(
         'SandboxTemplate',
         templateQueue,
@@ -204,6 +242,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         logger,
         metrics,
         sandboxTemplates.reconcile,
+        (ns) => namespaces.ready(ns),
       ),
     ];
   };
@@ -216,6 +255,9 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       namespace: config.leaderElectionNamespace ?? config.podNamespace ?? 'default',
       name: config.leaderElectionId,
       identity,
+      leaseDurationMs: config.leaderElectionLeaseDuration,
+      renewDeadlineMs: config.leaderElectionRenewDeadline,
+      retryPeriodMs: config.leaderElectionRetryPeriod,
       logger,
       onStartedLeading: () => void startWorkers(),
       onStoppedLeading: () => {
@@ -238,6 +280,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       port: config.webhookPort,
       logger,
       uidOf: (namespace, name) => agentDeployments.objects.get(namespace, name)?.metadata.uid,
+      awaitedThread: (key) => reports.awaitedThread(key),
       tokenFor,
       onReport: (key, report) => {
         const accepted = reports.report(key, report);
@@ -253,6 +296,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     registry: metrics.registry,
     // A leader is ready once its workers run; a follower once its caches are warm for a takeover.
     ready: () => synced() && (!elector?.isLeader() || running !== undefined),
+    detail: () => namespaces.detail(),
   });
 
   return {

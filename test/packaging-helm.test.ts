@@ -52,6 +52,8 @@ describe('chart lint and values.schema.json', () => {
     ['controlPlaneRps=0', "at '/controlPlaneRps'"],
     ['controlPlaneConcurrency=many', "at '/controlPlaneConcurrency'"],
     ['replicaCount=two', "at '/replicaCount'"],
+    ['leaderElection.renewDeadline=soon', "at '/leaderElection/renewDeadline'"],
+    ['controlPlaneTimeout=30', "at '/controlPlaneTimeout'"],
     ['watchNamespaces[0]=Team_A', "at '/watchNamespaces/0'"],
     ['controlPlane.baseUrl=ftp://example.com', "at '/controlPlane/baseUrl'"],
     ['image.pullPolicy=Sometimes', "at '/image/pullPolicy'"],
@@ -68,6 +70,29 @@ describe('chart lint and values.schema.json', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("values don't meet the specifications of the schema");
     expect(result.stderr).toContain(message);
+  });
+});
+
+describe('replicas and leader election', () => {
+  it('refuses more than one replica with leader election off, saying why', async () => {
+    const result = await helm([
+      'template',
+      'replicas',
+      CHART,
+      '--set',
+      'replicaCount=2',
+      '--set',
+      'leaderElection.enabled=false',
+    ]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('replicaCount > 1 needs leaderElection.enabled=true');
+  });
+
+  it('passes the lease timings to the controller', async () => {
+    const result = await helm(['template', 'timings', CHART, '--set', 'leaderElection.renewDeadline=8s']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/name: LEADER_ELECTION_RENEW_DEADLINE\s+value: "8s"/);
+    expect(result.stdout).toMatch(/name: LEADER_ELECTION_LEASE_DURATION\s+value: "15s"/);
   });
 });
 

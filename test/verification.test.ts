@@ -10,7 +10,7 @@ import { freePorts } from '../src/localcluster/ports.ts';
 import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { OPERATOR_KEY_SECRET } from '../src/runtime/operator-key.ts';
 import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
-import { deriveToken } from '../src/webhooks/token.ts';
+import { deriveRunToken } from '../src/webhooks/token.ts';
 import {
   condition,
   createAgd,
@@ -208,13 +208,19 @@ describe('verification by webhook', () => {
       body: method === 'POST' ? JSON.stringify(body) : undefined,
     }).then(async (res) => ({ status: res.statusCode, text: await res.body.text() }));
 
-  async function tokenOf(name: string): Promise<string> {
+  /** The token of the object's run on `threadId` (default: the run in flight, else the last one). */
+  async function tokenOf(name: string, threadId?: string): Promise<string> {
     const secret = (await kubeRequest(h.kc, {
       method: 'GET',
       path: `/api/v1/namespaces/${h.ns}/secrets/${OPERATOR_KEY_SECRET}`,
     })) as { data: { key: string } };
-    const uid = (await getAgd(h, name)).metadata.uid ?? '';
-    return deriveToken(Buffer.from(secret.data.key, 'base64'), uid);
+    const obj = await getAgd(h, name);
+    const thread =
+      threadId ??
+      obj.status?.verification?.current?.threadId ??
+      obj.status?.verification?.last?.threadId ??
+      '';
+    return deriveRunToken(Buffer.from(secret.data.key, 'base64'), obj.metadata.uid ?? '', thread);
   }
 
   it('completes the verification when the run reports through the webhook', async () => {
@@ -242,7 +248,7 @@ describe('verification by webhook', () => {
     expect(h.logs.filter((l) => l.includes(token))).toEqual([]);
   });
 
-  it('refuses a missing or wrong token and changes nothing; the right token completes the run', async () => {
+  it('refuses a missing or wrong token with the same answer as an unknown object and changes nothing; the run token completes the run', async () => {
     h.sim.configureAgentServer('guarded', { graph: { delayMs: 600_000 } });
     await createAgd(h, agent('guarded', { assistantId: 'agent', timeout: '10m' }));
     const running = await watch('guarded', (o) => !!o.status?.verification?.current, 'guarded run started');
@@ -255,13 +261,18 @@ describe('verification by webhook', () => {
     };
 
     const otherToken = await tokenOf('hooked');
-    for (const token of [undefined, '', '0'.repeat(64), otherToken, `${otherToken}0`]) {
+    const otherRun = await tokenOf('guarded', 'another-thread');
+    const good = await tokenOf('guarded');
+    const unknown = await deliver('no-such-object', good, forged);
+    expect(unknown.status).toBe(404);
+    // Wrong tokens get exactly the unknown object's answer: nothing tells which objects exist.
+    for (const token of [undefined, '', '0'.repeat(64), otherToken, `${otherToken}0`, otherRun]) {
       const res = await deliver('guarded', token, forged);
-      expect(res.status).toBe(401);
+      expect(res).toEqual(unknown);
       expect(res.text).not.toContain('echo-me');
     }
-    const good = await tokenOf('guarded');
-    expect((await deliver('no-such-object', good, forged)).status).toBe(404);
+    // The finished run of another object: its token is no longer valid anywhere.
+    expect(await deliver('hooked', otherToken, forged)).toEqual(unknown);
     expect((await deliver('guarded', good, forged, 'GET')).status).toBe(405);
     expect((await deliver('guarded', good, { ...forged, run_id: 'another-run' })).status).toBe(404);
     expect((await deliver('guarded', good, { nothing: true })).status).toBe(400);

@@ -2,11 +2,13 @@
  * The control-plane HTTP client: one method per endpoint, every response body read and checked with
  * its zod schema, every failure turned into a typed error (errors.ts). Only GETs are retried.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import type { z } from 'zod';
+import { OutboundError, outboundCall } from '../lib/outbound.ts';
+import { sleep } from '../runtime/clock.ts';
 import { authHeaders, type Credentials, parseCredentials } from './credentials.ts';
 import {
+  CancelledError,
   ControlPlaneError,
   errorFromResponse,
   MalformedResponseError,
@@ -28,7 +30,11 @@ import {
   SandboxTemplateList,
 } from './schemas.ts';
 
-export type Timeouts = { connectMs: number; headersMs: number; bodyMs: number };
+/**
+ * connectMs, headersMs and bodyMs are idle timers; totalMs is the deadline of the whole attempt, body
+ * included, so a server that trickles bytes cannot hold a call.
+ */
+export type Timeouts = { connectMs: number; headersMs: number; bodyMs: number; totalMs: number };
 
 /** One HTTP attempt, for metrics. `route` is the path template, never the filled-in path. */
 export type RequestEvent = {
@@ -52,6 +58,10 @@ export type ControlPlaneClientOptions = {
   onRequest?: (event: RequestEvent) => void;
   /** Shared by every client of one credential: pace, concurrency, and pauses asked by 429/503. */
   limiter?: RequestLimiter;
+  /** Bytes of response body read before the call is abandoned. Default 16 MiB. */
+  maxBodyBytes?: number;
+  /** Aborts every call of this client, waits included (shutdown, the end of a pass). */
+  signal?: AbortSignal | undefined;
 };
 
 export type ListDeploymentsQuery = {
@@ -77,7 +87,13 @@ export type ListSandboxTemplatesQuery = {
   sortDirection?: SortDirection;
 };
 
-export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 5_000, headersMs: 10_000, bodyMs: 10_000 };
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  connectMs: 5_000,
+  headersMs: 10_000,
+  bodyMs: 10_000,
+  totalMs: 30_000,
+};
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 const DEFAULT_GET_RETRIES = 2;
 const DEPLOYMENTS_MAX_PAGE = 100;
 const TEMPLATES_MAX_PAGE = 500;
@@ -113,6 +129,8 @@ export class ControlPlaneClient {
   readonly #retryMaxMs: number;
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
   readonly #limiter: RequestLimiter | undefined;
+  readonly #maxBodyBytes: number;
+  readonly #signal: AbortSignal | undefined;
 
   /** Throws CredentialsConfigError when the credentials cannot be used. */
   constructor(options: ControlPlaneClientOptions) {
@@ -134,6 +152,8 @@ export class ControlPlaneClient {
     this.#retryMaxMs = options.retryDelay?.maxMs ?? 5_000;
     this.#onRequest = options.onRequest;
     this.#limiter = options.limiter;
+    this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#signal = options.signal;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
       options.dispatcher ?? new Pool(this.#origin, { connect: { timeout: this.#timeouts.connectMs } });
@@ -330,8 +350,8 @@ export class ControlPlaneClient {
         return await this.#attempt(call);
       } catch (err) {
         const delayMs = this.#retryDelay(call, err, attempt);
-        if (delayMs === undefined) throw err;
-        await sleep(delayMs);
+        if (delayMs === undefined || this.#signal?.aborted) throw err;
+        await sleep(delayMs, this.#signal);
       }
     }
   }
@@ -352,7 +372,10 @@ export class ControlPlaneClient {
     if (!this.#limiter) return this.#send(call);
     const limiter = this.#limiter;
     try {
-      return await limiter.run(() => this.#send(call));
+      return await limiter.run(() => this.#send(call), {
+        operation: call.operation,
+        signal: this.#signal,
+      });
     } catch (err) {
       if (err instanceof RateLimitedError || err instanceof UnavailableError) {
         if (err.retryAfterMs !== undefined) limiter.pause(err.retryAfterMs);
@@ -380,19 +403,26 @@ export class ControlPlaneClient {
     let responseHeaders: Dispatcher.ResponseData['headers'];
     let text: string;
     try {
-      const res = await this.#dispatcher.request({
-        origin: this.#origin,
-        path,
-        method: call.method,
-        headers,
-        body: call.body === undefined ? null : JSON.stringify(call.body),
-        headersTimeout: this.#timeouts.headersMs,
-        bodyTimeout: this.#timeouts.bodyMs,
-      });
-      statusCode = res.statusCode;
+      // The body is always read, errors included, so the connection goes back to the pool.
+      const res = await outboundCall(
+        { deadlineMs: this.#timeouts.totalMs, maxBodyBytes: this.#maxBodyBytes, signal: this.#signal },
+        async (signal) => {
+          const sent = await this.#dispatcher.request({
+            origin: this.#origin,
+            path,
+            method: call.method,
+            headers,
+            body: call.body === undefined ? null : JSON.stringify(call.body),
+            headersTimeout: this.#timeouts.headersMs,
+            bodyTimeout: this.#timeouts.bodyMs,
+            signal,
+          });
+          return { status: sent.statusCode, headers: sent.headers, body: sent.body };
+        },
+      );
+      statusCode = res.status;
       responseHeaders = res.headers;
-      // Always read the body, errors included, so the connection goes back to the pool.
-      text = await res.body.text();
+      text = res.text;
     } catch (err) {
       report('error');
       throw transportError(call.operation, err);
@@ -456,6 +486,13 @@ const TRANSPORT_REASONS: Record<string, string> = {
 /** A failure below HTTP: the reason from the error code; the original error is kept as the cause. */
 function transportError(operation: string, err: unknown): ControlPlaneError {
   if (err instanceof ControlPlaneError) return err;
+  if (err instanceof OutboundError) {
+    if (err.kind === 'aborted') return new CancelledError(operation);
+    if (err.kind !== 'transport') return new UnavailableError(operation, err.message, { cause: err });
+    const reason =
+      (err.code && TRANSPORT_REASONS[err.code]) ?? `request failed${err.code ? ` (${err.code})` : ''}`;
+    return new UnavailableError(operation, reason, { cause: err.cause });
+  }
   const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
   const reason = (code && TRANSPORT_REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`;
   return new UnavailableError(operation, reason, { cause: err });

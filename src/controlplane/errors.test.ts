@@ -30,6 +30,9 @@ describe('parseRetryAfter', () => {
     ['negative', '-5', undefined],
     ['fraction', '1.5', undefined],
     ['garbage', 'soon', undefined],
+    ['a day is capped at an hour', '86400', 3_600_000],
+    ['a huge number is capped, never a timer overflow', '99999999999999999999', 3_600_000],
+    ['a date years ahead is capped', 'Sat, 01 Jan 2050 00:00:00 GMT', 3_600_000],
   ])('%s', (_name, value, expected) => {
     expect(parseRetryAfter(value, NOW)).toBe(expected);
   });

@@ -122,6 +122,26 @@ export class UnavailableError extends ControlPlaneError {
   }
 }
 
+/** The call was cancelled before it ended: the operator is stopping, or the pass it served ended. */
+export class CancelledError extends ControlPlaneError {
+  constructor(operation: string) {
+    super(`${operation}: cancelled (the operator is stopping)`, { operation }, false);
+  }
+}
+
+/**
+ * No request was sent: this credential must wait longer than a worker may (a pause the server asked
+ * for, or every slot taken). The object comes back after `retryAfterMs` instead of holding a worker.
+ */
+export class CredentialBusyError extends ControlPlaneError {
+  readonly retryAfterMs: number;
+
+  constructor(operation: string, why: string, retryAfterMs: number) {
+    super(`${operation}: not sent: ${why}`, { operation }, true);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
 export type MalformedIssue = { path: string; code: string };
 
 /** A response body that is not JSON or does not have the expected shape. */
@@ -149,8 +169,11 @@ export class UnexpectedStatusError extends ControlPlaneError {
   }
 }
 
+/** The longest pause a server can ask for; far below setTimeout's limit, which a longer one would overflow. */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
 /**
- * Retry-After as milliseconds from `now`: delay-seconds or an HTTP date (a date in the past gives 0).
+ * Retry-After as milliseconds from `now`, at most MAX_RETRY_AFTER_MS: delay-seconds or an HTTP date (a date in the past gives 0).
  * Anything else gives undefined.
  */
 export function parseRetryAfter(
@@ -159,11 +182,11 @@ export function parseRetryAfter(
 ): number | undefined {
   const raw = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!raw) return undefined;
-  if (/^\d+$/.test(raw)) return Number(raw) * 1000;
+  if (/^\d+$/.test(raw)) return Math.min(MAX_RETRY_AFTER_MS, Number(raw) * 1000);
   // Only date-shaped text: Date.parse would also accept things like "1.5".
   if (!/[a-z]/i.test(raw)) return undefined;
   const at = Date.parse(raw);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  return Number.isNaN(at) ? undefined : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, at - now));
 }
 
 const MAX_DETAIL_CHARS = 500;

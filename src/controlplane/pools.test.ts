@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
-import { CredentialsConfigError, UnauthorizedError, UnavailableError } from './errors.ts';
+import { CancelledError, CredentialsConfigError, UnauthorizedError } from './errors.ts';
 import { ControlPlanePools } from './pools.ts';
 
 type Sim = Awaited<ReturnType<typeof startSimulator>>;
@@ -36,7 +36,27 @@ describe('ControlPlanePools', () => {
     );
     const client = pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' }, { getRetries: 0 });
     await pools.close();
-    await expect(client.listListeners()).rejects.toBeInstanceOf(UnavailableError);
+    // close() cancels: nothing is sent any more.
+    await expect(client.listListeners()).rejects.toBeInstanceOf(CancelledError);
     expect(() => pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' })).toThrow(/closed/);
+  });
+});
+
+describe('ControlPlanePools pruning', () => {
+  it('drops the limiters and pools of tenants not seen for idleMs', async () => {
+    let now = 0;
+    const pools = new ControlPlanePools({ idleMs: 60_000, now: () => now });
+    const gone = { baseUrl: 'http://127.0.0.1:9', apiKey: 'tenant-gone' };
+    const other = { baseUrl: 'http://127.0.0.2:9', apiKey: 'tenant-other' };
+    pools.clientFor(gone);
+    pools.clientFor(other);
+    expect(pools.size).toEqual({ pools: 2, limiters: 2 });
+    now = 30_000;
+    pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' });
+    expect(pools.size).toEqual({ pools: 3, limiters: 3 });
+    now = 90_000;
+    pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' });
+    expect(pools.size).toEqual({ pools: 1, limiters: 1 });
+    await pools.close();
   });
 });

@@ -20,60 +20,100 @@ export type ControlPlanePoolsOptions = {
   clientDefaults?: ClientOptions;
   /** Per-credential limits shared by all clients of one credential. Default: unlimited rate, 16 in flight. */
   limits?: { rps: number; concurrency: number };
+  /**
+   * A credential's limiter, or an origin's pool, not asked for in this long and idle is dropped: tenants
+   * come and go (a namespace deleted, a Secret rotated). Default 10 minutes.
+   */
+  idleMs?: number;
+  now?: () => number;
 };
 
 export class ControlPlanePools {
-  readonly #pools = new Map<string, Pool>();
-  readonly #limiters = new Map<string, RequestLimiter>();
+  readonly #pools = new Map<string, { pool: Pool; usedAt: number }>();
+  readonly #limiters = new Map<string, { limiter: RequestLimiter; usedAt: number }>();
+  readonly #now: () => number;
+  readonly #idleMs: number;
   readonly #options: ControlPlanePoolsOptions;
+  /** Aborted by close(): cancels every call still in flight, whoever made it. */
+  readonly #closing = new AbortController();
   #closed = false;
 
   constructor(options: ControlPlanePoolsOptions = {}) {
     this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#idleMs = options.idleMs ?? 10 * 60_000;
+  }
+
+  /** Limiters and pools held, for tests and metrics. */
+  get size(): { pools: number; limiters: number } {
+    return { pools: this.#pools.size, limiters: this.#limiters.size };
   }
 
   /** A client on the shared pool of the credentials' origin. Throws CredentialsConfigError. */
   clientFor(credentials: Credentials, opts: ClientOptions = {}): ControlPlaneClient {
     if (this.#closed) throw new Error('ControlPlanePools is closed');
+    this.#prune();
     const origin = new URL(parseCredentials(credentials).baseUrl).origin;
+    const signal = opts.signal ? AbortSignal.any([this.#closing.signal, opts.signal]) : this.#closing.signal;
     return new ControlPlaneClient({
       ...this.#options.clientDefaults,
       ...opts,
+      signal,
       credentials,
       dispatcher: this.#poolFor(origin),
       limiter: this.#limiterFor(credentials),
     });
   }
 
-  /** Closes every pool, letting requests in flight finish. */
+  /** Cancels the calls still in flight and closes every pool. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     const pools = [...this.#pools.values()];
     this.#pools.clear();
-    await Promise.all(pools.map((p) => p.close()));
+    this.#limiters.clear();
+    await Promise.all(pools.map((p) => p.pool.close()));
+  }
+
+  /** Drops limiters and pools nobody asked for within idleMs and with nothing under way. */
+  #prune(): void {
+    const before = this.#now() - this.#idleMs;
+    for (const [key, entry] of this.#limiters) {
+      if (entry.usedAt < before && entry.limiter.idle()) this.#limiters.delete(key);
+    }
+    for (const [origin, entry] of this.#pools) {
+      const { running, pending } = entry.pool.stats;
+      if (entry.usedAt < before && running === 0 && pending === 0) {
+        this.#pools.delete(origin);
+        void entry.pool.close().catch(() => undefined);
+      }
+    }
   }
 
   #limiterFor(credentials: Credentials): RequestLimiter {
     const key = credentialsKey(credentials);
-    let limiter = this.#limiters.get(key);
-    if (limiter === undefined) {
+    let entry = this.#limiters.get(key);
+    if (entry === undefined) {
       const limits = this.#options.limits ?? { rps: Number.POSITIVE_INFINITY, concurrency: 16 };
-      limiter = new RequestLimiter(limits);
-      this.#limiters.set(key, limiter);
+      entry = { limiter: new RequestLimiter(limits), usedAt: 0 };
+      this.#limiters.set(key, entry);
     }
-    return limiter;
+    entry.usedAt = this.#now();
+    return entry.limiter;
   }
 
   #poolFor(origin: string): Pool {
-    let pool = this.#pools.get(origin);
-    if (pool === undefined) {
-      pool = new Pool(origin, {
+    let entry = this.#pools.get(origin);
+    if (entry === undefined) {
+      const pool = new Pool(origin, {
         connections: this.#options.connections ?? 8,
         keepAliveTimeout: this.#options.keepAliveTimeoutMs ?? 30_000,
         connect: { timeout: this.#options.connectTimeoutMs ?? DEFAULT_TIMEOUTS.connectMs },
       });
-      this.#pools.set(origin, pool);
+      entry = { pool, usedAt: 0 };
+      this.#pools.set(origin, entry);
     }
-    return pool;
+    entry.usedAt = this.#now();
+    return entry.pool;
   }
 }

@@ -265,9 +265,15 @@ export type Secret = z.infer<typeof Secret>;
 
 // ---- Deployment ----
 
+/**
+ * Ids the operator keeps in status, which allows 64 characters: a longer one is a malformed answer
+ * (an id cut short would name something else), refused here rather than by every status write after.
+ */
+const StatusId = z.string().min(1).max(64);
+
 export const Deployment = z
   .object({
-    id: z.string(),
+    id: StatusId,
     name: z.string(),
     source: Source,
     source_config: SourceConfig,
@@ -276,8 +282,8 @@ export const Deployment = z
     created_at: z.string(),
     updated_at: z.string(),
     status: ObservedDeploymentStatus,
-    latest_revision_id: z.string().nullable(),
-    active_revision_id: z.string().nullable(),
+    latest_revision_id: StatusId.nullable(),
+    active_revision_id: StatusId.nullable(),
     image_version: z.string().nullable().optional(),
   })
   .loose();
@@ -310,7 +316,7 @@ export type DeploymentList = z.infer<typeof DeploymentList>;
 
 export const Revision = z
   .object({
-    id: z.string(),
+    id: StatusId,
     status: RevisionStatus,
     source_revision_config: SourceRevisionConfig,
     created_at: z.string(),

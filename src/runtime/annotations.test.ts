@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { pendingRedeployRequest, takeReconcileRequest } from './annotations.ts';
+import {
+  checkPollInterval,
+  pendingRedeployRequest,
+  pollIntervalOf,
+  takeReconcileRequest,
+} from './annotations.ts';
+import { Stall } from './outcome.ts';
 
 const objWith = (annotations: Record<string, string>) => ({ metadata: { name: 'a', annotations } });
 const REDEPLOY = 'deploy.agents.dev/redeploy-requested-at';
@@ -34,5 +40,40 @@ describe('takeReconcileRequest', () => {
     expect(takeReconcileRequest(obj, status)).toBe(true);
     expect(status.lastHandledReconcileAt).toBe('now');
     expect(takeReconcileRequest(obj, status)).toBe(false);
+  });
+});
+
+describe('the poll-interval annotation', () => {
+  const POLL = 'deploy.agents.dev/poll-interval';
+
+  it.each([
+    ['10s', 10_000],
+    ['90s', 90_000],
+    ['24h', 86_400_000],
+  ])('%s is taken', (value, ms) => {
+    expect(() => checkPollInterval(objWith({ [POLL]: value }))).not.toThrow();
+    expect(pollIntervalOf(objWith({ [POLL]: value }), 60_000)).toBe(ms);
+  });
+
+  it.each([
+    ['1ms: a hot loop', '1ms'],
+    ['9s: below the minimum', '9s'],
+    ['25h: above the maximum', '25h'],
+    ['597h: past the timer limit', '597h'],
+    ['not a duration', 'soon'],
+    ['empty', ''],
+  ])('%s is refused with a Stall naming the annotation and the rule', (_, value) => {
+    const obj = objWith({ [POLL]: value });
+    let err: unknown;
+    try {
+      checkPollInterval(obj);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(Stall);
+    expect((err as Stall).reason).toBe('InvalidAnnotation');
+    expect((err as Stall).message).toContain(`annotation ${POLL} must be a duration between 10s and 24h0m0s`);
+    // The refused value never reaches a timer.
+    expect(pollIntervalOf(obj, 60_000)).toBe(60_000);
   });
 });

@@ -24,8 +24,11 @@ export interface InformerOptions<T extends KubernetesObject> {
   onAdd?: (obj: T) => void;
   onUpdate?: (oldObj: T, newObj: T) => void;
   onDelete?: (obj: T) => void;
-  /** Called once, when every namespace has been listed for the first time. */
-  onSynced?: () => void;
+  /**
+   * Called once, when every namespace has been listed or has failed to list (one that cannot be listed
+   * must not hold up what waits for the others).
+   */
+  onSettled?: () => void;
   /**
    * What of an object is kept, applied to every listed and watched object before it is cached or
    * handed to a handler. Whatever it returns, managedFields and kubectl's last-applied copy are dropped
@@ -38,9 +41,20 @@ export interface InformerOptions<T extends KubernetesObject> {
   maxBackoffMs?: number;
 }
 
+/** One watched namespace ('' = all) of one informer: listed yet, and why not when it fails. */
+export interface NamespaceState {
+  namespace: string;
+  informer: string;
+  synced: boolean;
+  /** The last list/watch failure while not synced (e.g. 403: not allowed to list there). */
+  error?: string | undefined;
+}
+
 export interface RunningInformer<T extends KubernetesObject> {
   /** True once every namespace has been listed. */
   hasSynced(): boolean;
+  /** Each namespace on its own: one that cannot be listed must not hold up the others. */
+  namespaceStates(): NamespaceState[];
   /** Cached objects, in one namespace or all. */
   list(namespace?: string): T[];
   get(namespace: string, name: string): T | undefined;
@@ -153,16 +167,21 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
   const keep = (obj: T): T => (options.transform ? options.transform(slimObject(obj)) : slimObject(obj));
   let reportedSynced = false;
   const reportSynced = () => {
-    if (reportedSynced || !watchers.every((w) => w.synced())) return;
+    if (reportedSynced || !watchers.every((w) => w.synced() || w.state().error !== undefined)) return;
     reportedSynced = true;
-    options.onSynced?.();
+    options.onSettled?.();
   };
 
-  function watchNamespace(namespace: string): { synced(): boolean; stop(): Promise<void> } {
+  function watchNamespace(namespace: string): {
+    synced(): boolean;
+    state(): NamespaceState;
+    stop(): Promise<void>;
+  } {
     const log = logger.child({ informer: path, namespace: namespace || '*' });
     let listed = false;
     let synced = false;
     let errored = false;
+    let lastError: string | undefined;
     let backoffMs = initialBackoffMs;
     let restartTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -211,6 +230,8 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
     informer.on('error', (err) => {
       if (stopping.signal.aborted) return;
       errored = true;
+      if (!synced) lastError = describe(err);
+      reportSynced();
       log.warn({ error: describe(err), retryInMs: backoffMs }, 'list/watch failed; restarting');
       scheduleRestart();
     });
@@ -233,6 +254,8 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
       } catch (err) {
         // Only a failure before any request (e.g. credentials) gets here; ListWatch reports the rest.
         errored = true;
+        if (!synced) lastError = describe(err);
+        reportSynced();
         log.warn({ error: describe(err), retryInMs: backoffMs }, 'informer start failed; restarting');
         scheduleRestart();
       }
@@ -241,6 +264,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
       backoffMs = initialBackoffMs;
       if (listed && !synced) {
         synced = true;
+        lastError = undefined;
         log.debug({ objects: informer.list().length }, 'informer synced');
         reportSynced();
       }
@@ -249,6 +273,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
     void run();
     return {
       synced: () => synced,
+      state: () => ({ namespace, informer: path, synced, error: lastError }),
       async stop() {
         clearTimeout(restartTimer);
         await informer.stop();
@@ -260,6 +285,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
 
   return {
     hasSynced: () => watchers.every((w) => w.synced()),
+    namespaceStates: () => watchers.map((w) => w.state()),
     list(namespace?: string): T[] {
       const all = [...cache.values()];
       return namespace === undefined ? all : all.filter((o) => (o.metadata?.namespace ?? '') === namespace);

@@ -1,6 +1,7 @@
 import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
 import { type Dispatcher, fetch } from 'undici';
 import { z } from 'zod';
+import { OutboundError, outboundCall } from '../lib/outbound.ts';
 import { ConflictError, KubeApiError, NotFoundError } from './errors.ts';
 
 export type KubeMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -14,7 +15,14 @@ export interface KubeRequest {
   contentType?: string;
   /** Aborts the request (a stopping controller). */
   signal?: AbortSignal | undefined;
+  /** The whole call, body included. Default 30 s; lists of a large namespace may need more. */
+  deadlineMs?: number;
+  /** Default 64 MiB. */
+  maxBodyBytes?: number;
 }
+
+export const KUBE_DEFAULT_DEADLINE_MS = 30_000;
+export const KUBE_DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 const Status = z.looseObject({ message: z.string().optional(), reason: z.string().optional() });
 
@@ -48,19 +56,36 @@ export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise
   await kc.applySecurityAuthentication(ctx);
   const headers: Record<string, string> = { ...ctx.getHeaders(), accept: 'application/json' };
   if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/json';
-  const response = await fetch(url, {
-    method: request.method,
-    headers,
-    body: request.body === undefined ? undefined : JSON.stringify(request.body),
-    dispatcher: dispatcherFor(kc, ctx),
-    signal: request.signal,
-  });
-  const text = await response.text();
-  if (response.ok) return text === '' ? undefined : JSON.parse(text);
+  let response: { status: number; text: string };
+  try {
+    response = await outboundCall(
+      {
+        deadlineMs: request.deadlineMs ?? KUBE_DEFAULT_DEADLINE_MS,
+        maxBodyBytes: request.maxBodyBytes ?? KUBE_DEFAULT_MAX_BODY_BYTES,
+        signal: request.signal,
+      },
+      async (signal) => {
+        const sent = await fetch(url, {
+          method: request.method,
+          headers,
+          body: request.body === undefined ? undefined : JSON.stringify(request.body),
+          dispatcher: dispatcherFor(kc, ctx),
+          signal,
+        });
+        return { status: sent.status, headers: Object.fromEntries(sent.headers), body: sent.body };
+      },
+    );
+  } catch (err) {
+    // The cause keeps the transport's error; the message says which call and why.
+    const why = err instanceof OutboundError ? err.message : String(err);
+    throw new Error(`${request.method} ${request.path}: ${why}`, { cause: err });
+  }
+  const { text } = response;
+  if (response.status >= 200 && response.status < 300) return text === '' ? undefined : JSON.parse(text);
 
   const status = Status.safeParse(parseOrUndefined(text));
 
-  const message = status.success && status.data.message ? status.data.message : response.statusText;
+  const message = status.success && status.data.message ? status.data.message : `HTTP ${response.status}`;
   const reason = status.success ? status.data.reason : undefined;
   if (response.status === 404) throw new NotFoundError(message);
   if (response.status === 409) throw new ConflictError(message);

@@ -7,7 +7,7 @@ import { type LeaseApi, startLeaderElection } from './leader.ts';
 function fakeLeaseApi() {
   let lease: V1Lease | undefined;
   let version = 0;
-  const state = { failing: false, writes: 0 };
+  const state = { failing: false, writes: 0, replaceDelayMs: 0 };
   const fail = () => Promise.reject(Object.assign(new Error('connection refused'), { code: 503 }));
   const store = (body: V1Lease): V1Lease => {
     version++;
@@ -26,12 +26,13 @@ function fakeLeaseApi() {
       if (lease) return Promise.reject(Object.assign(new Error('exists'), { code: 409 }));
       return Promise.resolve(store(body));
     },
-    replaceNamespacedLease: ({ body }) => {
+    replaceNamespacedLease: async ({ body }) => {
       if (state.failing) return fail();
       if (body.metadata?.resourceVersion !== lease?.metadata?.resourceVersion) {
         return Promise.reject(Object.assign(new Error('conflict'), { code: 409 }));
       }
-      return Promise.resolve(store(body));
+      if (state.replaceDelayMs > 0) await new Promise((r) => setTimeout(r, state.replaceDelayMs));
+      return store(body);
     },
   };
   return {
@@ -124,5 +125,50 @@ describe('startLeaderElection', () => {
         onStoppedLeading: () => undefined,
       }),
     ).toThrow(/renewDeadline/);
+  });
+
+  describe('on a monotonic clock: a step of the wall clock moves no deadline', () => {
+    const HOUR = 3_600_000;
+
+    it('a leader whose wall clock steps back during a renewal still stops at the renew deadline', async () => {
+      const fake = fakeLeaseApi();
+      const events: string[] = [];
+      const elector = start(fake.api, events);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(elector.isLeader()).toBe(true);
+      // The next renewal takes a second, and the wall clock steps back an hour meanwhile.
+      fake.state.replaceDelayMs = 1000;
+      await vi.advanceTimersByTimeAsync(2500);
+      vi.setSystemTime(Date.now() - HOUR);
+      await vi.advanceTimersByTimeAsync(1000);
+      fake.state.failing = true;
+      // Renewed at ~2s (monotonic): the deadline is ~12s, not an hour later.
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(elector.isLeader()).toBe(false);
+      expect(events).toEqual(['started', 'stopped']);
+      await elector.release();
+    });
+
+    it.each([
+      ['back', -HOUR],
+      ['forward', HOUR],
+    ])(
+      'a follower takes over an abandoned lease after its duration when the wall clock steps %s',
+      async (_, stepMs) => {
+        const fake = fakeLeaseApi();
+        fake.setHolder('other');
+        const events: string[] = [];
+        const elector = start(fake.api, events);
+        await vi.advanceTimersByTimeAsync(0);
+        expect(elector.isLeader()).toBe(false);
+        vi.setSystemTime(Date.now() + stepMs);
+        // Nobody renews: 15 s after it was first seen the lease is free, whatever the wall clock says.
+        await vi.advanceTimersByTimeAsync(10_000);
+        expect(elector.isLeader()).toBe(false);
+        await vi.advanceTimersByTimeAsync(8_000);
+        expect(elector.isLeader()).toBe(true);
+        await elector.release();
+      },
+    );
   });
 });

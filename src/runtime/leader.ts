@@ -1,7 +1,9 @@
-import { CoordinationV1Api, type KubeConfig, type V1Lease, V1MicroTime } from '@kubernetes/client-node';
+import { type CoordinationV1Api, type KubeConfig, type V1Lease, V1MicroTime } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { timerDelay } from '../lib/outbound.ts';
 import { sleep } from './clock.ts';
 import { isConflict, isNotFound } from './errors.ts';
+import { kubeLeaseApi } from './lease-api.ts';
 
 /** The three Lease calls the elector makes (CoordinationV1Api has them; tests may fake them). */
 export type LeaseApi = Pick<
@@ -26,6 +28,8 @@ export interface LeaderElectionOptions {
   onStoppedLeading: () => void;
   logger: Logger;
   api?: LeaseApi;
+  /** A monotonic clock in ms (default performance.now): wall-clock steps must not move deadlines. */
+  monotonicNow?: () => number;
 }
 
 export interface LeaderElector {
@@ -38,6 +42,9 @@ export interface LeaderElector {
  * Leader election on a coordination.k8s.io/v1 Lease, as client-go does it: every write carries the
  * resourceVersion read just before (optimistic concurrency), and expiry is judged by this replica's
  * own clock from when it last saw the lease change, so clock skew between replicas does not matter.
+ * That clock is monotonic, so a step of the wall clock neither extends a leader past its renew
+ * deadline nor delays a takeover; the wall clock only stamps the Lease. Every Lease call has a deadline
+ * of half the renew deadline, so a hanging call cannot hold the campaign past it.
  */
 export function startLeaderElection(options: LeaderElectionOptions): LeaderElector {
   const { namespace, name, identity } = options;
@@ -47,7 +54,9 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   if (renewDeadlineMs >= leaseDurationMs)
     throw new Error('leader election: renewDeadline must be < leaseDuration');
   const leaseDurationSeconds = Math.max(1, Math.round(leaseDurationMs / 1000));
-  const api = options.api ?? options.kc.makeApiClient(CoordinationV1Api);
+  const api =
+    options.api ?? kubeLeaseApi(options.kc, { deadlineMs: Math.max(1, Math.floor(renewDeadlineMs / 2)) });
+  const monotonicNow = options.monotonicNow ?? (() => performance.now());
   const log = options.logger.child({ lease: `${namespace}/${name}`, identity });
   const stopping = new AbortController();
 
@@ -69,7 +78,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     clearTimeout(deadlineTimer);
     deadlineTimer = setTimeout(
       () => lose('lease not renewed within the renew deadline'),
-      attemptStartedAt + renewDeadlineMs - Date.now(),
+      timerDelay(attemptStartedAt + renewDeadlineMs - monotonicNow()),
     );
     if (!leader) {
       leader = true;
@@ -91,7 +100,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
       lease = await api.readNamespacedLease({ name, namespace });
     } catch (err) {
       if (!isNotFound(err)) throw err;
-      const stamp = new V1MicroTime(now);
+      const stamp = new V1MicroTime();
       const spec = { holderIdentity: identity, leaseDurationSeconds, acquireTime: stamp, renewTime: stamp };
       observe(
         await api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec } }),
@@ -106,7 +115,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     if (holder !== '' && holder !== identity && now < observedAt + heldFor) return false;
 
     const takingOver = holder !== identity;
-    const stamp = new V1MicroTime(now);
+    const stamp = new V1MicroTime();
     const body: V1Lease = {
       ...lease,
       spec: {
@@ -125,7 +134,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
 
   async function campaign(): Promise<void> {
     while (!stopping.signal.aborted) {
-      const startedAt = Date.now();
+      const startedAt = monotonicNow();
       try {
         if (await tryAcquireOrRenew(startedAt)) {
           if (!stopping.signal.aborted) renewed(startedAt);

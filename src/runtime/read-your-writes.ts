@@ -19,6 +19,10 @@ export class ReadYourWrites<T extends KubernetesObject> {
     });
   }
 
+  forget(key: string): void {
+    this.#written.delete(key);
+  }
+
   read(cached: T | undefined): T | undefined {
     if (!cached) return cached;
     const key = objectKey(cached);

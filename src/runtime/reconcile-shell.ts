@@ -63,6 +63,11 @@ export interface KindShell<O extends ReconciledObject<S>, S extends ObjectStatus
   kind: string;
   /** The object as this controller last knew it (cache, or its own newer write). */
   read(namespace: string, name: string): O | undefined;
+  /**
+   * The object as stored, when read() showed it with a status a failed write left in memory: whether
+   * to write is judged against what is stored, so that status is written as soon as writes succeed.
+   */
+  stored?(obj: O): O | undefined;
   /** The kind's pass state on top of the common one. */
   begin(pass: Pass<O, S>): P;
   steps: readonly Step<P>[];
@@ -139,9 +144,10 @@ export async function reconcileWithShell<
   for (const e of pass.events) pass.log.info({ reason: e.reason }, e.message);
 
   const after = JSON.parse(JSON.stringify(pass.status)) as S;
+  const stored = ((shell.stored?.(obj) ?? obj).status ?? {}) as S;
   const changed = shell.worthWriting
-    ? shell.worthWriting(before, after)
-    : canonicalJson(before) !== canonicalJson(after);
+    ? shell.worthWriting(stored, after)
+    : canonicalJson(stored) !== canonicalJson(after);
   if (changed) await shell.writeStatus(obj, after, pass.signal);
   if (failure) throw failure;
   const requeue = pass.requeueAfterMs ?? shell.requeueAfter(pass, outcome);

@@ -10,7 +10,7 @@ import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { isNotFound } from './errors.ts';
-import { type RunningInformer, startInformer } from './informer.ts';
+import { type NamespaceState, type RunningInformer, startInformer } from './informer.ts';
 import { objectKey } from './keys.ts';
 import { kubeRequest } from './kubehttp.ts';
 
@@ -30,6 +30,8 @@ export interface SecretCache {
   /** Starts the list and watch; until then nothing is synced. */
   start(): void;
   hasSynced(): boolean;
+  /** Each watched namespace's state; before start(), every one not synced yet. */
+  namespaceStates(): NamespaceState[];
   /** The cached Secret (metadata, finalizers; its values only when held); undefined when it does not exist. */
   get(namespace: string, name: string): V1Secret | undefined;
   /** The cached Secrets of a namespace, as `get` returns them. */
@@ -112,6 +114,13 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
       });
     },
     hasSynced: () => informer?.hasSynced() ?? false,
+    namespaceStates: () =>
+      informer?.namespaceStates() ??
+      (options.namespaces.length ? options.namespaces : ['']).map((namespace) => ({
+        namespace,
+        informer: '/api/v1/secrets',
+        synced: false,
+      })),
     get: (namespace, name) => informer?.get(namespace, name),
     list: (namespace) => informer?.list(namespace) ?? [],
     async read(namespace, name, signal) {

@@ -161,4 +161,52 @@ describe('WorkQueue', () => {
     expect(queue.len()).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  describe('per-tenant fairness', () => {
+    const tenantOf = (key: string) =>
+      key.startsWith('h') ? 'hostile' : key.startsWith('g') ? 'good' : undefined;
+
+    it('a tenant at its share gets another worker only while a second one stays idle', async () => {
+      const queue = new WorkQueue({ tenantOf, maxPerTenant: 2 });
+      for (const key of ['h1', 'h2', 'h3', 'h4', 'h5']) queue.add(key);
+      const workers = [track(queue), track(queue), track(queue), track(queue)];
+      await flush();
+      // Two within the share, one more while a fourth worker stays idle; h4 waits.
+      expect(workers.map((w) => w.value)).toEqual(['h1', 'h2', 'h3', undefined]);
+      expect(queue.inFlightFor('hostile')).toBe(3);
+      // Another tenant's key goes to the idle worker, ahead of the hostile keys queued before it.
+      queue.add('g1');
+      await flush();
+      expect(workers[3]?.value).toBe('g1');
+      // h1 done: the tenant is at 2 of 2 with no idle worker to spare, so h4 still waits.
+      queue.done('h1');
+      const next = track(queue);
+      await flush();
+      expect(next.settled).toBe(false);
+      queue.done('h2');
+      await flush();
+      expect(next.value).toBe('h4');
+      expect(queue.inFlightFor('hostile')).toBe(2);
+    });
+
+    it('keys with no tenant are never held, and a tenant with nothing in flight is forgotten', async () => {
+      const queue = new WorkQueue({ tenantOf, maxPerTenant: 1 });
+      queue.add('h1');
+      queue.add('x1');
+      expect(await queue.get()).toBe('h1');
+      queue.add('h2');
+      expect(await queue.get()).toBe('x1');
+      queue.done('h1');
+      expect(await queue.get()).toBe('h2');
+      queue.done('h2');
+      expect(queue.inFlightFor('hostile')).toBe(0);
+    });
+  });
+
+  it('a delay beyond the timer limit waits (capped), it does not fire at once', async () => {
+    const queue = new WorkQueue();
+    queue.addAfter('a', 30 * 86_400_000);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(queue.len()).toBe(0);
+  });
 });

@@ -1,3 +1,4 @@
+import { timerDelay } from '../lib/outbound.ts';
 import { type Clock, systemClock } from './clock.ts';
 
 export interface WorkQueueOptions {
@@ -10,6 +11,13 @@ export interface WorkQueueOptions {
   burst?: number;
   /** Called as each key is handed out, with how long it waited since it was added (for metrics). */
   onHandOut?: (waitMs: number) => void;
+  /**
+   * Per-tenant fairness: the tenant (e.g. the credentials) a key's reconcile calls out with. A tenant
+   * with maxPerTenant keys in flight gets another only while a second worker stays idle, so a tenant
+   * whose server is slow or hostile never holds every worker and the others keep converging.
+   */
+  tenantOf?: (key: string) => string | undefined;
+  maxPerTenant?: number;
 }
 
 interface Delayed {
@@ -43,6 +51,12 @@ export class WorkQueue {
   /** When each waiting key was first added, for the wait-time hook. */
   readonly #addedAt = new Map<string, number>();
   readonly #onHandOut: ((waitMs: number) => void) | undefined;
+  readonly #tenantOf: ((key: string) => string | undefined) | undefined;
+  readonly #maxPerTenant: number;
+  /** Keys in flight per tenant; a tenant with none has no entry. */
+  readonly #tenantInFlight = new Map<string, number>();
+  /** The tenant each key in flight was counted against. */
+  readonly #tenantOfProcessing = new Map<string, string>();
 
   constructor(options: WorkQueueOptions = {}) {
     this.#clock = options.clock ?? systemClock;
@@ -53,6 +67,8 @@ export class WorkQueue {
     this.#tokens = this.#burst;
     this.#lastRefill = this.#clock.now();
     this.#onHandOut = options.onHandOut;
+    this.#tenantOf = options.tenantOf;
+    this.#maxPerTenant = Math.max(1, options.maxPerTenant ?? Number.POSITIVE_INFINITY);
   }
 
   add(key: string): void {
@@ -65,8 +81,10 @@ export class WorkQueue {
   }
 
   /** Adds the key after ms; when the key is already scheduled, the earlier time wins. */
-  addAfter(key: string, ms: number): void {
+  addAfter(key: string, delayMs: number): void {
     if (this.#shuttingDown) return;
+    // Longer than a timer can wait would fire at once (setTimeout overflows to 1 ms).
+    const ms = timerDelay(delayMs);
     if (ms <= 0) {
       this.add(key);
       return;
@@ -119,10 +137,41 @@ export class WorkQueue {
 
   done(key: string): void {
     this.#processing.delete(key);
-    if (this.#dirty.has(key) && !this.#shuttingDown) {
-      this.#queue.push(key);
-      this.#pump();
-    }
+    this.#releaseTenant(key);
+    if (this.#dirty.has(key) && !this.#shuttingDown) this.#queue.push(key);
+    // A tenant below its share again may have keys waiting.
+    this.#pump();
+  }
+
+  /** Keys in flight for the tenant (for tests and metrics). */
+  inFlightFor(tenant: string): number {
+    return this.#tenantInFlight.get(tenant) ?? 0;
+  }
+
+  /** The first waiting key whose tenant may take a worker now, or -1. */
+  #nextIndex(): number {
+    if (!this.#tenantOf) return 0;
+    const spareWorker = this.#waiters.length > 1;
+    return this.#queue.findIndex((key) => {
+      const tenant = this.#tenantOf?.(key);
+      return tenant === undefined || spareWorker || this.inFlightFor(tenant) < this.#maxPerTenant;
+    });
+  }
+
+  #countTenant(key: string): void {
+    const tenant = this.#tenantOf?.(key);
+    if (tenant === undefined) return;
+    this.#tenantOfProcessing.set(key, tenant);
+    this.#tenantInFlight.set(tenant, this.inFlightFor(tenant) + 1);
+  }
+
+  #releaseTenant(key: string): void {
+    const tenant = this.#tenantOfProcessing.get(key);
+    if (tenant === undefined) return;
+    this.#tenantOfProcessing.delete(key);
+    const left = this.inFlightFor(tenant) - 1;
+    if (left > 0) this.#tenantInFlight.set(tenant, left);
+    else this.#tenantInFlight.delete(tenant);
   }
 
   /** Stops handing out keys: pending and later get() calls resolve to undefined. */
@@ -138,15 +187,18 @@ export class WorkQueue {
   /** Hands waiting keys to waiting getters while tokens last; otherwise waits for the next token. */
   #pump(): void {
     while (this.#waiters.length > 0 && this.#queue.length > 0) {
+      const index = this.#nextIndex();
+      if (index < 0) return;
       this.#refill();
       if (this.#tokens < 1) {
         this.#scheduleRefill();
         return;
       }
       this.#tokens -= 1;
-      const key = this.#queue.shift() as string;
+      const key = this.#queue.splice(index, 1)[0] as string;
       this.#dirty.delete(key);
       this.#processing.add(key);
+      this.#countTenant(key);
       const addedAt = this.#addedAt.get(key);
       this.#addedAt.delete(key);
       if (addedAt !== undefined) this.#onHandOut?.(this.#clock.now() - addedAt);
@@ -166,6 +218,6 @@ export class WorkQueue {
     this.#pumpTimer = this.#clock.setTimeout(() => {
       this.#pumpTimer = undefined;
       this.#pump();
-    }, ms);
+    }, timerDelay(ms));
   }
 }

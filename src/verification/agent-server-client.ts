@@ -9,12 +9,15 @@
 import { type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { authHeaders, type Credentials } from '../controlplane/credentials.ts';
+import { OutboundError, outboundCall } from '../lib/outbound.ts';
 
 const TIMEOUT_MS = 10_000;
+/** Answers a verification reads are small; a run's output beyond this is not waited for. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** How much of an error body's detail is quoted. */
 const MAX_DETAIL = 160;
 
-// Ids are recorded in status: short and printable, or the answer is unexpected.
+// Ids are recorded in status (64 characters at most): short and printable, or the answer is unexpected.
 const Id = z
   .string()
   .min(1)
@@ -23,7 +26,7 @@ const Id = z
 const Thread = z.looseObject({ thread_id: Id });
 const Run = z.looseObject({
   run_id: Id,
-  thread_id: z.string().optional(),
+  thread_id: Id.optional(),
   status: z.string(),
 });
 export type Run = z.infer<typeof Run>;
@@ -51,7 +54,11 @@ export interface AgentServerClientOptions {
   url: string;
   credentials: Credentials;
   dispatcher?: Dispatcher;
+  /** The total deadline of one call (join adds its wait). */
   timeoutMs?: number;
+  maxBodyBytes?: number;
+  /** Aborts every call (shutdown). */
+  signal?: AbortSignal | undefined;
 }
 
 export class AgentServerClient {
@@ -60,6 +67,8 @@ export class AgentServerClient {
   readonly #secrets: string[];
   readonly #dispatcher: Dispatcher | undefined;
   readonly #timeoutMs: number;
+  readonly #maxBodyBytes: number;
+  readonly #signal: AbortSignal | undefined;
 
   constructor(options: AgentServerClientOptions) {
     this.#base = options.url.replace(/\/+$/, '');
@@ -69,6 +78,8 @@ export class AgentServerClient {
     );
     this.#dispatcher = options.dispatcher;
     this.#timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
+    this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+    this.#signal = options.signal;
   }
 
   async ok(): Promise<void> {
@@ -129,22 +140,35 @@ export class AgentServerClient {
     const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
     let status: number;
     let text: string;
+    // The join's own wait ends it with done: false; the client's signal (shutdown) cancels it.
+    const cancel = AbortSignal.any([opts.signal, this.#signal].filter((x): x is AbortSignal => !!x));
     try {
-      const response = await request(`${this.#base}${path}`, {
-        method,
-        headers:
-          body === undefined ? this.#headers : { ...this.#headers, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
-      status = response.statusCode;
-      text = await response.body.text();
+      const response = await outboundCall(
+        { deadlineMs: timeoutMs, maxBodyBytes: this.#maxBodyBytes, signal: cancel },
+        async (signal) => {
+          const sent = await request(`${this.#base}${path}`, {
+            method,
+            headers:
+              body === undefined ? this.#headers : { ...this.#headers, 'content-type': 'application/json' },
+            body: body === undefined ? undefined : JSON.stringify(body),
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+            signal,
+            ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
+          });
+          return { status: sent.statusCode, headers: sent.headers, body: sent.body };
+        },
+      );
+      status = response.status;
+      text = response.text;
     } catch (err) {
       if (opts.signal?.aborted) throw err;
-      const reason = err instanceof Error ? ((err as { code?: string }).code ?? err.message) : String(err);
+      const reason =
+        err instanceof OutboundError && err.kind === 'transport'
+          ? (err.code ?? err.message)
+          : err instanceof Error
+            ? err.message
+            : String(err);
       throw new AgentServerError(`${what} failed: ${this.#redact(reason)}`);
     }
     if (status < 200 || status >= 300) {

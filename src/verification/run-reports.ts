@@ -28,6 +28,11 @@ export class RunReports {
       this.#reports.delete(key);
   }
 
+  /** The thread of the run `key` awaits, if any: its webhook token is valid only meanwhile. */
+  awaitedThread(key: string): string | undefined {
+    return this.#expected.get(key)?.threadId;
+  }
+
   forget(key: string): void {
     this.#expected.delete(key);
     this.#reports.delete(key);

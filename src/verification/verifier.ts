@@ -23,8 +23,8 @@ const MAX_MESSAGE = 1024;
 export interface WebhookSettings {
   /** Base URL the agent server reaches the receiver at (--webhook-base-url). */
   baseUrl: string;
-  /** The object's token (HMAC of its uid); never logged. */
-  tokenFor(uid: string): Promise<string>;
+  /** The run's token (HMAC of the object's uid and the run's thread); never logged. */
+  tokenFor(uid: string, threadId: string): Promise<string>;
   reports: RunReports;
 }
 
@@ -54,6 +54,8 @@ export interface VerifyRequest {
   credentialsOwner: 'controller' | 'namespace';
   record: VerificationStatus | undefined;
   log: Logger;
+  /** Cancels the agent-server calls (shutdown). */
+  signal?: AbortSignal | undefined;
 }
 
 export interface VerifyEvent {
@@ -187,7 +189,7 @@ export class Verifier {
         assistant_id: settings.assistantId,
         input: settings.input,
         metadata,
-        ...(webhook ? { webhook: await this.#webhookUrl(webhook, req) } : {}),
+        ...(webhook ? { webhook: await this.#webhookUrl(webhook, req, threadId) } : {}),
       });
       record.current = { runId: run.run_id, threadId, startedAt, ...(webhook ? { webhook: true } : {}) };
       webhook?.reports.expect(req.key, threadId, run.run_id);
@@ -330,12 +332,13 @@ export class Verifier {
     return new AgentServerClient({
       url: req.url as string,
       credentials: req.credentials,
+      signal: req.signal,
       ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
     });
   }
 
-  async #webhookUrl(webhook: WebhookSettings, req: VerifyRequest): Promise<string> {
-    const token = await webhook.tokenFor(req.uid);
+  async #webhookUrl(webhook: WebhookSettings, req: VerifyRequest, threadId: string): Promise<string> {
+    const token = await webhook.tokenFor(req.uid, threadId);
     const base = webhook.baseUrl.replace(/\/+$/, '');
     return `${base}/webhooks/runs/${encodeURIComponent(req.namespace)}/${encodeURIComponent(req.name)}?token=${token}`;
   }

@@ -1,7 +1,9 @@
 /**
  * The run-completion webhook receiver: POST /webhooks/runs/{namespace}/{name}?token=... on a port of its
- * own. The token is checked in constant time against the object's (HMAC of its uid); anything else is
- * refused (404 unknown path or object or run, 401 token, 400 body), and no answer echoes the request.
+ * own. The token is checked in constant time against the awaited run's (HMAC of the object's uid and the
+ * run's thread): valid only while that run is awaited. An unknown object, no run awaited, a wrong token
+ * and a report of another run all get the same 404, so the answer reveals nothing about which objects
+ * exist; a bad body is 400, and no answer echoes the request.
  * An accepted report is handed to `onReport`, which records it and enqueues the object. Logs name the
  * object and the outcome only: never the token, the URL or the body.
  */
@@ -32,8 +34,10 @@ export interface WebhookReceiverOptions {
   logger: Logger;
   /** The object's uid, when the operator watches such an object. */
   uidOf(namespace: string, name: string): string | undefined;
-  /** The token `uid` must present. */
-  tokenFor(uid: string): Promise<string>;
+  /** The thread of the run the object awaits, if any. */
+  awaitedThread(key: string): string | undefined;
+  /** The token a report of that run must present. */
+  tokenFor(uid: string, threadId: string): Promise<string>;
   /** Records a report; false when the object waits for no such run. */
   onReport(key: string, report: RunReport): boolean;
 }
@@ -61,13 +65,14 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     const name = decodeURIComponent(match[2] as string);
     const key = `${namespace}/${name}`;
     const uid = options.uidOf(namespace, name);
-    if (!uid) {
-      log.info({ namespace, name, outcome: 'unknown-object' }, 'webhook refused');
+    const threadId = uid === undefined ? undefined : options.awaitedThread(key);
+    // Computed in every case, so an unknown object takes as long to refuse as a wrong token.
+    const expected = await options.tokenFor(uid ?? '', threadId ?? '');
+    const matches = tokenMatches(expected, url.searchParams.get('token'));
+    if (!uid || !threadId || !matches) {
+      const outcome = !uid ? 'unknown-object' : !threadId ? 'no-run-awaited' : 'bad-token';
+      log.info({ namespace, name, outcome }, 'webhook refused');
       return reply(res, 404, 'not found');
-    }
-    if (!tokenMatches(await options.tokenFor(uid), url.searchParams.get('token'))) {
-      log.warn({ namespace, name, outcome: 'bad-token' }, 'webhook refused');
-      return reply(res, 401, 'unauthorized');
     }
     const body = await readBody(req);
     let parsed: z.infer<typeof Delivery> | undefined;

@@ -1,11 +1,13 @@
 /**
- * Per-object webhook tokens: HMAC-SHA256(operator key, object uid), hex. The receiver recomputes the token
- * and compares in constant time; a token of another length is refused without comparing.
+ * Per-run webhook tokens: HMAC-SHA256(operator key, object uid and the thread of the run), hex. A
+ * verification runs on a thread of its own, created before the run (whose id the webhook URL cannot
+ * know yet), so the thread names the run. The receiver accepts a token only while that run is awaited,
+ * recomputes it and compares in constant time; a token of another length is refused without comparing.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export function deriveToken(masterKey: Buffer, uid: string): string {
-  return createHmac('sha256', masterKey).update(`agent-deployment-webhook:${uid}`).digest('hex');
+export function deriveRunToken(masterKey: Buffer, uid: string, threadId: string): string {
+  return createHmac('sha256', masterKey).update(`agent-deployment-webhook:${uid}:${threadId}`).digest('hex');
 }
 
 export function tokenMatches(expected: string, given: string | null | undefined): boolean {

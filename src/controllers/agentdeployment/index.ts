@@ -16,7 +16,7 @@ import type { Reconciler } from '../../runtime/controller.ts';
 import { ConflictError } from '../../runtime/errors.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
-import { objectKey } from '../../runtime/keys.ts';
+import { objectKey, splitKey } from '../../runtime/keys.ts';
 import {
   addFinalizer,
   type ObjectRef,
@@ -27,6 +27,7 @@ import {
 import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
 import { createSecretCache, type SecretCache } from '../../runtime/secret-cache.ts';
 import { statusMergePatch } from '../../runtime/status-patch.ts';
+import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { ClaimIndex } from './claim-index.ts';
@@ -61,6 +62,11 @@ export interface AgentDeploymentController {
   secrets: SecretCache;
   /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
   defaultCredentialsScope(namespace: string): ScopeDecision;
+  /**
+   * Whose calls a key's reconcile makes, for the queue's fairness: the namespace and the credentials
+   * Secret it names (or the controller's own). A hostile server or agent server slows only its tenant.
+   */
+  tenantOf(key: string): string | undefined;
   hasSynced(): boolean;
   stop(): Promise<void>;
 }
@@ -73,7 +79,7 @@ function refOf(obj: AgentDeployment): ObjectRef {
 }
 
 /** `namespace/secret` -> keys of the objects that read it; kept current by the object informer. */
-class SecretIndex {
+export class SecretIndex {
   readonly #readers = new Map<string, Set<string>>();
   readonly #reads = new Map<string, string[]>();
   /** Told when the last reader of a Secret goes. */
@@ -102,6 +108,11 @@ class SecretIndex {
     const before = this.#reads.get(key) ?? [];
     this.#drop(key);
     this.#releaseUnread(before);
+  }
+
+  /** Secrets with readers, for tests. */
+  get size(): number {
+    return this.#readers.size;
   }
 
   readersOf(secretKey: string): string[] {
@@ -142,6 +153,8 @@ export function startAgentDeploymentController(
       for (const key of index.readersOf(secretKey)) queue.add(key);
     },
   });
+  // What a pass applied when its status write failed: the next pass must not send it again.
+  const unwritten = new UnwrittenStatus<AgentDeployment>();
   const enqueue = (obj: AgentDeployment) => queue.add(objectKey(obj));
   const claims = new ClaimIndex((obj) => {
     try {
@@ -162,7 +175,7 @@ export function startAgentDeploymentController(
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
     logger: logger.child({ informer: 'agentdeployments' }),
-    onSynced: () => secrets.start(),
+    onSettled: () => secrets.start(),
     onAdd: (obj) => {
       index.set(obj);
       claims.set(obj);
@@ -174,9 +187,13 @@ export function startAgentDeploymentController(
       if (shouldEnqueueUpdate(oldObj, newObj)) enqueue(newObj);
     },
     onDelete: (obj) => {
+      // Everything kept per object goes with it (deleted without a finalizer pass, e.g. while following).
       const key = objectKey(obj);
       index.delete(key);
       claims.delete(key);
+      unwritten.forget(key);
+      written.forget(key);
+      observer.untrack(key);
       options.settings.verifier.forget(key);
       // Its claim on the name is gone: an object that lost the name to it looks again now.
       for (const other of claims.keysNamed(deploymentNameOf(obj))) queue.add(other);
@@ -248,12 +265,14 @@ export function startAgentDeploymentController(
         await patchCredentialsFinalizer(removeFinalizer, secret, signal);
       }
     },
-    getObject: (namespace, name) => written.read(objects.get(namespace, name)),
+    getObject: (namespace, name) => unwritten.overlay(written.read(objects.get(namespace, name))),
+    storedObject: (obj) => unwritten.stored(obj),
     readSecret: (namespace, name) => secrets.read(namespace, name),
-    writeStatus: async (obj, status, signal) => {
-      const patch = statusMergePatch(obj.status ?? {}, status as AgentDeploymentStatus);
-      written.remember(obj, await patchStatus<AgentDeployment>(kc, refOf(obj), patch, signal));
-    },
+    writeStatus: (obj, status, signal) =>
+      unwritten.write(obj, status, async (stored) => {
+        const patch = statusMergePatch(stored.status ?? {}, status as AgentDeploymentStatus);
+        written.remember(stored, await patchStatus<AgentDeployment>(kc, refOf(stored), patch, signal));
+      }),
     addFinalizer: async (obj, signal) => {
       written.remember(obj, await addFinalizer(kc, refOf(obj), FINALIZER, obj, signal));
     },
@@ -273,7 +292,7 @@ export function startAgentDeploymentController(
         event.reason,
         event.message,
       ),
-    controlPlane: (credentials) => options.pools.clientFor(credentials),
+    controlPlane: (credentials, signal) => options.pools.clientFor(credentials, { signal }),
     claims: (query) => claims.claims(query),
     now: () => new Date(),
   });
@@ -284,6 +303,12 @@ export function startAgentDeploymentController(
     objects,
     secrets,
     defaultCredentialsScope: scopeOf,
+    tenantOf: (key) => {
+      const { namespace, name } = splitKey(key);
+      const obj = objects.get(namespace, name);
+      if (!obj) return undefined;
+      return `${namespace}/${obj.spec.credentialsSecretRef?.name ?? '(default credentials)'}`;
+    },
     hasSynced: () => objects.hasSynced() && secrets.hasSynced() && (namespaceObjects?.hasSynced() ?? true),
     stop: async () => {
       observer.stop();

@@ -25,6 +25,7 @@ export function agentDeploymentShell(
   return {
     kind: 'AgentDeployment',
     read: deps.getObject,
+    ...(deps.storedObject ? { stored: deps.storedObject } : {}),
     begin: (pass) => ({ ...pass, spec: pass.obj.spec, lookup: () => undefined }),
     steps: agentDeploymentSteps(deps),
     classify: outcomeOfControlPlaneError,

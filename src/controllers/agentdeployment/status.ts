@@ -3,6 +3,14 @@ import type { AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import type { AppliedDigests } from './types.ts';
 
+/** Descriptive values cut to the status schema's limits, so a long one cannot fail every status write. */
+const withinLimit = (value: string | null | undefined, max: number): string | undefined =>
+  value === null || value === undefined
+    ? undefined
+    : value.length <= max
+      ? value
+      : `${value.slice(0, max - 1)}…`;
+
 export function recordObserved(s: AgentDeploymentStatus, d: Deployment): void {
   s.deploymentId = d.id;
   if (d.latest_revision_id !== s.latestRevisionId) {
@@ -11,9 +19,9 @@ export function recordObserved(s: AgentDeploymentStatus, d: Deployment): void {
   }
   s.activeRevisionId = d.active_revision_id ?? undefined;
   s.deploymentStatus = d.status;
-  s.url = d.source_config.custom_url ?? undefined;
-  s.imageVersion = d.image_version ?? undefined;
-  s.repoCommitSha = d.source_revision_config.repo_commit_sha ?? undefined;
+  s.url = withinLimit(d.source_config.custom_url, 2048);
+  s.imageVersion = withinLimit(d.image_version, 256);
+  s.repoCommitSha = withinLimit(d.source_revision_config.repo_commit_sha, 64);
 }
 
 /** A new configuration was applied: spec.retry's count starts over for it. */

@@ -66,7 +66,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
   const useCredentials = (pass: AgentDeploymentPass, credentials: Credentials) => {
     pass.credentials = credentials;
     pass.tenant = tenantDigest(credentials);
-    pass.client = deps.controlPlane(credentials);
+    pass.client = deps.controlPlane(credentials, pass.signal);
   };
   /** Another object's claim that wins over this object's (see claims.ts), if any. */
   const conflictOf = (pass: AgentDeploymentPass): ClaimConflict | undefined => {
@@ -437,6 +437,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         credentialsOwner: spec.credentialsSecretRef ? 'namespace' : 'controller',
         record: status.verification,
         log: pass.log,
+        signal: pass.signal,
       });
       status.verification = step.record;
       pass.verified = step.view.verified;

@@ -32,13 +32,16 @@ export type DeploymentClient = Pick<
 
 export interface AgentDeploymentDeps {
   getObject(namespace: string, name: string): AgentDeployment | undefined;
+  /** The object as stored, when getObject showed a status a failed write left in memory. */
+  storedObject?(obj: AgentDeployment): AgentDeployment | undefined;
   /** A Secret's data (base64 values, as the API returns them); undefined when it does not exist. */
   readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
   writeStatus(obj: AgentDeployment, status: AgentDeploymentStatus, signal: AbortSignal): Promise<void>;
   addFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
   removeFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
   recordEvent(obj: AgentDeployment, event: PendingEvent): void;
-  controlPlane(credentials: Credentials): DeploymentClient;
+  /** A client whose calls the signal cancels (the pass's: shutdown). */
+  controlPlane(credentials: Credentials, signal?: AbortSignal): DeploymentClient;
   /** Batched observation: fresh snapshots instead of GETs, and which deployments to poll. */
   observer: Pick<DeploymentObserver, 'fresh' | 'remember' | 'forget' | 'track' | 'untrack'>;
   defaultCredentials: Partial<Credentials>;

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentDeployment } from '../../api/agentdeployment.ts';
+import { SecretIndex } from './index.ts';
+
+const agd = (name: string, secret: string) =>
+  ({
+    metadata: { name, namespace: 'ns' },
+    spec: {
+      source: 'external_image',
+      secrets: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: secret, key: 'token' } } }],
+    },
+  }) as unknown as AgentDeployment;
+
+describe('SecretIndex', () => {
+  it('drops a Secret once its last reader goes', () => {
+    const index = new SecretIndex(() => {});
+    index.set(agd('a', 's1'));
+    index.set(agd('b', 's1'));
+    expect(index.readersOf('ns/s1').sort()).toEqual(['ns/a', 'ns/b']);
+    index.delete('ns/a');
+    expect(index.size).toBe(1);
+    index.delete('ns/b');
+    expect(index.size).toBe(0);
+    // A reader that moves to another Secret leaves nothing behind either.
+    index.set(agd('c', 's2'));
+    index.set(agd('c', 's3'));
+    expect(index.readersOf('ns/s2')).toEqual([]);
+    expect(index.size).toBe(1);
+  });
+});
