@@ -19,6 +19,11 @@ export interface KubeRequest {
   deadlineMs?: number;
   /** Default 64 MiB. */
   maxBodyBytes?: number;
+  /**
+   * A connection of its own instead of the shared pool: for the few calls that must not wait behind a
+   * pooled connection an API server restart left half-open (Lease renewals, against the renew deadline).
+   */
+  ownConnection?: boolean;
 }
 
 export const KUBE_DEFAULT_DEADLINE_MS = 30_000;
@@ -69,7 +74,7 @@ export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise
           method: request.method,
           headers,
           body: request.body === undefined ? undefined : JSON.stringify(request.body),
-          dispatcher: dispatcherFor(kc, ctx),
+          dispatcher: request.ownConnection ? ctx.getDispatcher() : dispatcherFor(kc, ctx),
           signal,
         });
         return { status: sent.status, headers: Object.fromEntries(sent.headers), body: sent.body };

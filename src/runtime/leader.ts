@@ -44,7 +44,7 @@ export interface LeaderElector {
  * own clock from when it last saw the lease change, so clock skew between replicas does not matter.
  * That clock is monotonic, so a step of the wall clock neither extends a leader past its renew
  * deadline nor delays a takeover; the wall clock only stamps the Lease. Every Lease call has a deadline
- * of half the renew deadline, so a hanging call cannot hold the campaign past it.
+ * of a quarter of the renew deadline, so a hanging call cannot hold the campaign past it.
  */
 export function startLeaderElection(options: LeaderElectionOptions): LeaderElector {
   const { namespace, name, identity } = options;
@@ -55,7 +55,9 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     throw new Error('leader election: renewDeadline must be < leaseDuration');
   const leaseDurationSeconds = Math.max(1, Math.round(leaseDurationMs / 1000));
   const api =
-    options.api ?? kubeLeaseApi(options.kc, { deadlineMs: Math.max(1, Math.floor(renewDeadlineMs / 2)) });
+    // A quarter of the renew deadline: a call that hangs (an API server back from a restart that
+    // accepts connections before it serves) leaves room for fresh attempts before the deadline.
+    options.api ?? kubeLeaseApi(options.kc, { deadlineMs: Math.max(1, Math.floor(renewDeadlineMs / 4)) });
   const monotonicNow = options.monotonicNow ?? (() => performance.now());
   const log = options.logger.child({ lease: `${namespace}/${name}`, identity });
   const stopping = new AbortController();

@@ -18,6 +18,7 @@ export function kubeLeaseApi(kc: KubeConfig, options: { deadlineMs: number }): L
       ...request,
       deadlineMs: options.deadlineMs,
       maxBodyBytes: MAX_LEASE_BYTES,
+      ownConnection: true,
     })) as V1Lease;
   return {
     readNamespacedLease: ({ name, namespace }) =>
