@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { findRunningLocalCluster, startLocalCluster } from '../src/localcluster/index.ts';
 import { DEFAULT_API_KEY, EXAMPLE_TEMPLATES, startSimulator } from '../src/simulator/index.ts';
+import { writeShellEnv } from './shell-env.ts';
 
 const root = join(import.meta.dirname, '..');
 const stateDir = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agent-operator', 'cluster');
@@ -26,6 +27,7 @@ const cluster =
   (await startLocalCluster({ dir: stateDir, detached: true, log }));
 const kubectl = join(cluster.binDir, 'kubectl');
 const kubeEnv = { ...process.env, KUBECONFIG: cluster.kubeconfigPath };
+const envFile = writeShellEnv(stateDir, cluster);
 log(`API server ${cluster.server}; kubeconfig ${cluster.kubeconfigPath}`);
 
 await run(kubectl, ['apply', '--server-side', '-f', 'crds/'], kubeEnv);
@@ -74,8 +76,8 @@ const controller = spawn(process.execPath, [join(root, 'src/main.ts')], {
   },
 });
 log('controller started; in another shell:');
-log(`  export KUBECONFIG=${cluster.kubeconfigPath}`);
-log(`  ${kubectl} get agd,sbt -A -w`);
+log(`  source ${envFile}    # KUBECONFIG, and the built kubectl and helm on PATH`);
+log('  kubectl get agd,sbt -A -w');
 log('Ctrl-C stops the controller and the simulator; `make cluster-down` stops the API server.');
 
 let stopping = false;
