@@ -5,10 +5,12 @@
 # Prints the bin directory as its last line. Safe to run concurrently (a lock serialises builders).
 set -euo pipefail
 
-# v3.3.x is the newest line the proxy can build: v3.5 and later need Go 1.27 and a gitops-engine the proxy
-# does not serve. v3.3 replaces gitops-engine with a directory the module zip leaves out, so the wrapper
-# takes the published gitops-engine pseudo-version that argo-cd's own go.mod requires instead.
-ARGOCD_VERSION="${ARGOCD_VERSION:-v3.3.19}"
+# v3.2.x, the newest line the module proxy can build as published: from v3.3 on, argo-cd's go.mod replaces
+# gitops-engine with a directory of its own repository (./gitops-engine) that the module zip leaves out,
+# and no published gitops-engine version has the API v3.3 calls (KubectlCmd.ManageServerSideDiffDryRuns:
+# v3.3.19 fails to compile against both the pseudo-version its go.mod names and the newest one). v3.2
+# requires a published gitops-engine pseudo-version and builds unchanged.
+ARGOCD_VERSION="${ARGOCD_VERSION:-v3.2.12}"
 MINIREDIS_VERSION="${MINIREDIS_VERSION:-v2.35.0}"
 
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/agent-operator/argocd"
@@ -46,7 +48,7 @@ build_argocd() {
     echo "  github.com/alicebob/miniredis/v2 $MINIREDIS_VERSION"
     echo ")"
     echo
-    # Replace directives only count in the main module: copy argo-cd's, except the local gitops-engine one.
+    # Replace directives only count in the main module: copy argo-cd's block (not a local-path one).
     sed -n '/^replace (/,/^)/p' "$gomod"
   } >"$dir/go.mod"
   # One binary, dispatched on its name like upstream's cmd/main.go, but linking only the two servers and the
@@ -121,6 +123,12 @@ GO
   ln -sf argocd "$bin.partial/argocd-application-controller"
   ln -sf argocd "$bin.partial/argocd-repo-server"
   ln -sf argocd "$bin.partial/argocd-git-ask-pass"
+  # The Application and AppProject CRDs of the same version, for the tests to install.
+  local moddir
+  moddir=$(cd "$dir" && go list -m -f '{{.Dir}}' github.com/argoproj/argo-cd/v3)
+  mkdir -p "$bin.partial/crds"
+  cp "$moddir/manifests/crds/application-crd.yaml" "$moddir/manifests/crds/appproject-crd.yaml" "$bin.partial/crds/"
+  chmod u+w "$bin.partial/crds/"*
   log "building miniredis $MINIREDIS_VERSION"
   (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$bin.partial/redis-server" ./cmd/redis-server)
 }
