@@ -135,6 +135,8 @@ export async function startArgoCd(binDir: string, kubeBinDir: string): Promise<A
     PATH: `${binDir}:${kubeBinDir}:${process.env.PATH ?? ''}`,
     HOME: home,
     ARGOCD_GPG_ENABLED: 'false',
+    // The in-cluster destination (https://kubernetes.default.svc) through KUBECONFIG: no pod to run in.
+    ARGOCD_FAKE_IN_CLUSTER: 'true',
     ARGOCD_EXEC_TIMEOUT: '60s',
     ARGOCD_REPO_SERVER_PLAINTEXT: 'true',
     KUBECONFIG: testKubeconfigPath(),
