@@ -9,8 +9,9 @@ set -euo pipefail
 # gitops-engine with a directory of its own repository (./gitops-engine) that the module zip leaves out,
 # and no published gitops-engine version has the API v3.3 calls (KubectlCmd.ManageServerSideDiffDryRuns:
 # v3.3.19 fails to compile against both the pseudo-version its go.mod names and the newest one). v3.2
-# requires a published gitops-engine pseudo-version and builds unchanged.
-ARGOCD_VERSION="${ARGOCD_VERSION:-v3.2.12}"
+# requires a published gitops-engine pseudo-version and builds unchanged, except v3.2.12, whose tag calls a
+# function (settings.ValidateExternalURL) it does not contain.
+ARGOCD_VERSION="${ARGOCD_VERSION:-v3.2.11}"
 MINIREDIS_VERSION="${MINIREDIS_VERSION:-v2.35.0}"
 
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/agent-operator/argocd"

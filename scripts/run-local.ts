@@ -5,7 +5,12 @@ import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { findRunningLocalCluster, startLocalCluster } from '../src/localcluster/index.ts';
-import { DEFAULT_API_KEY, EXAMPLE_TEMPLATES, startSimulator } from '../src/simulator/index.ts';
+import {
+  DEFAULT_API_KEY,
+  EXAMPLE_TEMPLATES,
+  EXAMPLES_DIR_TEMPLATE,
+  startSimulator,
+} from '../src/simulator/index.ts';
 import { writeShellEnv } from './shell-env.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -33,28 +38,8 @@ log(`API server ${cluster.server}; kubeconfig ${cluster.kubeconfigPath}`);
 await run(kubectl, ['apply', '--server-side', '-f', 'crds/'], kubeEnv);
 await run(kubectl, ['wait', '--for=condition=Established', '--timeout=60s', '-f', 'crds/'], kubeEnv);
 
-// The template examples/sandboxtemplate.yaml names, as the example states it, beside the defaults.
-const exampleTemplate = {
-  name: 'python-data',
-  image: 'python:3.12-slim',
-  resources: { cpu: '500m', memory: '1Gi', storage: '10Gi' },
-  volume_mounts: [{ volume_name: 'datasets', mount_path: '/data' }],
-  proxy_config: {
-    rules: [
-      {
-        name: 'github-api',
-        match_hosts: ['api.github.com'],
-        match_paths: ['/repos/*'],
-        enabled: true,
-        inject_headers: { Authorization: 'Bearer example-not-a-real-token' },
-      },
-    ],
-    no_proxy: ['localhost', '127.0.0.1'],
-  },
-  registry_name: 'default',
-};
 const simulator = await startSimulator({
-  templates: [...EXAMPLE_TEMPLATES, exampleTemplate],
+  templates: [...EXAMPLE_TEMPLATES, EXAMPLES_DIR_TEMPLATE],
   port: Number(process.env.SIMULATOR_PORT ?? 0),
   apiKeys: [process.env.SIMULATOR_API_KEY ?? DEFAULT_API_KEY],
   revisionStepMs: Number(process.env.SIMULATOR_REVISION_STEP_MS ?? 1500),

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { EXAMPLE_TEMPLATES, EXAMPLES_DIR_TEMPLATE } from '../src/simulator/index.ts';
 import { REPO } from './packaging-helpers.ts';
 import { ARGOCD_NAMESPACE, type ArgoCd, argocdBinDir, localGitRepo, startArgoCd } from './support/argocd.ts';
 import { eventually, getAgd, type Harness, startHarness } from './support/harness.ts';
@@ -110,7 +111,9 @@ const resourceHealth = (app: Application, kind: string, name: string) =>
 
 beforeAll(async () => {
   const binDir = argocdBinDir();
-  h = await startHarness('argocd-e2e');
+  h = await startHarness('argocd-e2e', {
+    simulator: { templates: [...EXAMPLE_TEMPLATES, EXAMPLES_DIR_TEMPLATE] },
+  });
   // examples/ as a team would keep them, moved into this test's namespace.
   const examples = filesUnder('examples', (text) =>
     text.replaceAll('namespace: default', `namespace: ${h.ns}`),
