@@ -161,7 +161,9 @@ const teamApp = (name: string, path: string): Application => {
 };
 
 describe('Argo CD syncing AgentDeployments from git', () => {
-  it('syncs examples/ to Synced, health Progressing then Healthy, and stays Synced across refreshes', async () => {
+  it('syncs examples/ to Synced, health Progressing then Healthy, and stays Synced across refreshes', {
+    timeout: 600_000,
+  }, async () => {
     // The repo_host example builds until the test lets it finish: Argo CD must show Progressing meanwhile.
     h.sim.scriptRevisions({ deploymentName: 'support-agent', hold: 'BUILDING' });
     await apply(teamApp('examples', 'examples'));
@@ -189,7 +191,7 @@ describe('Argo CD syncing AgentDeployments from git', () => {
     }
   });
 
-  it('shows Degraded, with the condition message, when a build fails', async () => {
+  it('shows Degraded, with the condition message, when a build fails', { timeout: 300_000 }, async () => {
     h.sim.failRevisions({ deploymentName: 'failing-build', at: 'BUILD' });
     await apply(teamApp('failing', 'failing'));
     const app = await untilApp('failing', 'Degraded', (a) => a.status?.health?.status === 'Degraded');
@@ -221,7 +223,9 @@ describe('Argo CD syncing AgentDeployments from git', () => {
 });
 
 describe('the chart through an Argo CD Application', () => {
-  it('syncs with docs/argocd-application.yaml and shows no diff across two refreshes', async () => {
+  it('syncs with docs/argocd-application.yaml and shows no diff across two refreshes', {
+    timeout: 600_000,
+  }, async () => {
     const ns = await createTestNamespace('argocd-chart');
     const docs = yaml.loadAll(
       readFileSync(join(REPO, 'docs/argocd-application.yaml'), 'utf8'),

@@ -182,6 +182,8 @@ export async function startArgoCd(binDir: string, kubeBinDir: string): Promise<A
       '2',
       '--app-resync',
       '5',
+      // Argo CD 3 keeps resource health in Redis only; the tests read it from the Application.
+      '--persist-resource-health',
       '--self-heal-timeout-seconds',
       '1',
       '--loglevel',
