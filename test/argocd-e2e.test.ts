@@ -33,7 +33,11 @@ interface Application {
       health?: { status?: string; message?: string };
     }[];
     conditions?: { type: string; message: string }[];
-    operationState?: { phase?: string; message?: string };
+    operationState?: {
+      phase?: string;
+      message?: string;
+      syncResult?: { resources?: { kind: string; name: string; status?: string; message?: string }[] };
+    };
   };
 }
 
@@ -222,6 +226,8 @@ describe('Argo CD syncing AgentDeployments from git', () => {
   });
 });
 
+const CRDS = ['crd/agentdeployments.deploy.agents.dev', 'crd/sandboxtemplates.deploy.agents.dev'];
+
 describe('the chart through an Argo CD Application', () => {
   it('syncs with docs/argocd-application.yaml and shows no diff across two refreshes', {
     timeout: 600_000,
@@ -242,10 +248,53 @@ describe('the chart through an Argo CD Application', () => {
     };
     await apply(app);
     let live = await untilApp('operator', 'Synced', (a) => a.status?.sync?.status === 'Synced', 180_000);
+    // Argo CD renders the chart's crds/ too, so it upgrades them (Helm never does).
+    expect(
+      live.status?.resources?.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => r.name),
+      JSON.stringify(live.status?.resources?.map((r) => `${r.kind}/${r.name}`)),
+    ).toEqual(['agentdeployments.deploy.agents.dev', 'sandboxtemplates.deploy.agents.dev']);
     for (let i = 0; i < 2; i += 1) {
       live = await refresh('operator');
       expect(live.status?.sync?.status, JSON.stringify(live.status?.resources)).toBe('Synced');
       expect(live.status?.resources?.filter((r) => r.status !== 'Synced')).toEqual([]);
     }
+  });
+
+  // Argo CD 3.2 itself never deletes a CRD on a cascading delete; the CRDs' Delete=false and
+  // helm.sh/resource-policy: keep say the same to any version, and Prune=false guards automated prune.
+  it('keeps the CRDs when the Application is deleted with its resources', { timeout: 300_000 }, async () => {
+    const crds = CRDS;
+    const patched = await kubectl(
+      [
+        'patch',
+        'application',
+        'operator',
+        '--type=merge',
+        '-p',
+        // Background propagation: this API server runs no garbage collector to finish a foreground one.
+        '{"metadata":{"finalizers":["resources-finalizer.argocd.argoproj.io/background"]}}',
+      ],
+      { namespace: ARGOCD_NAMESPACE },
+    );
+    expect(patched.code, patched.stderr).toBe(0);
+    const deleted = await kubectl(['delete', 'application', 'operator', '--wait=true', '--timeout=240s'], {
+      namespace: ARGOCD_NAMESPACE,
+    });
+    expect(deleted.code, `${deleted.stderr}\n${argocd?.logs.slice(-30).join('\n')}`).toBe(0);
+    // The cascade ran (the chart's ClusterRole is gone), and skipped the CRDs (Delete=false).
+    const role = await kubectl([
+      'get',
+      'clusterrole',
+      'operator-agent-deployment-operator',
+      '--ignore-not-found',
+      '-o',
+      'name',
+    ]);
+    expect(role.stdout.trim()).toBe('');
+    const kept = await kubectl(['get', ...crds, '-o', 'json']);
+    expect(kept.code, kept.stderr).toBe(0);
+    const items = (JSON.parse(kept.stdout) as { items: { metadata: { deletionTimestamp?: string } }[] })
+      .items;
+    expect(items.map((crd) => crd.metadata.deletionTimestamp)).toEqual([undefined, undefined]);
   });
 });
