@@ -119,7 +119,7 @@ describe('Dockerfile', () => {
     const kustomization = yaml.load(readFileSync(join(REPO, 'manifests/kustomization.yaml'), 'utf8')) as {
       images: { name: string; newTag: string }[];
     };
-    const dryRun = await run('make', ['-n', 'image'], { cwd: REPO });
+    const dryRun = await run('make', ['--no-print-directory', '-n', 'image'], { cwd: REPO });
     expect(dryRun.code, dryRun.stderr).toBe(0);
     const image = `agent-deployment-operator:${chart.appVersion}`;
     expect(dryRun.stdout.trim()).toBe(`docker build -t ${image} .`);
