@@ -3,7 +3,9 @@
 # there is no build step. scripts/image-contents.sh assembles the app directory; CI runs the same script
 # (test/packaging-image.test.ts), so the steps here are proven without a Docker engine.
 
-FROM node:24-bookworm-slim AS app
+# Base images pinned by digest (multi-platform index digests), so a rebuild gets the same bytes; bump both
+# together, and check a new digest with `docker buildx imagetools inspect node:24-bookworm-slim`.
+FROM node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d AS app
 WORKDIR /build
 COPY package.json package-lock.json ./
 COPY src ./src
@@ -11,7 +13,7 @@ COPY scripts/image-contents.sh ./scripts/image-contents.sh
 RUN scripts/image-contents.sh /build /app
 
 # No shell, no package manager; the nonroot variant's user is 65532.
-FROM gcr.io/distroless/nodejs24-debian12:nonroot
+FROM gcr.io/distroless/nodejs24-debian12:nonroot@sha256:14d42e2511532589a7c7e01a753667a74fcc96266e137e8125006b87b0c32d0a
 WORKDIR /app
 # Owned by root and not writable by the runtime user: the root filesystem can be mounted read-only.
 COPY --from=app --chown=0:0 /app /app

@@ -67,5 +67,9 @@ kind-up:
 bench: node_modules/.installed
 	node bench/run.ts
 
+## image: the controller image, tagged with the version the chart and manifests/ deploy (the chart's
+## appVersion), so an install finds it once it is loaded into the cluster or pushed (README: Install).
+VERSION := $(shell sed -n 's/^appVersion: "\(.*\)"/\1/p' helm/agent-deployment-operator/Chart.yaml)
+IMAGE ?= agent-deployment-operator:$(VERSION)
 image:
-	docker build -t agent-deployment-operator:dev .
+	docker build -t $(IMAGE) .

@@ -7,6 +7,7 @@ import {
   startLocalCluster,
   stopLocalClusterInDir,
 } from '../src/localcluster/index.ts';
+import { writeShellEnv } from './shell-env.ts';
 
 const stateDir = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agent-operator', 'cluster');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -14,12 +15,13 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 async function up(): Promise<void> {
   const running = await findRunningLocalCluster(stateDir);
   if (running) {
-    log(`cluster: already running at ${running.server}`);
+    log(`cluster: already running at ${running.server}; source ${writeShellEnv(stateDir, running)}`);
     process.stdout.write(`${running.kubeconfigPath}\n`);
     return;
   }
   const cluster = await startLocalCluster({ dir: stateDir, detached: true, log });
   log(`cluster: running at ${cluster.server} (binaries in ${cluster.binDir}, logs in ${cluster.dir}/logs)`);
+  log(`cluster: source ${writeShellEnv(stateDir, cluster)} for KUBECONFIG and kubectl on PATH`);
   process.stdout.write(`${cluster.kubeconfigPath}\n`);
 }
 

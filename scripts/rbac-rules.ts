@@ -113,6 +113,42 @@ const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
   },
 ];
 
+/**
+ * For people, not the controller: ClusterRoles that Kubernetes' aggregation folds into the built-in view,
+ * edit and admin roles, so a namespace admin or editor can manage the two kinds without a cluster
+ * admin's grant. Status stays the controller's: nobody is granted a write on it.
+ */
+export const USER_ROLES = {
+  view: {
+    aggregateTo: ['view', 'edit', 'admin'],
+    rules: [
+      {
+        apiGroups: [GROUP],
+        resources: [
+          'agentdeployments',
+          'agentdeployments/status',
+          'sandboxtemplates',
+          'sandboxtemplates/status',
+        ],
+        verbs: ['get', 'list', 'watch'],
+      },
+    ],
+  },
+  edit: {
+    aggregateTo: ['edit', 'admin'],
+    rules: [
+      {
+        apiGroups: [GROUP],
+        resources: ['agentdeployments', 'sandboxtemplates'],
+        verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'],
+      },
+    ],
+  },
+} as const satisfies Record<string, { aggregateTo: readonly string[]; rules: readonly PolicyRule[] }>;
+
+/** The label that marks a ClusterRole for aggregation into a built-in role. */
+export const aggregateLabel = (role: string): string => `rbac.authorization.k8s.io/aggregate-to-${role}`;
+
 const strip = ({ apiGroups, resources, verbs, resourceNames }: DocumentedRule): PolicyRule => ({
   apiGroups,
   resources,

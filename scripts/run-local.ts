@@ -5,7 +5,13 @@ import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { findRunningLocalCluster, startLocalCluster } from '../src/localcluster/index.ts';
-import { DEFAULT_API_KEY, EXAMPLE_TEMPLATES, startSimulator } from '../src/simulator/index.ts';
+import {
+  DEFAULT_API_KEY,
+  EXAMPLE_TEMPLATES,
+  EXAMPLES_DIR_TEMPLATE,
+  startSimulator,
+} from '../src/simulator/index.ts';
+import { writeShellEnv } from './shell-env.ts';
 
 const root = join(import.meta.dirname, '..');
 const stateDir = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agent-operator', 'cluster');
@@ -26,33 +32,14 @@ const cluster =
   (await startLocalCluster({ dir: stateDir, detached: true, log }));
 const kubectl = join(cluster.binDir, 'kubectl');
 const kubeEnv = { ...process.env, KUBECONFIG: cluster.kubeconfigPath };
+const envFile = writeShellEnv(stateDir, cluster);
 log(`API server ${cluster.server}; kubeconfig ${cluster.kubeconfigPath}`);
 
 await run(kubectl, ['apply', '--server-side', '-f', 'crds/'], kubeEnv);
 await run(kubectl, ['wait', '--for=condition=Established', '--timeout=60s', '-f', 'crds/'], kubeEnv);
 
-// The template examples/sandboxtemplate.yaml names, as the example states it, beside the defaults.
-const exampleTemplate = {
-  name: 'python-data',
-  image: 'python:3.12-slim',
-  resources: { cpu: '500m', memory: '1Gi', storage: '10Gi' },
-  volume_mounts: [{ volume_name: 'datasets', mount_path: '/data' }],
-  proxy_config: {
-    rules: [
-      {
-        name: 'github-api',
-        match_hosts: ['api.github.com'],
-        match_paths: ['/repos/*'],
-        enabled: true,
-        inject_headers: { Authorization: 'Bearer example-not-a-real-token' },
-      },
-    ],
-    no_proxy: ['localhost', '127.0.0.1'],
-  },
-  registry_name: 'default',
-};
 const simulator = await startSimulator({
-  templates: [...EXAMPLE_TEMPLATES, exampleTemplate],
+  templates: [...EXAMPLE_TEMPLATES, EXAMPLES_DIR_TEMPLATE],
   port: Number(process.env.SIMULATOR_PORT ?? 0),
   apiKeys: [process.env.SIMULATOR_API_KEY ?? DEFAULT_API_KEY],
   revisionStepMs: Number(process.env.SIMULATOR_REVISION_STEP_MS ?? 1500),
@@ -74,8 +61,8 @@ const controller = spawn(process.execPath, [join(root, 'src/main.ts')], {
   },
 });
 log('controller started; in another shell:');
-log(`  export KUBECONFIG=${cluster.kubeconfigPath}`);
-log(`  ${kubectl} get agd,sbt -A -w`);
+log(`  source ${envFile}    # KUBECONFIG, and the built kubectl and helm on PATH`);
+log('  kubectl get agd,sbt -A -w');
 log('Ctrl-C stops the controller and the simulator; `make cluster-down` stops the API server.');
 
 let stopping = false;

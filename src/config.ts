@@ -189,7 +189,10 @@ const duration = (flag: string) =>
   z.string().transform((v, ctx) => {
     const ms = parseDuration(v);
     if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `--${flag}: "${v}" is not a duration such as 30s, 5m or 1h` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `--${flag}: "${v}" is not a duration above zero such as 30s, 5m or 1h`,
+      });
       return z.NEVER;
     }
     return ms;

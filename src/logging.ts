@@ -22,10 +22,17 @@ export const REDACT_PATHS = [
   '*.stringData',
 ];
 
+/**
+ * Levels as words (`"level":"info"`), which log pipelines read without pino's number table. The process
+ * is named under `app`, leaving `component` to the child loggers (observer, events, webhook-receiver):
+ * pino does not merge bindings, so a base `component` made those lines carry the key twice, and strict
+ * JSON parsers (Elasticsearch) refuse such lines.
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
     level,
-    base: { component: 'agent-deployment-operator' },
+    base: { app: 'agent-deployment-operator' },
+    formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
   };
   return destination ? pino(options, destination) : pino(options);

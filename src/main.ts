@@ -1,8 +1,12 @@
-/** The controller process: configuration, logger, Kubernetes client, the operator, signals. */
-import { KubeConfig } from '@kubernetes/client-node';
+/**
+ * The controller process: configuration, logger, Kubernetes client, the operator, signals. Every
+ * start-up failure ends in one line on stderr naming the cause and the fix, and exit code 2 (bad option)
+ * or 1 (anything else); src/startup.ts checks the kubeconfig and the API server first.
+ */
 import { ConfigError, helpText, loadConfig } from './config.ts';
 import { createLogger } from './logging.ts';
 import { startOperator } from './operator.ts';
+import { checkApiServer, loadKubeConfig, StartupError } from './startup.ts';
 
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
@@ -10,20 +14,30 @@ if (argv.includes('--help') || argv.includes('-h')) {
   process.exit(0);
 }
 
+/** One line, whatever the message holds (a YAML parser's excerpt spans several). */
+function fail(message: string, code: number): never {
+  process.stderr.write(`agent-deployment-operator: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  process.exit(code);
+}
+
 let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig(argv, process.env);
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err;
-  process.stderr.write(`configuration error:\n${err.message}\n`);
-  process.exit(2);
+  fail(`configuration error: ${err.message.split('\n').join('; ')} (see --help)`, 2);
 }
 
 const logger = createLogger(config.logLevel);
-const kc = new KubeConfig();
-kc.loadFromDefault();
-
-const operator = await startOperator({ config, kc, logger, onLostLeadership: () => process.exit(1) });
+let operator: Awaited<ReturnType<typeof startOperator>>;
+try {
+  const kc = loadKubeConfig(process.env);
+  await checkApiServer(kc);
+  operator = await startOperator({ config, kc, logger, onLostLeadership: () => process.exit(1) });
+} catch (err) {
+  if (err instanceof StartupError) fail(err.message, 1);
+  fail(`start-up failed: ${err instanceof Error ? err.message : String(err)}`, 1);
+}
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -3,9 +3,24 @@
  * with a server-side dry run, a real install and upgrade, and the RBAC it grants compared with the one
  * list the controller's code uses (scripts/rbac-rules.ts).
  */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { OPTIONS } from '../src/config.ts';
-import { CHART, excessPermissions, helm, type K8sObject, parseDocuments } from './packaging-helpers.ts';
+import { aggregateLabel, USER_ROLES } from '../scripts/rbac-rules.ts';
+import { CRD_KEEP_ANNOTATIONS } from '../src/api/crds.ts';
+import { loadConfig, OPTIONS } from '../src/config.ts';
+import {
+  CHART,
+  excessPermissions,
+  helm,
+  isAggregatedRole,
+  type K8sObject,
+  parseDocuments,
+  REPO,
+  run,
+} from './packaging-helpers.ts';
 import { createTestNamespace, kubectl } from './support/kube.ts';
 
 const render = async (release: string, namespace: string, args: string[] = []) => {
@@ -65,11 +80,129 @@ describe('chart lint and values.schema.json', () => {
     ['unknownKey=1', "'unknownKey' not allowed"],
     ['agentServer.allowedHosts[0]=https://agents.example.com', "at '/agentServer/allowedHosts/0'"],
     ['defaultCredentials.namespaces[0]=Team_A', "at '/defaultCredentials/namespaces/0'"],
+    ['replicaCount=2,leaderElection.enabled=false', "at '/leaderElection/enabled'"],
   ])('refuses --set %s with a message naming the value', async (set, message) => {
     const result = await helm(['template', 'schema', CHART, '--set', set]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("values don't meet the specifications of the schema");
     expect(result.stderr).toContain(message);
+  });
+
+  // Each value the controller refuses at start must fail the install instead of a crash-looping pod.
+  it.each([
+    ['pollInterval', 'POLL_INTERVAL', '0s'],
+    ['revisionPollInterval', 'REVISION_POLL_INTERVAL', '0ms'],
+    ['templatePollInterval', 'TEMPLATE_POLL_INTERVAL', '0m'],
+    ['verification.backoff', 'VERIFICATION_BACKOFF', '0h0s'],
+    ['pollInterval', 'POLL_INTERVAL', '10'],
+    ['workers', 'WORKERS', '0'],
+    ['importTemplatesNamespace', 'IMPORT_TEMPLATES_NAMESPACE', 'Team_A'],
+  ])('refuses %s=%s as the controller refuses %s', async (value, env, bad) => {
+    expect(() => loadConfig([], { [env]: bad })).toThrow();
+    const result = await helm(['template', 'schema', CHART, '--set-string', `${value}=${bad}`]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(`at '/${value.replace('.', '/')}'`);
+  });
+
+  it.each([
+    ['global.imageRegistry=registry.example.com', 'global values a parent chart passes'],
+    ['replicaCount=1,leaderElection.enabled=false', 'one replica without leader election'],
+    ['pollInterval=0.5s', 'a fractional duration above zero'],
+  ])('accepts --set %s (%s)', async (set) => {
+    const result = await helm(['template', 'schema', CHART, '--set', set]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
+  it('states the minimum Kubernetes version the CRD validation rules need, and the README says the same', async () => {
+    const chart = yaml.load(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { kubeVersion?: string };
+    expect(chart.kubeVersion).toBe('>=1.29.0-0');
+    expect(readFileSync(join(REPO, 'README.md'), 'utf8')).toContain('Kubernetes 1.29 or newer');
+    const old = await helm(['template', 'kv', CHART, '--kube-version', '1.28.9']);
+    expect(old.code).not.toBe(0);
+    expect(old.stderr).toContain('kubeVersion');
+    const current = await helm(['template', 'kv', CHART, '--kube-version', '1.29.0']);
+    expect(current.code).toBe(0);
+  });
+});
+
+describe('helm template is the same on every render', () => {
+  it('renders byte-identical output twice (nothing random: Argo CD would never settle)', async () => {
+    const first = await render('stable', 'ops', ['--include-crds']);
+    const second = await render('stable', 'ops', ['--include-crds']);
+    expect(second.text).toBe(first.text);
+    expect(find(first.objects, 'Secret')).toEqual([]);
+  });
+});
+
+describe('the CRDs survive every uninstall path', () => {
+  it('carry Helm keep and Argo CD no-delete, no-prune annotations', async () => {
+    const { objects } = await render('crds', 'ops', ['--include-crds']);
+    const crds = find(objects, 'CustomResourceDefinition');
+    expect(crds).toHaveLength(2);
+    for (const crd of crds) {
+      expect(crd.metadata.annotations).toMatchObject({
+        'helm.sh/resource-policy': 'keep',
+        'argocd.argoproj.io/sync-options': 'Delete=false,Prune=false',
+      });
+    }
+    expect(CRD_KEEP_ANNOTATIONS['argocd.argoproj.io/sync-options'].split(',').sort()).toEqual([
+      'Delete=false',
+      'Prune=false',
+    ]);
+  });
+});
+
+describe('PodDisruptionBudget', () => {
+  it.each([
+    [1, 0],
+    [2, 1],
+    [3, 1],
+  ])('with replicaCount=%i renders %i (one replica: a PDB would block every drain)', async (replicas, n) => {
+    const { objects } = await render('pdb', 'ops', ['--set', `replicaCount=${replicas}`]);
+    expect(find(objects, 'PodDisruptionBudget')).toHaveLength(n);
+  });
+});
+
+describe('default resources', () => {
+  it('leave room above the memory measured at 1,000 objects (README: Performance)', async () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const row = /\| controller RSS \/ heap used \| \d+ MiB \/ \d+ MiB \| (\d+) MiB/.exec(readme);
+    expect(row).not.toBeNull();
+    const measuredMi = Number(row?.[1]);
+    const { objects } = await render('res', 'ops');
+    const [deployment] = find(objects, 'Deployment') as [K8sObject];
+    const spec = deployment.spec as {
+      template: { spec: { containers: { resources: { limits: { memory: string } } }[] } };
+    };
+    const limit = spec.template.spec.containers[0]?.resources.limits.memory ?? '';
+    const limitMi = limit.endsWith('Gi') ? Number.parseFloat(limit) * 1024 : Number.parseFloat(limit);
+    expect(limitMi).toBeGreaterThan(measuredMi * 1.25);
+  });
+});
+
+describe('aggregated ClusterRoles for people', () => {
+  it('fold view and edit of both kinds into the built-in roles, and nobody but the controller writes status', async () => {
+    const { objects } = await render('agg', 'ops');
+    const roles = objects.filter(isAggregatedRole);
+    expect(roles.map((r) => r.metadata.name).sort()).toEqual([
+      'agg-agent-deployment-operator-edit',
+      'agg-agent-deployment-operator-view',
+    ]);
+    for (const [role, { aggregateTo, rules }] of Object.entries(USER_ROLES)) {
+      const rendered = roles.find((r) => r.metadata.name.endsWith(`-${role}`)) as K8sObject;
+      expect(rendered.rules).toEqual(rules);
+      for (const to of aggregateTo)
+        expect(rendered.metadata.labels).toHaveProperty([aggregateLabel(to)], 'true');
+    }
+    const verbsOnStatus = roles.flatMap((r) =>
+      (r.rules as { resources: string[]; verbs: string[] }[])
+        .filter((rule) => rule.resources.some((res) => res.endsWith('/status')))
+        .flatMap((rule) => rule.verbs),
+    );
+    expect(verbsOnStatus.sort()).toEqual(['get', 'list', 'watch']);
+    const off = await render('agg', 'ops', ['--set', 'rbac.aggregateToDefaultRoles=false']);
+    expect(off.objects.filter(isAggregatedRole)).toEqual([]);
   });
 });
 
@@ -101,7 +234,7 @@ describe('helm template applied with a server-side dry run', () => {
     const ns = await createTestNamespace('chart-default');
     const { text, objects } = await render('dflt', ns, ['--include-crds']);
     expect(excessPermissions(objects)).toEqual([]);
-    expect(find(objects, 'ClusterRole')).toHaveLength(1);
+    expect(find(objects, 'ClusterRole').filter((r) => !isAggregatedRole(r))).toHaveLength(1);
     expect(find(objects, 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual([
       'agentdeployments.deploy.agents.dev',
       'sandboxtemplates.deploy.agents.dev',
@@ -139,7 +272,8 @@ describe('helm template applied with a server-side dry run', () => {
       'labelSelector=shard=a',
     ]);
     expect(excessPermissions(objects)).toEqual([]);
-    expect(find(objects, 'ClusterRole')).toEqual([]);
+    // The aggregated roles are for people and bound to nobody here.
+    expect(find(objects, 'ClusterRole').filter((r) => !isAggregatedRole(r))).toEqual([]);
     expect(find(objects, 'ClusterRoleBinding')).toEqual([]);
     const roleNamespaces = find(objects, 'Role').map((r) => r.metadata.namespace);
     expect(roleNamespaces.sort()).toEqual([home, teamA, teamB].sort());
@@ -194,9 +328,7 @@ describe('helm template applied with a server-side dry run', () => {
 
   it('uses an existing credentials Secret instead of creating one', async () => {
     const { objects } = await render('ext', 'ops', ['--set', 'credentials.existingSecret=cp-creds']);
-    expect(find(objects, 'Secret').map((s) => s.metadata.name)).toEqual([
-      'ext-agent-deployment-operator-digest-key',
-    ]);
+    expect(find(objects, 'Secret')).toEqual([]);
     expect(JSON.stringify(find(objects, 'Deployment')[0])).toContain('"name":"cp-creds","key":"apiKey"');
   });
 });
@@ -215,6 +347,8 @@ describe('the chart and the controller flags', () => {
       'templatePollInterval=2m',
       '--set',
       'importTemplatesNamespace=templates',
+      '--set',
+      'secretsDigestKey.existingSecret=digest-key',
     ]);
     const [deployment] = find(objects, 'Deployment') as [K8sObject];
     const spec = deployment.spec as { template: { spec: { containers: { env: { name: string }[] }[] } } };
@@ -226,7 +360,7 @@ describe('the chart and the controller flags', () => {
 });
 
 describe('helm install into the API server', () => {
-  it('creates the objects, keeps the digest key across upgrades and grants only what the code uses', async () => {
+  it('creates the objects, upgrades, grants only what the code uses, and gives people view and edit', async () => {
     const ns = await createTestNamespace('chart-install');
     const other = await createTestNamespace('chart-install-other');
     const release = `ado-${ns.slice(-8)}`;
@@ -254,7 +388,8 @@ describe('helm install into the API server', () => {
         `service/${fullname}-metrics`,
         `poddisruptionbudget/${fullname}`,
         `secret/${fullname}-credentials`,
-        `secret/${fullname}-digest-key`,
+        `clusterrole/${fullname}-view`,
+        `clusterrole/${fullname}-edit`,
         `role/${fullname}-leader-election`,
         `rolebinding/${fullname}-leader-election`,
         `clusterrole/${fullname}`,
@@ -267,20 +402,9 @@ describe('helm install into the API server', () => {
     expect(got.stderr).toBe('');
     expect(got.code).toBe(0);
     const items = (JSON.parse(got.stdout) as { items: K8sObject[] }).items;
-    expect(items).toHaveLength(10);
+    expect(items).toHaveLength(11);
     expect(excessPermissions(items)).toEqual([]);
 
-    const digestKey = async () => {
-      const r = await kubectl(
-        ['get', 'secret', `${fullname}-digest-key`, '-o', 'jsonpath={.data.secretsDigestKey}'],
-        {
-          namespace: ns,
-        },
-      );
-      return r.stdout;
-    };
-    const before = await digestKey();
-    expect(before.length).toBeGreaterThan(40);
     const upgraded = await helm([
       'upgrade',
       release,
@@ -292,7 +416,28 @@ describe('helm install into the API server', () => {
       'logLevel=debug',
     ]);
     expect(upgraded.code).toBe(0);
-    expect(await digestKey()).toBe(before);
+
+    // The aggregation controller (kube-controller-manager) does not run here: bind the roles directly.
+    for (const role of ['view', 'edit']) {
+      const bound = await kubectl(
+        [
+          'create',
+          'rolebinding',
+          `people-${role}`,
+          `--clusterrole=${fullname}-${role}`,
+          `--user=${role}-user`,
+        ],
+        { namespace: other },
+      );
+      expect(bound.code, bound.stderr).toBe(0);
+    }
+    const person = (user: string, verb: string, resource: string, subresource?: string) =>
+      canI(user, verb, resource, other, subresource);
+    expect(await person('view-user', 'list', 'agentdeployments.deploy.agents.dev')).toBe('yes');
+    expect(await person('view-user', 'create', 'agentdeployments.deploy.agents.dev')).toBe('no');
+    expect(await person('edit-user', 'create', 'agentdeployments.deploy.agents.dev')).toBe('yes');
+    expect(await person('edit-user', 'delete', 'sandboxtemplates.deploy.agents.dev')).toBe('yes');
+    expect(await person('edit-user', 'patch', 'agentdeployments.deploy.agents.dev', 'status')).toBe('no');
 
     const sa = `system:serviceaccount:${ns}:${fullname}`;
     expect(await canI(sa, 'patch', 'agentdeployments.deploy.agents.dev', other)).toBe('yes');
@@ -339,5 +484,30 @@ describe('helm install into the API server', () => {
     expect(await canI(sa, 'create', 'sandboxtemplates.deploy.agents.dev', watched)).toBe('yes');
     expect(await canI(sa, 'create', 'sandboxtemplates.deploy.agents.dev', unwatched)).toBe('no');
     await helm(['uninstall', release, '--namespace', ns]);
+  });
+});
+
+describe('docs/argocd-application.yaml', () => {
+  const apps = yaml.loadAll(readFileSync(join(REPO, 'docs/argocd-application.yaml'), 'utf8')) as {
+    metadata: { name: string };
+    spec: { source: { targetRevision: string; path: string; helm?: { valuesObject: unknown } } };
+  }[];
+  const operatorApp = apps.find((a) => a.spec.source.path === 'helm/agent-deployment-operator');
+
+  it('follows a ref that exists: main, or a tag of this repository', async () => {
+    const ref = operatorApp?.spec.source.targetRevision ?? '';
+    const tags = (await run('git', ['tag', '--list'], { cwd: REPO })).stdout.split('\n');
+    expect(ref === 'main' || tags.includes(ref), `targetRevision ${ref}`).toBe(true);
+  });
+
+  it('renders with its values, needing no Secret but the credentials the README creates', async () => {
+    const values = operatorApp?.spec.source.helm?.valuesObject as Record<string, unknown>;
+    expect(Object.keys(values)).toEqual(['credentials']);
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    expect(readme).toContain('create secret generic control-plane-credentials');
+    const path = join(mkdtempSync(join(tmpdir(), 'argocd-values-')), 'values.yaml');
+    writeFileSync(path, yaml.dump(values));
+    const { objects } = await render('agent-deployment-operator', 'agent-deployment-operator', ['-f', path]);
+    expect(find(objects, 'Secret')).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, run } from './packaging-helpers.ts';
 import { createTestNamespace, testKubeconfigPath } from './support/kube.ts';
@@ -103,10 +104,30 @@ describe('Dockerfile', () => {
 
   it('builds the app with scripts/image-contents.sh on Node.js 24', () => {
     expect(instructions).toContain('RUN scripts/image-contents.sh /build /app');
-    expect(instructions.filter((l) => l.startsWith('FROM '))).toEqual([
-      'FROM node:24-bookworm-slim AS app',
-      'FROM gcr.io/distroless/nodejs24-debian12:nonroot',
-    ]);
+    const from = instructions.filter((l) => l.startsWith('FROM '));
+    expect(from).toHaveLength(2);
+    expect(from[0]).toMatch(/^FROM node:24-bookworm-slim@sha256:[0-9a-f]{64} AS app$/);
+    expect(from[1]).toMatch(/^FROM gcr\.io\/distroless\/nodejs24-debian12:nonroot@sha256:[0-9a-f]{64}$/);
+  });
+
+  it('is built by make image with the tag the chart and manifests/ deploy', async () => {
+    const chart = yaml.load(
+      readFileSync(join(REPO, 'helm/agent-deployment-operator/Chart.yaml'), 'utf8'),
+    ) as {
+      appVersion: string;
+    };
+    const kustomization = yaml.load(readFileSync(join(REPO, 'manifests/kustomization.yaml'), 'utf8')) as {
+      images: { name: string; newTag: string }[];
+    };
+    const dryRun = await run('make', ['--no-print-directory', '-n', 'image'], { cwd: REPO });
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    const image = `agent-deployment-operator:${chart.appVersion}`;
+    expect(dryRun.stdout.trim()).toBe(`docker build -t ${image} .`);
+    expect(kustomization.images).toEqual([{ name: 'agent-deployment-operator', newTag: chart.appVersion }]);
+    // The README shows the same tag being loaded into a cluster.
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    expect(readme).toContain(`kind load docker-image ${image}`);
+    expect(readme).toContain(`docker save ${image} | `);
   });
 
   it('runs as a numeric non-root user with node as the entrypoint and no HEALTHCHECK', () => {

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MANIFESTS_NAMESPACE } from '../scripts/generate-packaging.ts';
+import { CRD_KEEP_ANNOTATIONS } from '../src/api/crds.ts';
 import { excessPermissions, type K8sObject, parseDocuments, REPO } from './packaging-helpers.ts';
 import { kubectl } from './support/kube.ts';
 
@@ -21,15 +22,15 @@ beforeAll(async () => {
 });
 
 describe('manifests/', () => {
-  it('hold the install: namespace, CRDs, RBAC, a hardened two-replica Deployment and a metrics Service', () => {
+  it('hold the install: namespace, RBAC, a hardened two-replica Deployment and a metrics Service', () => {
     const kinds = objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
     expect(kinds).toEqual(
       [
         `Namespace/${NAME}`,
-        'CustomResourceDefinition/agentdeployments.deploy.agents.dev',
-        'CustomResourceDefinition/sandboxtemplates.deploy.agents.dev',
         `ServiceAccount/${NAME}`,
         `ClusterRole/${NAME}`,
+        `ClusterRole/${NAME}-view`,
+        `ClusterRole/${NAME}-edit`,
         `ClusterRoleBinding/${NAME}`,
         `Role/${NAME}-leader-election`,
         `RoleBinding/${NAME}-leader-election`,
@@ -56,11 +57,32 @@ describe('manifests/', () => {
     expect(container.env).toContainEqual({ name: 'LEADER_ELECT', value: 'true' });
   });
 
+  it('keep the CRDs in a kustomization of their own, so kubectl delete -k manifests/ leaves them', async () => {
+    expect(objects.filter((o) => o.kind === 'CustomResourceDefinition')).toEqual([]);
+    const built = await kubectl(['kustomize', join(MANIFESTS, 'crds')]);
+    expect(built.code, built.stderr).toBe(0);
+    const crds = parseDocuments(built.stdout);
+    expect(crds.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'CustomResourceDefinition/agentdeployments.deploy.agents.dev',
+      'CustomResourceDefinition/sandboxtemplates.deploy.agents.dev',
+    ]);
+    for (const crd of crds) expect(crd.metadata.annotations).toMatchObject(CRD_KEEP_ANNOTATIONS);
+  });
+
   it('grant no verb the controller does not use', () => {
     expect(excessPermissions(objects)).toEqual([]);
   });
 
   it('apply server-side with kubectl apply -k, and the service account gets exactly its permissions', async () => {
+    const crds = await kubectl([
+      'apply',
+      '--server-side',
+      '--force-conflicts',
+      '-k',
+      join(MANIFESTS, 'crds'),
+    ]);
+    expect(crds.stderr).toBe('');
+    expect(crds.code).toBe(0);
     const applied = await kubectl(['apply', '--server-side', '--force-conflicts', '-k', MANIFESTS]);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);

@@ -17,9 +17,20 @@ export type PrinterColumn = {
 export type CustomResourceDefinition = {
   apiVersion: 'apiextensions.k8s.io/v1';
   kind: 'CustomResourceDefinition';
-  metadata: { name: string };
+  metadata: { name: string; annotations: Record<string, string> };
   spec: JsonSchema;
 };
+
+/**
+ * Deleting a CRD deletes every object of its kind, and with `deletionPolicy: Delete` the controller then
+ * deletes their deployments on the platform. So no uninstall may delete the CRDs by accident: Helm keeps
+ * them, and Argo CD neither prunes them nor deletes them with the Application. (kubectl delete -k honours
+ * no annotation: manifests/ keeps the CRDs in a kustomization of their own.) README: Uninstalling.
+ */
+export const CRD_KEEP_ANNOTATIONS = {
+  'helm.sh/resource-policy': 'keep',
+  'argocd.argoproj.io/sync-options': 'Delete=false,Prune=false',
+} as const;
 
 const READY: PrinterColumn = {
   name: 'Ready',
@@ -46,7 +57,7 @@ function crd(names: KindNames, schema: JsonSchema, columns: PrinterColumn[]): Cu
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${names.plural}.${GROUP}` },
+    metadata: { name: `${names.plural}.${GROUP}`, annotations: { ...CRD_KEEP_ANNOTATIONS } },
     spec: {
       group: GROUP,
       names: {

@@ -32,7 +32,7 @@ export type { FaultRule } from './faults.ts';
 export type { Presentation } from './present.ts';
 export type { FailRevisionsRule, ScriptRevisionsRule } from './store.ts';
 export type { SandboxTemplateSeed } from './templates.ts';
-export { EXAMPLE_TEMPLATES } from './templates.ts';
+export { EXAMPLE_TEMPLATES, EXAMPLES_DIR_TEMPLATE } from './templates.ts';
 
 export interface SimulatorOptions {
   host?: string;

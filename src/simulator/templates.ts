@@ -87,3 +87,24 @@ export function filterAndSortTemplates(
     return (left < right ? -1 : left > right ? 1 : 0) * sign || (a.id < b.id ? -1 : 1);
   });
 }
+
+/** The template examples/sandboxtemplate.yaml names, as the example states it (make run, the Argo CD test). */
+export const EXAMPLES_DIR_TEMPLATE: SandboxTemplateSeed = {
+  name: 'python-data',
+  image: 'python:3.12-slim',
+  resources: { cpu: '500m', memory: '1Gi', storage: '10Gi' },
+  volume_mounts: [{ volume_name: 'datasets', mount_path: '/data' }],
+  proxy_config: {
+    rules: [
+      {
+        name: 'github-api',
+        match_hosts: ['api.github.com'],
+        match_paths: ['/repos/*'],
+        enabled: true,
+        inject_headers: { Authorization: 'Bearer example-not-a-real-token' },
+      },
+    ],
+    no_proxy: ['localhost', '127.0.0.1'],
+  },
+  registry_name: 'default',
+};

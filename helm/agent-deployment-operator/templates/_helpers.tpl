@@ -57,10 +57,6 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
-{{- define "agent-deployment-operator.digestKeySecret" -}}
-{{- default (printf "%s-digest-key" (include "agent-deployment-operator.fullname" .)) .Values.secretsDigestKey.existingSecret }}
-{{- end }}
-
 {{- define "agent-deployment-operator.leaderElectionId" -}}
 {{- default (include "agent-deployment-operator.fullname" .) .Values.leaderElection.id }}
 {{- end }}
