@@ -10,13 +10,16 @@ import { MINIMUM_CALLS_TOTAL } from './calls.ts';
 /** Status steps an external_image revision walks after creation until DEPLOYED. */
 export const REVISION_STEPS = revisionPlan('external_image').length - 1;
 
-/** Kubernetes writes a new object needs: the finalizer, status after the create, status Ready. */
-export const MINIMUM_KUBE_WRITES = 3;
+/**
+ * Kubernetes writes a new object needs: the finalizer, the create guard's pending mark, status after the
+ * create, status Ready.
+ */
+export const MINIMUM_KUBE_WRITES = 4;
 
 export const IDEAL_FORMULA =
   'ideal = ceil(N / workers) × (minCalls × latency + kubeWrites × kubeWriteMs) + revisionSteps × stepMs ' +
-  `(minCalls = ${MINIMUM_CALLS_TOTAL}: 1 POST + 1 revision GET that sees DEPLOYED; kubeWrites = ` +
-  `${MINIMUM_KUBE_WRITES}: finalizer, status after create, status Ready, at the API server's measured ` +
+  `(minCalls = ${MINIMUM_CALLS_TOTAL}: the name lookup, 1 POST, 1 revision GET that sees DEPLOYED; kubeWrites = ` +
+  `${MINIMUM_KUBE_WRITES}: finalizer, pending mark, status after create, status Ready, at the API server's measured ` +
   `write latency; revisionSteps = ${REVISION_STEPS}: CREATING→QUEUED→DEPLOYING→DEPLOYED; the work of N ` +
   'objects is spread over the workers, the last revision wait is added once)';
 

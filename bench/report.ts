@@ -74,7 +74,7 @@ export function formatReport(
     ...table.map(line),
     '',
     IDEAL_FORMULA,
-    `minimum calls per new object = ${MINIMUM_CALLS_TOTAL}: 1 POST /v2/deployments + 1 GET of the revision once DEPLOYED`,
+    `minimum calls per new object = ${MINIMUM_CALLS_TOTAL}: the name lookup, 1 POST /v2/deployments, 1 GET of the revision once DEPLOYED`,
     'steady target: ceil(N/100) deployment calls (batched list) and 0 status or event writes per poll interval',
   ].join('\n');
 }
