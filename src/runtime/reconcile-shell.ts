@@ -51,6 +51,12 @@ export interface Pass<O extends ReconciledObject<S>, S extends ObjectStatus> {
   readonly events: PendingEvent[];
   /** A step may ask for the next pass sooner than the outcome's default. */
   requeueAfterMs?: number;
+  /**
+   * The object as a status write of this pass's own left it (a step that must make something durable
+   * before a call, the create guard's mark): the final write is computed against it, so a field that
+   * write added and the pass removed since is removed from what is stored too.
+   */
+  written?: O;
 }
 
 /** One ordered step: returns an Outcome to end the pass, or nothing to let the next step run. */
@@ -79,7 +85,7 @@ export interface KindShell<O extends ReconciledObject<S>, S extends ObjectStatus
   statusEvents?(before: S, after: S, outcome: Outcome): PendingEvent[];
   /** Whether a status change is worth a write (e.g. a sync time alone is not). */
   worthWriting?(before: S, after: S): boolean;
-  writeStatus(obj: O, status: S, signal: AbortSignal): Promise<void>;
+  writeStatus(obj: O, status: S, signal: AbortSignal): Promise<unknown>;
   recordEvent(obj: O, event: PendingEvent): void;
   /** When to come back after a pass that ended with this outcome; undefined: only on change. */
   requeueAfter(pass: P, outcome: Outcome): number | undefined;
@@ -144,11 +150,12 @@ export async function reconcileWithShell<
   for (const e of pass.events) pass.log.info({ reason: e.reason }, e.message);
 
   const after = JSON.parse(JSON.stringify(pass.status)) as S;
-  const stored = ((shell.stored?.(obj) ?? obj).status ?? {}) as S;
+  const base = pass.written ?? obj;
+  const stored = ((pass.written ? base : (shell.stored?.(obj) ?? obj)).status ?? {}) as S;
   const changed = shell.worthWriting
     ? shell.worthWriting(stored, after)
     : canonicalJson(stored) !== canonicalJson(after);
-  if (changed) await shell.writeStatus(obj, after, pass.signal);
+  if (changed) await shell.writeStatus(base, after, pass.signal);
   if (failure) throw failure;
   const requeue = pass.requeueAfterMs ?? shell.requeueAfter(pass, outcome);
   return requeue === undefined ? {} : { requeueAfterMs: requeue };

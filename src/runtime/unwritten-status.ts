@@ -34,11 +34,12 @@ export class UnwrittenStatus<T extends KubernetesObject & { status?: unknown }> 
   }
 
   /** Writes through `write` against the stored object; remembers the status if the write fails. */
-  async write(obj: T, status: unknown, write: (stored: T) => Promise<void>): Promise<void> {
+  async write<R>(obj: T, status: unknown, write: (stored: T) => Promise<R>): Promise<R> {
     const stored = this.#stored.get(obj) ?? obj;
     try {
-      await write(stored);
+      const written = await write(stored);
       this.#byKey.delete(objectKey(stored));
+      return written;
     } catch (err) {
       this.#byKey.set(objectKey(stored), { uid: stored.metadata?.uid, status: structuredClone(status) });
       throw err;

@@ -271,7 +271,9 @@ export function startAgentDeploymentController(
     writeStatus: (obj, status, signal) =>
       unwritten.write(obj, status, async (stored) => {
         const patch = statusMergePatch(stored.status ?? {}, status as AgentDeploymentStatus);
-        written.remember(stored, await patchStatus<AgentDeployment>(kc, refOf(stored), patch, signal));
+        const result = await patchStatus<AgentDeployment>(kc, refOf(stored), patch, signal);
+        written.remember(stored, result);
+        return result;
       }),
     addFinalizer: async (obj, signal) => {
       written.remember(obj, await addFinalizer(kc, refOf(obj), FINALIZER, obj, signal));

@@ -13,6 +13,7 @@ import { ControlPlanePools } from '../../controlplane/pools.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
 import type { ReconcileResult } from '../../runtime/controller.ts';
 import type { PendingEvent } from '../../runtime/reconcile-shell.ts';
+import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../../simulator/index.ts';
 import { defaultHostAllowList, parseHostAllowList } from '../../verification/host-allow-list.ts';
 import { Verifier } from '../../verification/verifier.ts';
@@ -142,9 +143,13 @@ function world(
   const reconcile = agentDeploymentReconciler({
     getObject: () => (w.gone ? undefined : w.obj),
     readSecret: async (_namespace, name) => w.secrets.get(name),
-    writeStatus: async (_obj, status) => {
+    // As the API server does: the merge patch from the status the caller had to the one it wants,
+    // applied to what is stored.
+    writeStatus: async (obj, status) => {
       w.statusWrites.push(structuredClone(status));
-      w.obj.status = structuredClone(status);
+      const patch = statusMergePatch(obj.status ?? {}, status);
+      w.obj = { ...w.obj, status: applyMergePatch(w.obj.status ?? {}, patch) };
+      return w.obj;
     },
     addFinalizer: async () => {
       w.obj.metadata.finalizers = [...(w.obj.metadata.finalizers ?? []), FINALIZER];
@@ -410,6 +415,8 @@ const rows: Row[] = [
       expect(w.obj.metadata.finalizers).toEqual([FINALIZER]);
       expect(w.obj.status?.deploymentId).toBe(sim.deployments()[0]?.id);
       expect(w.obj.status?.secretsDigest).toMatch(/\S/);
+      // The mark written before the POST is gone from what is stored once the id is recorded.
+      expect(w.obj.status?.createPendingSince).toBeUndefined();
     },
   },
   {
@@ -885,3 +892,20 @@ describe('post-deploy verification (step 9)', () => {
     expect(conditions(w)).toContain('Stalled=True/URLNotAllowed');
   });
 });
+
+/** RFC 7386: null removes, objects merge, anything else replaces. */
+function applyMergePatch<T>(target: T, patch: Record<string, unknown>): T {
+  const out: Record<string, unknown> = { ...(target as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else if (
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      typeof out[key] === 'object' &&
+      out[key] !== null
+    )
+      out[key] = applyMergePatch(out[key], value as Record<string, unknown>);
+    else out[key] = structuredClone(value);
+  }
+  return out as T;
+}

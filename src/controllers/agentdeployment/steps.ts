@@ -308,8 +308,10 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       }
       switch (decision.action) {
         case 'create': {
-          const persist = () =>
-            deps.writeStatus(pass.obj, JSON.parse(JSON.stringify(pass.status)), pass.signal);
+          const persist = async () => {
+            const status = JSON.parse(JSON.stringify(pass.status));
+            pass.written = await deps.writeStatus(pass.written ?? pass.obj, status, pass.signal);
+          };
           const created = await external(pass).create(decision.request, persist);
           // Nothing else before the shell's status write: it records the id the moment the POST answered.
           deps.observer.track(pass.key, credentials, created.id);

@@ -36,7 +36,12 @@ export interface AgentDeploymentDeps {
   storedObject?(obj: AgentDeployment): AgentDeployment | undefined;
   /** A Secret's data (base64 values, as the API returns them); undefined when it does not exist. */
   readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
-  writeStatus(obj: AgentDeployment, status: AgentDeploymentStatus, signal: AbortSignal): Promise<void>;
+  /** Merge-patches status from obj's to this one; returns the object as written. */
+  writeStatus(
+    obj: AgentDeployment,
+    status: AgentDeploymentStatus,
+    signal: AbortSignal,
+  ): Promise<AgentDeployment>;
   addFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
   removeFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
   recordEvent(obj: AgentDeployment, event: PendingEvent): void;
