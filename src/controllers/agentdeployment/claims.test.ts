@@ -1,6 +1,6 @@
 /** Claims between objects of one tenant, one row per case: who wins a name or an id, and what it says. */
 import { describe, expect, it } from 'vitest';
-import { type Claim, claimConflict, claimOf, outranks } from './claims.ts';
+import { type Claim, claimConflict, claimOf, createContest, outranks } from './claims.ts';
 
 const T = 'sha256:tenant-a';
 const claim = (key: string, extra: Partial<Claim> = {}): Claim => ({
@@ -110,6 +110,53 @@ describe('claimConflict', () => {
     expect(name?.message).toContain(
       'payments is claimed on this control plane by ns/b, which manages deployment d-9',
     );
+  });
+});
+
+describe('createContest: after the mark is visible, age decides between objects creating one name', () => {
+  const pending = { pendingSince: '2026-01-01T00:00:05Z' };
+  it.each<[string, Claim, Claim[], string | undefined]>([
+    ['alone: it creates', claim('a', pending), [], undefined],
+    [
+      'an older object without a mark: it stands down',
+      claim('a', pending),
+      [claim('b', older)],
+      'NameConflict ns/b',
+    ],
+    [
+      'an older object with a mark: it stands down',
+      claim('a', pending),
+      [claim('b', { ...older, ...pending })],
+      'NameConflict ns/b',
+    ],
+    [
+      'a younger object with a mark: it creates',
+      claim('a', { ...older, ...pending }),
+      [claim('b', pending)],
+      undefined,
+    ],
+    ['same time, the other uid is lower', claim('b', pending), [claim('a', pending)], 'NameConflict ns/a'],
+    [
+      'a younger object that records an id still wins the name',
+      claim('a', { ...older, ...pending }),
+      [claim('b', { deploymentId: 'd-1' })],
+      'NameConflict ns/b',
+    ],
+    [
+      'another tenant never conflicts',
+      claim('a', pending),
+      [claim('b', { ...older, tenant: 'sha256:other' })],
+      undefined,
+    ],
+  ])('%s', (_, self, others, expected) => {
+    const conflict = createContest(self, others);
+    expect(conflict ? `${conflict.reason} ${conflict.other.key}` : undefined).toBe(expected);
+  });
+
+  it('says the other object creates it and this one stands down', () => {
+    const conflict = createContest(claim('a', pending), [claim('b', older)]);
+    expect(conflict?.message).toContain('payments is also being created by ns/b');
+    expect(conflict?.message).toContain('stands down before sending anything');
   });
 });
 

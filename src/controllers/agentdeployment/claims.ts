@@ -113,3 +113,21 @@ export function claimConflict(self: Claim, others: readonly Claim[]): ClaimConfl
   }
   return undefined;
 }
+
+/**
+ * The create guard's contest, once this object's pending mark is visible in the cache (so every object
+ * that existed when the mark was written is too): among the objects of its name and tenant that record
+ * no id, pending marks do not count, only age does. Two new objects that both got past the gate (neither
+ * saw the other yet) therefore agree on one creator, the older; the other stands down before its POST.
+ */
+export function createContest(self: Claim, others: readonly Claim[]): ClaimConflict | undefined {
+  const bare = (c: Claim): Claim => ({ ...c, pendingSince: undefined });
+  const conflict = claimConflict(bare(self), others.map(bare));
+  if (conflict?.reason !== 'NameConflict' || conflict.other.deploymentId || conflict.other.adoptId) {
+    return conflict;
+  }
+  return {
+    ...conflict,
+    message: `the deployment name ${self.name} is also being created by ${conflict.other.key}, which was created before this object; it creates the deployment and this object stands down before sending anything. Choose another spec.name, or delete ${conflict.other.key}`,
+  };
+}

@@ -226,7 +226,13 @@ export function externalDeployment(
       const fresh = !status.createPendingSince;
       if (fresh) {
         status.createPendingSince = deps.now().toISOString();
-        await persist();
+        try {
+          await persist();
+        } catch (err) {
+          // Another object creates the name: nothing was sent, so the mark goes (the status write clears it).
+          if (err instanceof Stall) delete status.createPendingSince;
+          throw err;
+        }
       }
       let created: Deployment;
       try {

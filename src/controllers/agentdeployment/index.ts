@@ -12,6 +12,7 @@ import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
+import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import { ConflictError } from '../../runtime/errors.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
@@ -72,6 +73,8 @@ export interface AgentDeploymentController {
 }
 
 const resource = { group: GROUP, version: VERSION, plural: AGENT_DEPLOYMENT.plural };
+/** How long the create guard waits for its own mark to show in the cache before contesting anyway. */
+const CACHE_ARRIVAL_TIMEOUT_MS = 5_000;
 const secretsResource = { group: '', version: 'v1', plural: 'secrets' };
 
 function refOf(obj: AgentDeployment): ObjectRef {
@@ -169,6 +172,10 @@ export function startAgentDeploymentController(
     }
   });
 
+  const arrivals = new CacheArrivals<AgentDeployment>((key) => {
+    const { namespace, name } = splitKey(key);
+    return objects.get(namespace, name);
+  });
   const objects = startInformer<AgentDeployment>({
     kc,
     path: resourcePath(resource),
@@ -179,12 +186,18 @@ export function startAgentDeploymentController(
     onAdd: (obj) => {
       index.set(obj);
       claims.set(obj);
+      arrivals.delivered(obj);
       enqueue(obj);
     },
     onUpdate: (oldObj, newObj) => {
       index.set(newObj);
       claims.set(newObj);
+      arrivals.delivered(newObj);
       if (shouldEnqueueUpdate(oldObj, newObj)) enqueue(newObj);
+      // It gave up a name (another name, or a create it stood down from): whoever lost it looks again now.
+      if (releasesName(oldObj, newObj)) {
+        for (const other of claims.keysNamed(deploymentNameOf(oldObj))) queue.add(other);
+      }
     },
     onDelete: (obj) => {
       // Everything kept per object goes with it (deleted without a finalizer pass, e.g. while following).
@@ -296,6 +309,7 @@ export function startAgentDeploymentController(
       ),
     controlPlane: (credentials, signal) => options.pools.clientFor(credentials, { signal }),
     claims: (query) => claims.claims(query),
+    cacheShows: (obj, signal) => arrivals.until(obj, CACHE_ARRIVAL_TIMEOUT_MS, signal),
     now: () => new Date(),
   });
 
@@ -317,4 +331,11 @@ export function startAgentDeploymentController(
       await Promise.all([objects.stop(), secrets.stop(), namespaceObjects?.stop()]);
     },
   };
+}
+
+function releasesName(oldObj: AgentDeployment, newObj: AgentDeployment): boolean {
+  if (deploymentNameOf(oldObj) !== deploymentNameOf(newObj)) return true;
+  return (
+    !!oldObj.status?.createPendingSince && !newObj.status?.createPendingSince && !newObj.status?.deploymentId
+  );
 }

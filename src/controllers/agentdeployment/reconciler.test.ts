@@ -11,6 +11,7 @@ import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdepl
 import { Annotation, FINALIZER } from '../../api/names.ts';
 import { ControlPlanePools } from '../../controlplane/pools.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
+import { findCondition } from '../../runtime/conditions.ts';
 import type { ReconcileResult } from '../../runtime/controller.ts';
 import type { PendingEvent } from '../../runtime/reconcile-shell.ts';
 import { statusMergePatch } from '../../runtime/status-patch.ts';
@@ -106,7 +107,13 @@ function agent(spec: Partial<AgentDeployment['spec']> = {}): AgentDeployment {
 
 function world(
   obj: AgentDeployment = agent(),
-  options: { verifier?: Verifier; others?: AgentDeployment[]; defaultCredentialsAllowed?: boolean } = {},
+  options: {
+    verifier?: Verifier;
+    others?: AgentDeployment[];
+    /** Objects the cache delivers only with the pass's own create mark (created concurrently). */
+    arriving?: AgentDeployment[];
+    defaultCredentialsAllowed?: boolean;
+  } = {},
 ): World {
   // Every object here reaches the one tenant of the controller's credentials.
   const claims = new ClaimIndex(() => tenantDigest({ baseUrl: sim.url }));
@@ -161,6 +168,10 @@ function world(
     recordEvent: (_obj, event) => w.events.push(event),
     controlPlane: (credentials) => pools.clientFor(credentials),
     claims: (query) => claims.claims(query),
+    cacheShows: async () => {
+      for (const other of options.arriving ?? []) claims.set(other);
+      return true;
+    },
     defaultCredentialsScope: (namespace) =>
       options.defaultCredentialsAllowed === false
         ? { allowed: false, message: `namespace ${namespace} may not use the controller's credentials` }
@@ -418,6 +429,53 @@ const rows: Row[] = [
       // The mark written before the POST is gone from what is stored once the id is recorded.
       expect(w.obj.status?.createPendingSince).toBeUndefined();
     },
+  },
+  {
+    name: 'an older object of the same name shows up with the mark: stands down before the POST, mark cleared',
+    given: () => {
+      const older = agent();
+      older.metadata = {
+        ...older.metadata,
+        name: 'twin',
+        uid: 'uid-twin',
+        creationTimestamp: '2020-01-01T00:00:00Z',
+      };
+      older.spec.name = 'agent';
+      const self = agent();
+      self.metadata.creationTimestamp = '2026-01-01T00:00:00Z';
+      return world(self, { arriving: [older] });
+    },
+    calls: ['list'],
+    conditions: ['Ready=False/NameConflict', 'Stalled=True/NameConflict'],
+    events: ['Warning/NameConflict'],
+    statusWrites: 2,
+    also: (w) => {
+      expect(sim.deployments()).toEqual([]);
+      expect(w.obj.status?.createPendingSince).toBeUndefined();
+      expect(findCondition(w.obj.status?.conditions, 'Stalled')?.message).toContain(
+        'also being created by team-a/twin',
+      );
+    },
+  },
+  {
+    name: 'a younger object of the same name shows up with the mark: created all the same',
+    given: () => {
+      const younger = agent();
+      younger.metadata = {
+        ...younger.metadata,
+        name: 'twin',
+        uid: 'uid-twin',
+        creationTimestamp: '2099-01-01T00:00:00Z',
+      };
+      younger.spec.name = 'agent';
+      const self = agent();
+      self.metadata.creationTimestamp = '2020-01-01T00:00:00Z';
+      return world(self, { arriving: [younger] });
+    },
+    calls: ['list', 'create'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Created'],
+    statusWrites: 2,
   },
   {
     name: 'a referenced Secret is missing: WaitingForSecret, nothing created',

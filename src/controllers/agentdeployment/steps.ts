@@ -27,7 +27,7 @@ import {
   resolveSecrets,
   secretsDigest,
 } from '../../translate/secrets.ts';
-import { type ClaimConflict, claimConflict, claimOf } from './claims.ts';
+import { type ClaimConflict, claimConflict, claimOf, createContest } from './claims.ts';
 import { decide } from './decide.ts';
 import { externalDeployment } from './external.ts';
 import {
@@ -69,11 +69,14 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     pass.client = deps.controlPlane(credentials, pass.signal);
   };
   /** Another object's claim that wins over this object's (see claims.ts), if any. */
-  const conflictOf = (pass: AgentDeploymentPass): ClaimConflict | undefined => {
+  const conflictOf = (
+    pass: AgentDeploymentPass,
+    judge: typeof claimConflict = claimConflict,
+  ): ClaimConflict | undefined => {
     const self = claimOf({ ...pass.obj, spec: pass.spec, status: pass.status }, pass.tenant);
     if (!self.tenant) return undefined;
     const ids = [self.deploymentId, self.adoptId].filter((id): id is string => id !== undefined);
-    return claimConflict(self, deps.claims({ tenant: self.tenant, name: self.name, ids }));
+    return judge(self, deps.claims({ tenant: self.tenant, name: self.name, ids }));
   };
 
   /**
@@ -308,9 +311,18 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       }
       switch (decision.action) {
         case 'create': {
+          // The mark made durable, then the contest: objects that got past the gate together (neither
+          // saw the other yet) are all visible once the mark's own write is, and the older creates.
           const persist = async () => {
             const status = JSON.parse(JSON.stringify(pass.status));
             pass.written = await deps.writeStatus(pass.written ?? pass.obj, status, pass.signal);
+            if (!(await deps.cacheShows(pass.written, pass.signal))) {
+              pass.log.warn(
+                'the informer did not show the create mark in time: contesting the name on what it holds',
+              );
+            }
+            const contest = conflictOf(pass, createContest);
+            if (contest) throw new Stall(contest.reason, contest.message);
           };
           const created = await external(pass).create(decision.request, persist);
           // Nothing else before the shell's status write: it records the id the moment the POST answered.

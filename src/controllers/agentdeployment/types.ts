@@ -55,6 +55,11 @@ export interface AgentDeploymentDeps {
    * caller leaves its own object out (by uid).
    */
   claims(query: { tenant: string; name?: string; ids?: readonly string[] }): Claim[];
+  /**
+   * Waits until the informer delivered this version of the object (a write of the pass's own), so
+   * claims() then shows every object written before it; false when it did not within a few seconds.
+   */
+  cacheShows(obj: AgentDeployment, signal: AbortSignal): Promise<boolean>;
   /** Whether objects of this namespace may use the default credentials (the administrator's scope). */
   defaultCredentialsScope(namespace: string): ScopeDecision;
   /** Puts the in-use finalizer on the credentials Secret an object names, unless it has it. */
