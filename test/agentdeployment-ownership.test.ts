@@ -190,6 +190,8 @@ describe('claims are exclusive', () => {
     await create(h.ns, 'original', spec());
     const first = await ready(h.ns, 'original');
     const id = first.status?.deploymentId as string;
+    // creationTimestamp has second precision: the copy must be the younger, not a uid coin toss.
+    await laterSecondThan(String(first.metadata.creationTimestamp ?? ''));
     // As a hand-made restore would leave it: another object carrying the first one's status.
     await create(h.ns, 'copy', spec({ name: 'original', sourceRevisionConfig: { imageUri: 'copy:1' } }), {
       'deploy.agents.dev/paused': 'true',
@@ -343,3 +345,9 @@ describe('credentials', () => {
     expect(other.requests().filter((r) => r.method !== 'GET')).toEqual([]);
   });
 });
+
+/** Waits until the clock is in a later second than an RFC 3339 timestamp of second precision. */
+async function laterSecondThan(timestamp: string | undefined): Promise<void> {
+  const after = Date.parse(String(timestamp ?? '')) + 1_000;
+  if (Number.isFinite(after) && Date.now() < after) await sleep(after - Date.now() + 50);
+}

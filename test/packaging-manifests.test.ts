@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MANIFESTS_NAMESPACE } from '../scripts/generate-packaging.ts';
 import { CRD_KEEP_ANNOTATIONS } from '../src/api/crds.ts';
 import { excessPermissions, type K8sObject, parseDocuments, REPO } from './packaging-helpers.ts';
+import { eventually } from './support/harness.ts';
 import { kubectl } from './support/kube.ts';
 
 const MANIFESTS = join(REPO, 'manifests');
@@ -111,6 +112,12 @@ describe('manifests/', () => {
         await kubectl(['auth', 'can-i', verb, resource, ...sub, '-n', namespace, '--as', SA])
       ).stdout.trim();
     };
+    // The RBAC authorizer learns of new roles and bindings through its own informers: wait for the grant
+    // to reach it before asking the questions (a `no` here once was only that lag).
+    await eventually(
+      async () => (await canI('list', 'agentdeployments.deploy.agents.dev', 'default')) === 'yes',
+      'the service account grant to reach the authorizer',
+    );
     expect(await canI('list', 'agentdeployments.deploy.agents.dev', 'default')).toBe('yes');
     expect(await canI('patch', 'sandboxtemplates.deploy.agents.dev', 'default', 'status')).toBe('yes');
     expect(await canI('patch', 'agentdeployments.deploy.agents.dev', 'default', 'status')).toBe('yes');
