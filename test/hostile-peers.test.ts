@@ -5,7 +5,6 @@
  * and no tenant holds every worker: the healthy namespace's objects still converge.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type HostileMode, type HostileServer, startHostileServer } from '../src/lib/hostile-server.ts';
 import { defaultListeners } from '../src/simulator/index.ts';
 import {
   condition,
@@ -17,6 +16,7 @@ import {
   startHarness,
   waitReady,
 } from './support/harness.ts';
+import { type HostileMode, type HostileServer, startHostileServer } from './support/hostile-server.ts';
 import { createTestNamespace } from './support/kube.ts';
 
 const LISTENER = defaultListeners()[0]?.id as string;

@@ -5,7 +5,7 @@ import {
   type HostileServer,
   startFixedServer,
   startHostileServer,
-} from '../lib/hostile-server.ts';
+} from '../../test/support/hostile-server.ts';
 import { ControlPlaneClient } from './client.ts';
 import {
   CancelledError,

@@ -7,7 +7,7 @@ import {
   type HostileServer,
   startFixedServer,
   startHostileServer,
-} from '../lib/hostile-server.ts';
+} from '../../test/support/hostile-server.ts';
 import { AgentServerClient, AgentServerError, summarize } from './agent-server-client.ts';
 
 describe('summarize', () => {
