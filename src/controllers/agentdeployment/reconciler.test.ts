@@ -432,19 +432,7 @@ const rows: Row[] = [
   },
   {
     name: 'an older object of the same name shows up with the mark: stands down before the POST, mark cleared',
-    given: () => {
-      const older = agent();
-      older.metadata = {
-        ...older.metadata,
-        name: 'twin',
-        uid: 'uid-twin',
-        creationTimestamp: '2020-01-01T00:00:00Z',
-      };
-      older.spec.name = 'agent';
-      const self = agent();
-      self.metadata.creationTimestamp = '2026-01-01T00:00:00Z';
-      return world(self, { arriving: [older] });
-    },
+    given: () => twinWorld({ self: '2026-01-01T00:00:00Z', twin: '2020-01-01T00:00:00Z' }),
     calls: ['list'],
     conditions: ['Ready=False/NameConflict', 'Stalled=True/NameConflict'],
     events: ['Warning/NameConflict'],
@@ -459,19 +447,7 @@ const rows: Row[] = [
   },
   {
     name: 'a younger object of the same name shows up with the mark: created all the same',
-    given: () => {
-      const younger = agent();
-      younger.metadata = {
-        ...younger.metadata,
-        name: 'twin',
-        uid: 'uid-twin',
-        creationTimestamp: '2099-01-01T00:00:00Z',
-      };
-      younger.spec.name = 'agent';
-      const self = agent();
-      self.metadata.creationTimestamp = '2020-01-01T00:00:00Z';
-      return world(self, { arriving: [younger] });
-    },
+    given: () => twinWorld({ self: '2020-01-01T00:00:00Z', twin: '2099-01-01T00:00:00Z' }),
     calls: ['list', 'create'],
     conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
     events: ['Normal/Created'],
@@ -849,6 +825,18 @@ async function createElsewhere(name: string, sourceConfig: Record<string, unknow
   if (response.status !== 201)
     throw new Error(`create answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { id: string }).id;
+}
+
+/**
+ * A new object, and another of the same deployment name the cache delivers only with this one's create
+ * mark (both applied together): each created at the time given.
+ */
+function twinWorld(created: { self: string; twin: string }): World {
+  const twin = agent({ name: 'agent' });
+  twin.metadata = { ...twin.metadata, name: 'twin', uid: 'uid-twin', creationTimestamp: created.twin };
+  const self = agent();
+  self.metadata.creationTimestamp = created.self;
+  return world(self, { arriving: [twin] });
 }
 
 /** A new object whose name a deployment made elsewhere holds: its first pass stalls NameConflict. */
