@@ -237,6 +237,22 @@ const CASES: Case[] = [
   },
   {
     kind: 'AgentDeployment',
+    file: 'progressing_retry_backoff',
+    health: 'Progressing',
+    message: conditionMessage('Reconciling'),
+    produce: async () => {
+      h.sim.failRevisions({ deploymentName: 'retrying', at: 'DEPLOY' });
+      const obj = externalImage('retrying');
+      await createAgd(h, { ...obj, spec: { ...obj.spec, retry: { limit: 3, backoff: '1h' } } });
+      return until(
+        'retrying',
+        'DEPLOY_FAILED, retry scheduled',
+        (o) => o.status?.revisionStatus === 'DEPLOY_FAILED' && hasCondition('Reconciling', 'True')(o),
+      );
+    },
+  },
+  {
+    kind: 'AgentDeployment',
     file: 'suspended',
     health: 'Suspended',
     message: conditionMessage('Paused'),

@@ -10,6 +10,7 @@ import {
 
 const NOW = Date.parse('2026-01-01T01:00:00Z');
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
+const AT_RETRY = '2026-01-01T01:00:06Z'; // changed 4s ago, 10s backoff
 
 function input(change: {
   deploymentStatus?: string;
@@ -104,6 +105,11 @@ describe('decideFollow', () => {
       'DEPLOY_FAILED with spec.retry, backoff not over: progressing, requeue at the backoff',
       { status: 'DEPLOY_FAILED', retry, changedMs: 4_000 },
       { action: 'progressing', requeueAfterMs: 6_000 },
+    ],
+    [
+      'the wait names the time of the retry, the same on every pass',
+      { status: 'DEPLOY_FAILED', retry, changedMs: 4_000 },
+      { action: 'progressing', message: `revision r-1 is DEPLOY_FAILED; retry 1 of 2 at ${AT_RETRY}` },
     ],
     [
       'DEPLOY_FAILED with spec.retry, backoff over: redeploy',

@@ -86,7 +86,8 @@ function verdict(input: FollowInput, phase: ReturnType<typeof revisionPhase>): F
     if (retrying.action === 'wait') {
       return {
         action: 'progressing',
-        message: `revision ${revision.id} is ${revision.status}; retry ${retries + 1} of ${retry?.limit} in ${formatDuration(retrying.delayMs)}`,
+        // The time, not the time left: the message (a condition's) stays the same from pass to pass.
+        message: `revision ${revision.id} is ${revision.status}; retry ${retries + 1} of ${retry?.limit} at ${secondsOf(nowMs + retrying.delayMs)}`,
         requeueAfterMs: retrying.delayMs,
       };
     }
@@ -181,4 +182,9 @@ export function followDeletion(input: DeletionInput): { outcome: Outcome; requeu
     },
     requeueAfterMs: revisionPollDelayMs(elapsed, input.minPollMs),
   };
+}
+
+/** An instant as RFC 3339 to the second. */
+function secondsOf(ms: number): string {
+  return new Date(Math.ceil(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }

@@ -1,5 +1,6 @@
 -- Argo CD health check for deploy.agents.dev AgentDeployment (Lua 5.1, as Argo CD runs it).
--- Order matters: paused, then not yet observed, then failures, then work in progress, then Ready.
+-- Order matters: paused, then not yet observed, then stalled, then work in progress (a retry included),
+-- then a failed revision, then Ready.
 local hs = {}
 
 local function condition(conditionType)
@@ -60,18 +61,19 @@ if isTrue(stalled) then
   return hs
 end
 
+-- Still working (a failed revision whose spec.retry redeploy is scheduled included): Progressing.
+local reconciling = condition("Reconciling")
+if isTrue(reconciling) then
+  hs.status = "Progressing"
+  hs.message = messageOf(reconciling, "Reconciling")
+  return hs
+end
+
 local revisionStatus = obj.status.revisionStatus
 local ready = condition("Ready")
 if revisionStatus ~= nil and FAILED[revisionStatus] then
   hs.status = "Degraded"
   hs.message = messageOf(ready, "Latest revision is " .. revisionStatus)
-  return hs
-end
-
-local reconciling = condition("Reconciling")
-if isTrue(reconciling) then
-  hs.status = "Progressing"
-  hs.message = messageOf(reconciling, "Reconciling")
   return hs
 end
 
