@@ -7,6 +7,7 @@
  * durable mid-pass, through the step's `persist`; none writes conditions.
  */
 import { Annotation, EventReason, Reason } from '../../api/names.ts';
+import { DEFAULT_TIMEOUTS } from '../../controlplane/client.ts';
 import {
   BadRequestError,
   ConflictError,
@@ -26,6 +27,13 @@ import { deletedElsewhere } from './decide.ts';
 import { judgeFound } from './guard.ts';
 import { forgetDeployment } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
+
+/**
+ * How long after an unanswered create a deleted object keeps its finalizer while the name shows nothing:
+ * the POST may still commit after the client gave up on it (twice its deadline), and the object must
+ * still be there to delete what it made.
+ */
+export const LATE_COMMIT_WINDOW_MS = 2 * DEFAULT_TIMEOUTS.totalMs;
 
 export interface ExternalDeployment {
   /**
@@ -145,6 +153,18 @@ export function externalDeployment(
       }
     }
     throw err;
+  };
+
+  /** Deleting with a create unanswered and nothing of the name yet: wait out a late commit first. */
+  const holdForLateCommit = (pendingSince: string) => {
+    const until = Date.parse(pendingSince) + LATE_COMMIT_WINDOW_MS;
+    const left = until - deps.now().getTime();
+    if (!(left > 0)) return;
+    throw new Wait(
+      Reason.Deleting,
+      `a create sent at ${pendingSince} got no answer and nothing named ${deploymentName} exists yet; it may still commit, so the finalizer stays until ${new Date(until).toISOString()} and the name is looked up again then (set spec.deletionPolicy to Orphan to release it now)`,
+      left,
+    );
   };
 
   /** The recorded deployment missing under credentials other than those it was recorded with. */
@@ -281,6 +301,7 @@ export function externalDeployment(
           own(live);
           note(EventReason.Found, verdict.message);
         }
+        if (!live) holdForLateCommit(status.createPendingSince);
       }
       const ids = status.deploymentId ? [status.deploymentId] : [];
       const remaining: Deployment[] = [];

@@ -19,6 +19,7 @@ import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } fro
 import { defaultHostAllowList, parseHostAllowList } from '../../verification/host-allow-list.ts';
 import { Verifier } from '../../verification/verifier.ts';
 import { ClaimIndex } from './claim-index.ts';
+import { LATE_COMMIT_WINDOW_MS } from './external.ts';
 import { agentDeploymentReconciler, READY_RESYNC_FACTOR } from './reconciler.ts';
 
 const LISTENER = defaultListeners()[0]?.id as string;
@@ -324,6 +325,43 @@ const rows: Row[] = [
     also: (w, pass) => {
       expect(pass.error).toBeInstanceOf(Error);
       expect(w.obj.metadata.finalizers).toContain(FINALIZER);
+    },
+  },
+  {
+    name: 'deleted with a create unanswered and nothing of its name yet: the finalizer waits out a late commit',
+    given: () => deletedWhileCreating(1_000),
+    calls: ['list'],
+    conditions: ['Ready=False/Deleting', 'Reconciling=True/Deleting'],
+    events: ['Warning/Deleting'],
+    statusWrites: 1,
+    also: (w, pass) => {
+      expect(w.gone).toBe(false);
+      expect(pass.result?.requeueAfterMs).toBe(LATE_COMMIT_WINDOW_MS - 1_000);
+    },
+  },
+  {
+    name: 'deleted with a create unanswered, past the late-commit window: nothing there, finalizer removed',
+    given: () => deletedWhileCreating(LATE_COMMIT_WINDOW_MS + 1_000),
+    calls: ['list'],
+    conditions: [],
+    events: ['Normal/Orphaned'],
+    statusWrites: 0,
+    also: (w) => expect(w.gone).toBe(true),
+  },
+  {
+    name: 'deleted with a create unanswered that committed late: that deployment is found and deleted',
+    given: async () => {
+      const w = deletedWhileCreating(1_000);
+      await createElsewhere('agent');
+      return w;
+    },
+    calls: ['list', 'get', 'delete', 'get'],
+    conditions: ['Ready=False/Deleting', 'Reconciling=True/Deleting'],
+    events: ['Normal/Found', 'Normal/Deleting'],
+    statusWrites: 1,
+    also: (w) => {
+      expect(w.obj.status?.deploymentId).toBe(sim.deployments()[0]?.id);
+      expect(sim.requests({ method: 'DELETE' })).toHaveLength(1);
     },
   },
   {
@@ -825,6 +863,15 @@ async function createElsewhere(name: string, sourceConfig: Record<string, unknow
   if (response.status !== 201)
     throw new Error(`create answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { id: string }).id;
+}
+
+/** An object deleted while its create (sent that long ago) had no answer, nothing recorded but the mark. */
+function deletedWhileCreating(sentAgoMs: number): World {
+  const w = world();
+  w.obj.metadata.finalizers = [FINALIZER];
+  w.obj.metadata.deletionTimestamp = new Date(w.clockMs);
+  w.obj.status = { createPendingSince: new Date(w.clockMs - sentAgoMs).toISOString() };
+  return w;
 }
 
 /**

@@ -147,8 +147,9 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
           useCredentials(pass, credentialsOf(pass));
           remaining = await deleteOwned(pass);
         } catch (err) {
-          // A deployment recorded under other credentials is for a person to settle, not to retry.
-          if (err instanceof Stall) throw err;
+          // A deployment recorded under other credentials is for a person to settle, not to retry; a
+          // create that may still commit is waited for.
+          if (err instanceof Stall || err instanceof Wait) throw err;
           const cause = outcomeOf(err);
           throw new Retry(
             'DeleteFailed',
