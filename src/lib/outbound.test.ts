@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fetch, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamSpaces } from '../../test/support/hostile-server.ts';
 import { MAX_TIMER_MS, OutboundError, outboundCall, type RawResponse, timerDelay } from './outbound.ts';
 
 /** Local servers that misbehave the ways a hostile peer can. */
@@ -16,19 +17,7 @@ const routes: Record<string, (res: ServerResponse) => void> = {
   // 100 MB streamed in 64 KiB chunks, with no content-length.
   '/huge': (res) => {
     res.writeHead(200);
-    const chunk = Buffer.alloc(64 * 1024, 0x20);
-    let sent = 0;
-    const more = () => {
-      while (sent < 100 * 1024 * 1024) {
-        sent += chunk.length;
-        if (!res.write(chunk)) return void res.once('drain', more);
-      }
-      res.end();
-    };
-    res.on('close', () => {
-      sent = Number.POSITIVE_INFINITY;
-    });
-    more();
+    streamSpaces(res, 100 * 1024 * 1024);
   },
   '/declared-huge': (res) => {
     res.writeHead(200, { 'content-length': String(100 * 1024 * 1024) });

@@ -32,19 +32,7 @@ const behaviours: Record<HostileMode, (res: ServerResponse) => void> = {
   },
   huge: (res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    const chunk = Buffer.alloc(64 * 1024, 0x20);
-    let sent = 0;
-    const more = () => {
-      while (sent < HUGE_BYTES) {
-        sent += chunk.length;
-        if (!res.write(chunk)) return void res.once('drain', more);
-      }
-      res.end();
-    };
-    res.on('close', () => {
-      sent = Number.POSITIVE_INFINITY;
-    });
-    more();
+    streamSpaces(res, HUGE_BYTES);
   },
   'retry-after': (res) => {
     res.writeHead(429, { 'retry-after': '86400', 'content-type': 'application/json' });
@@ -53,33 +41,41 @@ const behaviours: Record<HostileMode, (res: ServerResponse) => void> = {
   hang: () => {},
 };
 
-export async function startHostileServer(mode: HostileMode): Promise<HostileServer> {
-  let count = 0;
-  const server = createServer((req, res) => {
-    count += 1;
-    req.resume();
-    behaviours[mode](res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests: () => count,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
+/** Streams `bytes` spaces in 64 KiB chunks, with no content-length, minding back-pressure. */
+export function streamSpaces(res: ServerResponse, bytes: number): void {
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  let sent = 0;
+  const more = () => {
+    while (sent < bytes) {
+      sent += chunk.length;
+      if (!res.write(chunk)) return void res.once('drain', more);
+    }
+    res.end();
   };
+  res.on('close', () => {
+    sent = Number.POSITIVE_INFINITY;
+  });
+  more();
+}
+
+export function startHostileServer(mode: HostileMode): Promise<HostileServer> {
+  return serve((res) => behaviours[mode](res));
 }
 
 /** Answers every request with the same status and JSON body (an answer valid in form, hostile in content). */
-export async function startFixedServer(status: number, body: unknown): Promise<HostileServer> {
+export function startFixedServer(status: number, body: unknown): Promise<HostileServer> {
+  return serve((res) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  });
+}
+
+async function serve(answer: (res: ServerResponse) => void): Promise<HostileServer> {
   let count = 0;
   const server = createServer((req, res) => {
     count += 1;
     req.resume();
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
+    answer(res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
