@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
 import { kubeRequest } from '../src/runtime/kubehttp.ts';
-import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
+import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
+import { externalImage, LISTENER } from './support/agd-objects.ts';
 import {
   AGD_PATH,
   condition,
@@ -21,21 +22,6 @@ import {
   startHarness,
   waitReady,
 } from './support/harness.ts';
-
-const LISTENER = defaultListeners()[0]?.id as string;
-
-const externalImage = (name: string, spec: Record<string, unknown> = {}, resourceSpec: object = {}) => ({
-  metadata: { name },
-  spec: {
-    source: 'external_image',
-    sourceConfig: {
-      listenerId: LISTENER,
-      resourceSpec: { cpu: 0.5, memoryMb: 512, minScale: 1, ...resourceSpec },
-    },
-    sourceRevisionConfig: { imageUri: 'registry.example.com/agent:1' },
-    ...spec,
-  },
-});
 
 let h: Harness;
 let client: ControlPlaneClient;
@@ -124,16 +110,21 @@ describe('defaults never read as drift', () => {
         'steady-env',
         {},
         {
-          sidecars: [
-            {
-              name: 'proxy',
-              image: 'proxy:1',
-              env: [
-                { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-                { name: 'EMPTY' },
-              ],
-            },
-          ],
+          resourceSpec: {
+            cpu: 0.5,
+            memoryMb: 512,
+            minScale: 1,
+            sidecars: [
+              {
+                name: 'proxy',
+                image: 'proxy:1',
+                env: [
+                  { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                  { name: 'EMPTY' },
+                ],
+              },
+            ],
+          },
         },
       ),
     );

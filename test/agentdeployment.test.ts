@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
 import { kubeRequest } from '../src/runtime/kubehttp.ts';
-import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
+import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
+import { externalImage, LISTENER, repoHost } from './support/agd-objects.ts';
 import {
   AGD_PATH,
   condition,
@@ -21,41 +22,6 @@ import {
   startHarness,
   waitReady,
 } from './support/harness.ts';
-
-const LISTENER = defaultListeners()[0]?.id as string;
-const INTEGRATION = '6f1f7a4e-8d7b-4c43-9a57-2f6a9b1c0d11';
-
-const repoHost = (name: string, spec: Record<string, unknown> = {}) => ({
-  metadata: { name },
-  spec: {
-    source: 'repo_host',
-    sourceConfig: {
-      integrationId: INTEGRATION,
-      repoUrl: 'https://git.example.com/team/agent',
-      deploymentType: 'dev',
-    },
-    sourceRevisionConfig: { repoRef: 'main', graphConfigPath: 'langgraph.json' },
-    ...spec,
-  },
-});
-
-const externalImage = (
-  name: string,
-  spec: Record<string, unknown> = {},
-  sourceConfig: Record<string, unknown> = {},
-) => ({
-  metadata: { name },
-  spec: {
-    source: 'external_image',
-    sourceConfig: {
-      listenerId: LISTENER,
-      resourceSpec: { cpu: 0.5, memoryMb: 512, minScale: 1 },
-      ...sourceConfig,
-    },
-    sourceRevisionConfig: { imageUri: 'registry.example.com/agent:1' },
-    ...spec,
-  },
-});
 
 let h: Harness;
 let client: ControlPlaneClient;

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
 import { isNotFound } from '../src/runtime/errors.ts';
 import { kubeRequest } from '../src/runtime/kubehttp.ts';
-import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
+import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
+import { externalImage, LISTENER } from './support/agd-objects.ts';
 import {
   condition,
   createAgd,
@@ -29,24 +30,9 @@ import {
   waitReady,
 } from './support/harness.ts';
 
-const LISTENER = defaultListeners()[0]?.id as string;
 /** A second key the simulator accepts: a team's own credentials. */
 const TEAM_KEY = 'team-api-key-5c1e';
 const IN_USE = 'deploy.agents.dev/credentials-in-use';
-
-const externalImage = (name: string, spec: Record<string, unknown> = {}, sourceConfig: object = {}) => ({
-  metadata: { name },
-  spec: {
-    source: 'external_image',
-    sourceConfig: {
-      listenerId: LISTENER,
-      resourceSpec: { cpu: 0.5, memoryMb: 512, minScale: 1 },
-      ...sourceConfig,
-    },
-    sourceRevisionConfig: { imageUri: 'registry.example.com/agent:1' },
-    ...spec,
-  },
-});
 
 /** A host outside the allow-list (another port on loopback): it records every request it gets. */
 interface Foreign {
