@@ -148,14 +148,7 @@ export class Verifier {
         failures: 0,
       },
     );
-    return {
-      record,
-      view: {
-        outcome: { kind: 'stalled', reason: 'URLNotAllowed', message },
-        verified: { status: 'Unknown', reason: 'URLNotAllowed', message },
-      },
-      requeueAfterMs: undefined,
-    };
+    return unverified(record, 'stalled', 'URLNotAllowed', message);
   }
 
   async #start(
@@ -167,14 +160,7 @@ export class Verifier {
     if (!req.url) {
       const message =
         'the deployment has no URL to verify (status.url is empty; for external_image set spec.sourceConfig.customUrl)';
-      return {
-        record,
-        view: {
-          outcome: { kind: 'waiting', reason: 'NoURLToVerify', message },
-          verified: { status: 'Unknown', reason: 'NoURLToVerify', message },
-        },
-        requeueAfterMs: undefined,
-      };
+      return unverified(record, 'waiting', 'NoURLToVerify', message);
     }
     const startedAt = this.#options.now().toISOString();
     const webhook = this.#options.webhook && settings.webhook !== false ? this.#options.webhook : undefined;
@@ -364,5 +350,19 @@ function runAttempt(
     ...(succeeded
       ? {}
       : { message: `run ${c.runId} on thread ${c.threadId} ended ${status}${detail ? `: ${detail}` : ''}` }),
+  };
+}
+
+/** Verification that cannot start: Verified Unknown, and the pass ends the way `kind` says. */
+function unverified(
+  record: VerificationStatus,
+  kind: 'stalled' | 'waiting',
+  reason: 'URLNotAllowed' | 'NoURLToVerify',
+  message: string,
+): VerifyResult {
+  return {
+    record,
+    view: { outcome: { kind, reason, message }, verified: { status: 'Unknown', reason, message } },
+    requeueAfterMs: undefined,
   };
 }
