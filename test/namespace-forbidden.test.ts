@@ -3,60 +3,26 @@
  * is told to watch a second one it may not list (403). The first still reconciles; the second is
  * reported in /readyz, in a metric and in the log.
  */
-import { Writable } from 'node:stream';
-import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { type Operator, startOperator } from '../src/operator.ts';
 import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
-import { CHART, helm } from './packaging-helpers.ts';
+import { installChartAs, lineSink } from './packaging-helpers.ts';
 import { createAgd, eventually, type Harness, startHarness, waitReady } from './support/harness.ts';
-import { createTestNamespace, kubeConfigFromProvided, kubectl } from './support/kube.ts';
+import { createTestNamespace } from './support/kube.ts';
 
 let h: Harness;
 let operator: Operator | undefined;
 let forbidden: string;
 const logs: string[] = [];
 
-function tokenKubeConfig(token: string): KubeConfig {
-  const cluster = kubeConfigFromProvided().getCurrentCluster();
-  if (!cluster) throw new Error('no cluster in the test kubeconfig');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name: 'operator', token }],
-    contexts: [{ name: 'operator', cluster: cluster.name, user: 'operator' }],
-    currentContext: 'operator',
-  });
-  return kc;
-}
-
 beforeAll(async () => {
   h = await startHarness('ns-allowed', { withOperator: false });
   forbidden = await createTestNamespace('ns-forbidden');
   const releaseNs = await createTestNamespace('ns-release');
   const release = 'nsfb';
-  const installed = await helm([
-    'install',
-    release,
-    CHART,
-    '--namespace',
-    releaseNs,
-    '--set',
-    `watchNamespaces={${h.ns}}`,
-  ]);
-  expect(installed.code, installed.stderr).toBe(0);
-  const token = await kubectl(['create', 'token', `${release}-agent-deployment-operator`, '--duration=1h'], {
-    namespace: releaseNs,
-  });
-  expect(token.code, token.stderr).toBe(0);
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      logs.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
+  const kc = await installChartAs(release, releaseNs, [`watchNamespaces={${h.ns}}`]);
   operator = await startOperator({
     config: loadConfig([], {
       CONTROL_PLANE_URL: h.sim.url,
@@ -70,8 +36,8 @@ beforeAll(async () => {
       HTTP_PORT: '0',
       LOG_LEVEL: 'debug',
     }),
-    kc: tokenKubeConfig(token.stdout.trim()),
-    logger: pino({ level: 'debug' }, sink),
+    kc,
+    logger: pino({ level: 'debug' }, lineSink(logs)),
   });
 }, 120_000);
 

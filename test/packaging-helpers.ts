@@ -6,10 +6,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { KubeConfig } from '@kubernetes/client-node';
 import yaml from 'js-yaml';
 import { inject } from 'vitest';
 import { aggregateLabel, allowedPermissions, type PolicyRule, permissionsOf } from '../scripts/rbac-rules.ts';
-import { testKubeconfigPath } from './support/kube.ts';
+import { kubeConfigFromProvided, kubectl, testKubeconfigPath } from './support/kube.ts';
 
 export const REPO = resolve(import.meta.dirname, '..');
 export const CHART = join(REPO, 'helm/agent-deployment-operator');
@@ -99,4 +101,48 @@ export function grantedPermissions(objects: readonly K8sObject[]): string[] {
 export function excessPermissions(objects: readonly K8sObject[]): string[] {
   const allowed = allowedPermissions();
   return grantedPermissions(objects).filter((p) => !allowed.has(p));
+}
+
+/**
+ * Installs the chart as `release` in `namespace` (with `--set` values), and returns a kubeconfig that
+ * authenticates as its service account: the operator then runs with exactly the chart's RBAC.
+ */
+export async function installChartAs(
+  release: string,
+  namespace: string,
+  sets: readonly string[],
+): Promise<KubeConfig> {
+  const installed = await helm([
+    'install',
+    release,
+    CHART,
+    '--namespace',
+    namespace,
+    ...sets.flatMap((s) => ['--set', s]),
+  ]);
+  if (installed.code !== 0) throw new Error(`helm install ${release}: ${installed.stderr}`);
+  const token = await kubectl(['create', 'token', `${release}-agent-deployment-operator`, '--duration=1h'], {
+    namespace,
+  });
+  if (token.code !== 0) throw new Error(`kubectl create token: ${token.stderr}`);
+  const cluster = kubeConfigFromProvided().getCurrentCluster();
+  if (!cluster) throw new Error('no cluster in the test kubeconfig');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: 'operator', token: token.stdout.trim() }],
+    contexts: [{ name: 'operator', cluster: cluster.name, user: 'operator' }],
+    currentContext: 'operator',
+  });
+  return kc;
+}
+
+/** A stream whose lines (a logger's output) are appended to `lines`. */
+export function lineSink(lines: string[]): Writable {
+  return new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
 }

@@ -6,15 +6,13 @@
  * credentials Secret, and removes its finalizer on delete, without a single 403. The other packaging tests check the converse (nothing more
  * is granted than scripts/rbac-rules.ts lists).
  */
-import { Writable } from 'node:stream';
-import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { type Operator, startOperator } from '../src/operator.ts';
 import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { DEFAULT_API_KEY, defaultListeners, EXAMPLE_TEMPLATES } from '../src/simulator/index.ts';
-import { CHART, helm } from './packaging-helpers.ts';
+import { installChartAs, lineSink } from './packaging-helpers.ts';
 import {
   createAgd,
   deleteAgd,
@@ -24,7 +22,7 @@ import {
   startHarness,
   waitReady,
 } from './support/harness.ts';
-import { createTestNamespace, kubeConfigFromProvided, kubectl } from './support/kube.ts';
+import { createTestNamespace, kubectl } from './support/kube.ts';
 
 /** The chart's namespace selector for the default credentials: its ClusterRole must let namespaces be read. */
 const SCOPE_LABEL = 'agents.test/default-credentials';
@@ -34,49 +32,15 @@ let operator: Operator | undefined;
 let releaseNs: string;
 const logs: string[] = [];
 
-/** A kubeconfig that authenticates as `token` against the run's API server. */
-function tokenKubeConfig(token: string): KubeConfig {
-  const cluster = kubeConfigFromProvided().getCurrentCluster();
-  if (!cluster) throw new Error('no cluster in the test kubeconfig');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name: 'operator', token }],
-    contexts: [{ name: 'operator', cluster: cluster.name, user: 'operator' }],
-    currentContext: 'operator',
-  });
-  return kc;
-}
-
 beforeAll(async () => {
   h = await startHarness('rbac-sa', { withOperator: false, simulator: { templates: EXAMPLE_TEMPLATES } });
   releaseNs = await createTestNamespace('rbac-release');
   const release = 'rbac';
-  const installed = await helm([
-    'install',
-    release,
-    CHART,
-    '--namespace',
-    releaseNs,
-    '--set',
+  const kc = await installChartAs(release, releaseNs, [
     `watchNamespaces={${h.ns}}`,
-    '--set',
     `importTemplatesNamespace=${h.ns}`,
-    '--set',
     `defaultCredentials.namespaceSelector=${SCOPE_LABEL}=true`,
   ]);
-  expect(installed.code, installed.stderr).toBe(0);
-  const token = await kubectl(['create', 'token', `${release}-agent-deployment-operator`, '--duration=1h'], {
-    namespace: releaseNs,
-  });
-  expect(token.code, token.stderr).toBe(0);
-
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      logs.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
   const config = loadConfig([], {
     CONTROL_PLANE_URL: h.sim.url,
     CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
@@ -93,8 +57,8 @@ beforeAll(async () => {
   });
   operator = await startOperator({
     config,
-    kc: tokenKubeConfig(token.stdout.trim()),
-    logger: pino({ level: 'debug' }, sink),
+    kc,
+    logger: pino({ level: 'debug' }, lineSink(logs)),
   });
 });
 
