@@ -6,8 +6,8 @@
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { Annotation } from '../../api/names.ts';
+import { type Claim, claimOf, deploymentNameOf } from '../../reconcile/claims.ts';
 import { objectKey } from '../../runtime/keys.ts';
-import { type Claim, claimOf, deploymentNameOf } from './claims.ts';
 
 export class ClaimIndex {
   readonly #objects = new Map<string, AgentDeployment>();

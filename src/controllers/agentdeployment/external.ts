@@ -21,9 +21,9 @@ import type {
   DeploymentPatchRequest,
   Revision,
 } from '../../controlplane/schemas.ts';
+import { deploymentNameOf } from '../../reconcile/claims.ts';
+import { deletedElsewhere } from '../../reconcile/decide.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
-import { deploymentNameOf } from './claims.ts';
-import { deletedElsewhere } from './decide.ts';
 import { judgeFound } from './guard.ts';
 import { forgetDeployment } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';

@@ -12,6 +12,7 @@ import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
+import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import { ConflictError } from '../../runtime/errors.ts';
@@ -32,7 +33,6 @@ import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { ClaimIndex } from './claim-index.ts';
-import { deploymentNameOf } from './claims.ts';
 import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
 import { DeploymentObserver } from './observer.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';

@@ -9,6 +9,9 @@ import type { Credentials } from '../../controlplane/credentials.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
+import { type ClaimConflict, claimConflict, claimOf, createContest } from '../../reconcile/claims.ts';
+import { decide } from '../../reconcile/decide.ts';
+import { desiredDeployment } from '../../reconcile/desired.ts';
 import {
   checkPollInterval,
   pausedOutcome,
@@ -19,16 +22,7 @@ import {
 import { findCondition } from '../../runtime/conditions.ts';
 import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
-import { toCreateRequest } from '../../translate/request.ts';
-import {
-  objectSecretsKey,
-  plainDigest,
-  referencedSecretNames,
-  resolveSecrets,
-  secretsDigest,
-} from '../../translate/secrets.ts';
-import { type ClaimConflict, claimConflict, claimOf, createContest } from './claims.ts';
-import { decide } from './decide.ts';
+import { referencedSecretNames } from '../../translate/secrets.ts';
 import { externalDeployment } from './external.ts';
 import {
   decideFollow,
@@ -244,25 +238,10 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         await deps.protectCredentials(namespaceOf(pass), ref.name, pass.signal);
       await deps.releaseCredentials(namespaceOf(pass), undefined, pass.signal);
       useCredentials(pass, credentialsOf(pass));
-      const resolved = resolveSecrets(pass.spec, pass.lookup);
-      if (!resolved.ok) {
-        const parts = [
-          ...(resolved.missing.length ? [`missing ${resolved.missing.join(', ')}`] : []),
-          ...resolved.invalid,
-        ];
-        throw new Wait('WaitingForSecret', `secrets cannot be resolved: ${parts.join('; ')}`);
-      }
-      pass.desired = toCreateRequest(pass.spec, pass.spec.name ?? pass.obj.metadata.name, resolved.secrets);
-      pass.digests = {
-        secrets: secretsDigest(
-          objectSecretsKey(deps.digestKey, pass.obj.metadata.uid ?? pass.obj.metadata.name),
-          resolved.secrets,
-        ),
-        unechoed: plainDigest([
-          pass.desired.source_config.install_command,
-          pass.desired.source_config.build_command,
-        ]),
-      };
+      const desired = desiredDeployment({ ...pass.obj, spec: pass.spec }, pass.lookup, deps.digestKey);
+      if (!desired.ok) throw new Wait('WaitingForSecret', desired.message);
+      pass.desired = desired.request;
+      pass.digests = desired.digests;
       return undefined;
     },
   };

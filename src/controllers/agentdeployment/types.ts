@@ -11,11 +11,12 @@ import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { Deployment, DeploymentCreateRequest } from '../../controlplane/schemas.ts';
+import type { Claim } from '../../reconcile/claims.ts';
+import type { AppliedDigests } from '../../reconcile/desired.ts';
 import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
 import type { SecretLookup } from '../../translate/secrets.ts';
 import type { Verifier } from '../../verification/verifier.ts';
 import type { VerifiedCondition } from '../../verification/view.ts';
-import type { Claim } from './claims.ts';
 import type { DeploymentObserver } from './observer.ts';
 
 /** The control-plane calls a reconcile makes. */
@@ -76,12 +77,6 @@ export interface AgentDeploymentDeps {
   /** Post-deploy verification (spec.verification). */
   verifier: Pick<Verifier, 'step' | 'forget'>;
   now(): Date;
-}
-
-/** Digests of what was applied: the secrets (keyed per object) and the fields the platform does not echo. */
-export interface AppliedDigests {
-  secrets: string;
-  unechoed: string;
 }
 
 export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeploymentStatus> {

@@ -14,6 +14,9 @@ import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import type { SandboxTemplate as ListedTemplate } from '../../controlplane/schemas.ts';
 import { canonicalJson } from '../../lib/canonical-json.ts';
+import { describeDrift, templateDrift } from '../../reconcile/template-drift.ts';
+import { observedFacts } from '../../reconcile/template-observed.ts';
+import { resolveTemplate } from '../../reconcile/template-resolve.ts';
 import {
   checkPollInterval,
   pausedOutcome,
@@ -31,9 +34,6 @@ import {
   reconcileWithShell,
   type Step,
 } from '../../runtime/reconcile-shell.ts';
-import { describeDrift, templateDrift } from './drift.ts';
-import { observedFacts } from './observed.ts';
-import { resolveTemplate } from './resolve.ts';
 import type { TemplateSnapshots } from './snapshots.ts';
 
 export interface SandboxTemplateDeps {

@@ -3,13 +3,9 @@
  * terms, resources in Kubernetes quantity notation. Proxy rules keep only the names of the headers they
  * inject: header values can carry credentials and never leave this function.
  */
-import type {
-  ObservedProxyRule,
-  ObservedTemplate,
-  SandboxTemplateStatus,
-} from '../../api/sandboxtemplate.ts';
-import type { ProxyRule, SandboxTemplate } from '../../controlplane/schemas.ts';
-import { formatBytes, formatCpu } from '../../translate/quantity.ts';
+import type { ObservedProxyRule, ObservedTemplate, SandboxTemplateStatus } from '../api/sandboxtemplate.ts';
+import type { ProxyRule, SandboxTemplate } from '../controlplane/schemas.ts';
+import { formatBytes, formatCpu } from '../translate/quantity.ts';
 
 export type TemplateFacts = Pick<
   SandboxTemplateStatus,

@@ -4,15 +4,11 @@
  * a change the platform cannot make (an immutable field, the removal of every secret).
  * The reconciler acts on it; a plan can print it.
  */
-import type { AgentDeploymentStatus } from '../../api/agentdeployment.ts';
-import { isDeleting } from '../../controlplane/progress.ts';
-import type {
-  Deployment,
-  DeploymentCreateRequest,
-  DeploymentPatchRequest,
-} from '../../controlplane/schemas.ts';
-import { computeDrift } from '../../translate/drift.ts';
-import type { AppliedDigests } from './types.ts';
+import type { AgentDeploymentStatus } from '../api/agentdeployment.ts';
+import { isDeleting } from '../controlplane/progress.ts';
+import type { Deployment, DeploymentCreateRequest, DeploymentPatchRequest } from '../controlplane/schemas.ts';
+import { computeDrift } from '../translate/drift.ts';
+import type { AppliedDigests } from './desired.ts';
 
 export type Decision =
   | { action: 'create'; request: DeploymentCreateRequest }

@@ -5,8 +5,8 @@
  * names case-insensitively), volume mounts as a set, proxy rules by name (the spec's list is the whole
  * set: a rule the spec does not list is drift).
  */
-import type { Drift, ObservedTemplate, SandboxTemplateSpec } from '../../api/sandboxtemplate.ts';
-import { sameQuantity } from '../../translate/quantity.ts';
+import type { Drift, ObservedTemplate, SandboxTemplateSpec } from '../api/sandboxtemplate.ts';
+import { sameQuantity } from '../translate/quantity.ts';
 
 const ABSENT = '(absent)';
 const RESOURCE_KEYS = ['cpu', 'memory', 'storage'] as const;

@@ -1,6 +1,6 @@
 /** The create/none/patch/wait/stall decision, one row per case, without a cluster or a control plane. */
 import { describe, expect, it } from 'vitest';
-import type { Deployment, DeploymentCreateRequest } from '../../controlplane/schemas.ts';
+import type { Deployment, DeploymentCreateRequest } from '../controlplane/schemas.ts';
 import { type DecisionInput, decide } from './decide.ts';
 
 const observed: Deployment = {

@@ -8,8 +8,8 @@
  * create or an adoption asked for by annotation, then a bare name; between equal ranks the object created
  * first (metadata.creationTimestamp) wins, then the lower uid. The loser writes nothing.
  */
-import type { AgentDeployment } from '../../api/agentdeployment.ts';
-import { Annotation } from '../../api/names.ts';
+import type { AgentDeployment } from '../api/agentdeployment.ts';
+import { Annotation } from '../api/names.ts';
 
 export interface Claim {
   /** namespace/name of the object. */
