@@ -3,7 +3,7 @@
  * leader election, workers and the HTTP endpoints. main.ts runs it as a process; tests run it in-process
  * with a config of their own.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -21,7 +21,7 @@ import { EventRecorder } from './runtime/events.ts';
 import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { NamespaceSync } from './runtime/namespace-sync.ts';
-import { OperatorKeySecret } from './runtime/operator-key.ts';
+import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
@@ -53,9 +53,7 @@ export interface OperatorOptions {
  */
 async function digestKey(config: Config, operatorKey: OperatorKeySecret): Promise<string> {
   if (config.secretsDigestKey) return config.secretsDigestKey;
-  return createHmac('sha256', await operatorKey.get())
-    .update('agent-deployment-operator/secrets-digest')
-    .digest('hex');
+  return secretsDigestKeyFrom(await operatorKey.get());
 }
 
 /** How soon an object of a namespace not listed yet is looked at again. */

@@ -4,7 +4,7 @@
  * and the webhook tokens, so it must outlive restarts and credential rotations. Loaded once per process;
  * a failed load is retried on the next use. The key never leaves this module except as HMACs.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { ConflictError, NotFoundError } from './errors.ts';
@@ -39,6 +39,11 @@ export class OperatorKeySecret {
       });
     }
     return this.#loading;
+  }
+
+  /** The key as stored, never creating it (a reader such as the plan must not); undefined when absent. */
+  async peek(): Promise<Buffer | undefined> {
+    return (await this.#read(OPERATOR_KEY_SECRET)) ?? (await this.#read(LEGACY_KEY_SECRET));
   }
 
   async #load(): Promise<Buffer> {
@@ -89,4 +94,13 @@ export class OperatorKeySecret {
       throw err;
     }
   }
+}
+
+/**
+ * The key of the secrets digests, derived from the operator's key. It must stay the same across restarts
+ * and credential rotations: a new key changes every digest, which reads as rotated secrets and redeploys
+ * every deployment.
+ */
+export function secretsDigestKeyFrom(operatorKey: Buffer): string {
+  return createHmac('sha256', operatorKey).update('agent-deployment-operator/secrets-digest').digest('hex');
 }
