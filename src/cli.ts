@@ -1,0 +1,185 @@
+/**
+ * kubectl-agd: `kubectl agd plan -f <files|dir|->` says what the controller would do to the platform for
+ * each AgentDeployment and SandboxTemplate given, before they are applied (README, "Plan in CI"). It
+ * only reads: Kubernetes (optional) and the control plane. Exit code: 0 nothing to do, 2 changes, 1 a
+ * problem (an object refused or that would stall, or a failed read).
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ControlPlaneClient } from './controlplane/client.ts';
+import { type Credentials, credentialsKey } from './controlplane/credentials.ts';
+import { exitCodeOf, formatPlan, OUTPUT_FORMATS, type OutputFormat } from './plan/format.ts';
+import { readInputs } from './plan/inputs.ts';
+import { kubePlanReads } from './plan/kube.ts';
+import type { PlanClient, PlanWorld } from './plan/model.ts';
+import { planObjects } from './plan/plan.ts';
+import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
+import { loadKubeConfig } from './startup.ts';
+
+export const USAGE = `Usage: kubectl agd plan -f <file|directory|-> [-f ...] [options]
+
+Says what the controller would do on the control plane for each AgentDeployment and SandboxTemplate
+given: create (the request, secret values shown as "(set)"), patch (field by field, and whether a new
+revision is built), nothing, or why it would be refused or stall. It writes nothing anywhere.
+
+Options:
+  -f, --filename PATH          a file, a directory of .yaml/.yml/.json files, or - for standard input
+  -n, --namespace NS           namespace of objects that name none (default: the kubeconfig's, or default)
+  -o, --output FORMAT          text (coloured on a terminal), markdown or json (default: text)
+      --no-cluster             plan from the files alone (no kubeconfig): Secrets and status are unknown
+      --control-plane-url URL  the controller's control-plane URL (or CONTROL_PLANE_URL)
+      --api-key-file PATH      a file holding the controller's API key (or CONTROL_PLANE_API_KEY;
+                               CONTROL_PLANE_BEARER_TOKEN and CONTROL_PLANE_TENANT_ID are read too)
+      --operator-namespace NS  read the controller's key Secret there, to compare secret values exactly
+                               as the controller does (or set SECRETS_DIGEST_KEY, as the controller's)
+  -h, --help                   this text
+
+Exit code: 0 no changes, 2 changes, 1 a problem (refused, would stall, a read failed, bad usage).
+`;
+
+class UsageError extends Error {}
+
+interface Options {
+  files: string[];
+  namespace: string | undefined;
+  output: OutputFormat;
+  cluster: boolean;
+  credentials: Partial<Credentials>;
+  operatorNamespace: string | undefined;
+  digestKey: string | undefined;
+}
+
+export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Options | 'help' {
+  const parse = () =>
+    parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        filename: { type: 'string', short: 'f', multiple: true },
+        namespace: { type: 'string', short: 'n' },
+        output: { type: 'string', short: 'o', default: 'text' },
+        'no-cluster': { type: 'boolean', default: false },
+        'control-plane-url': { type: 'string' },
+        'api-key-file': { type: 'string' },
+        'operator-namespace': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals[0] !== 'plan' || positionals.length > 1) {
+    throw new UsageError(`unknown command ${JSON.stringify(positionals.join(' '))}: the command is "plan"`);
+  }
+  const output = values.output as OutputFormat;
+  if (!OUTPUT_FORMATS.includes(output)) {
+    throw new UsageError(
+      `--output ${JSON.stringify(values.output)}: must be one of ${OUTPUT_FORMATS.join(', ')}`,
+    );
+  }
+  const keyFile = values['api-key-file'];
+  const apiKey = keyFile ? readFileSync(keyFile, 'utf8').trim() : env.CONTROL_PLANE_API_KEY;
+  const baseUrl = values['control-plane-url'] ?? env.CONTROL_PLANE_URL;
+  return {
+    files: values.filename ?? [],
+    namespace: values.namespace,
+    output,
+    cluster: !values['no-cluster'],
+    credentials: {
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      ...(env.CONTROL_PLANE_BEARER_TOKEN ? { bearerToken: env.CONTROL_PLANE_BEARER_TOKEN } : {}),
+      ...(env.CONTROL_PLANE_TENANT_ID ? { tenantId: env.CONTROL_PLANE_TENANT_ID } : {}),
+    },
+    operatorNamespace: values['operator-namespace'],
+    digestKey: env.SECRETS_DIGEST_KEY || undefined,
+  };
+}
+
+/** A read-only view of a client: the plan never holds a method that writes. */
+function readOnly(client: ControlPlaneClient): PlanClient {
+  return {
+    getDeployment: (id) => client.getDeployment(id),
+    findDeploymentsByName: (name) => client.findDeploymentsByName(name),
+    listAllSandboxTemplates: () => client.listAllSandboxTemplates(),
+  };
+}
+
+export interface CliIo {
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  stdin: () => string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  isTty: boolean;
+  /** The kubeconfig to use; default: as kubectl finds it. */
+  kubeConfig?: () => KubeConfig;
+}
+
+/** Runs the CLI; resolves with the exit code. */
+export async function runCli(io: CliIo): Promise<number> {
+  let options: ReturnType<typeof parseCli>;
+  try {
+    options = parseCli(io.argv, io.env);
+    if (options === 'help') {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const inputs = readInputs(options.files, io.stdin);
+    const kc = options.cluster ? (io.kubeConfig ?? (() => loadKubeConfig(io.env)))() : undefined;
+    let digestKey = options.digestKey;
+    if (!digestKey && kc && options.operatorNamespace) {
+      const key = await new OperatorKeySecret(kc, options.operatorNamespace).peek();
+      if (key) digestKey = secretsDigestKeyFrom(key);
+    }
+    const clients = new Map<string, ControlPlaneClient>();
+    const world: PlanWorld = {
+      kube: kc ? kubePlanReads(kc) : undefined,
+      defaultCredentials: options.credentials,
+      digestKey,
+      controlPlane(credentials) {
+        const key = credentialsKey(credentials);
+        let client = clients.get(key);
+        if (!client) {
+          client = new ControlPlaneClient({ credentials });
+          clients.set(key, client);
+        }
+        return readOnly(client);
+      },
+    };
+    const namespace =
+      options.namespace ?? kc?.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
+    try {
+      const entries = await planObjects(inputs.objects, namespace, world, inputs.secrets);
+      io.stdout(formatPlan(entries, options.output, io.isTty && options.output === 'text'));
+      if (inputs.ignored > 0) io.stderr(`kubectl-agd: ${inputs.ignored} object(s) of other kinds left out\n`);
+      return exitCodeOf(entries);
+    } finally {
+      await Promise.all([...clients.values()].map((c) => c.close()));
+    }
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    io.stderr(
+      `kubectl-agd: ${message.replace(/\s*\n\s*/g, ' ')}${err instanceof UsageError ? ' (see --help)' : ''}\n`,
+    );
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const code = await runCli({
+    argv: process.argv.slice(2),
+    env: process.env,
+    stdin: () => readFileSync(0, 'utf8'),
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    isTty: process.stdout.isTTY === true,
+  });
+  process.exitCode = code;
+}

@@ -1,0 +1,282 @@
+/**
+ * The plan of one AgentDeployment: what the controller would send the control plane for it, found with
+ * the controller's own functions (desired state and digests, claims, decide) against the live platform.
+ * It only reads: a GET of the recorded or adopted deployment, or a lookup of its name.
+ */
+import { AgentDeploymentSpec, type AgentDeploymentStatus } from '../api/agentdeployment.ts';
+import { Annotation } from '../api/names.ts';
+import { NotFoundError } from '../controlplane/errors.ts';
+import { isDeleting } from '../controlplane/progress.ts';
+import { resolveCredentials } from '../controlplane/resolve-credentials.ts';
+import type { Deployment, DeploymentCreateRequest } from '../controlplane/schemas.ts';
+import { tenantDigest } from '../controlplane/tenant.ts';
+import { valueAt } from '../lib/paths.ts';
+import { type Claim, claimConflict, claimOf, deploymentNameOf } from '../reconcile/claims.ts';
+import { decide } from '../reconcile/decide.ts';
+import { desiredDeployment } from '../reconcile/desired.ts';
+import { Wait } from '../runtime/outcome.ts';
+import { referencedSecretNames } from '../translate/secrets.ts';
+import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
+import { schemaProblems } from './schema-problems.ts';
+
+type Spec = AgentDeploymentSpec;
+
+export const NO_CREDENTIALS =
+  'validated only: no control-plane credentials (set CONTROL_PLANE_URL and CONTROL_PLANE_API_KEY, or spec.credentialsSecretRef)';
+
+/** Stops planning an object with this entry. */
+class Verdict extends Error {
+  readonly entry: Omit<PlanEntry, 'kind' | 'namespace' | 'name' | 'notes'>;
+  constructor(entry: Omit<PlanEntry, 'kind' | 'namespace' | 'name' | 'notes'>) {
+    super(entry.message);
+    this.entry = entry;
+  }
+}
+const stop = (action: PlanEntry['action'], reason: string, message: string): never => {
+  throw new Verdict({ action, reason, message });
+};
+
+export async function planAgentDeployment(
+  input: InputObject,
+  namespace: string,
+  world: PlanWorld,
+): Promise<PlanEntry> {
+  const notes: string[] = [];
+  const head = { kind: 'AgentDeployment' as const, namespace, name: input.metadata.name, notes };
+  try {
+    return { ...head, ...(await plan(input, namespace, world, notes)) };
+  } catch (err) {
+    if (err instanceof Verdict) return { ...head, ...err.entry };
+    if (err instanceof Wait) return { ...head, action: 'wait', reason: err.reason, message: err.message };
+    throw err;
+  }
+}
+
+async function plan(input: InputObject, namespace: string, world: PlanWorld, notes: string[]) {
+  const parsed = AgentDeploymentSpec.safeParse(input.spec);
+  if (!parsed.success) stop('refused', 'Invalid', schemaProblems(parsed.error, 'spec'));
+  const spec = parsed.data as Spec;
+  const { kube } = world;
+  if (kube) {
+    const refusal = await kube.dryRun({ ...input, metadata: { ...input.metadata, namespace } });
+    if (refusal) stop('refused', 'Invalid', refusal);
+  } else {
+    notes.push(
+      'no cluster: checked against the schema only, not by the API server (its transition rules, such as immutable fields, are still met below when the control plane differs)',
+    );
+  }
+  const live = kube ? await kube.live('AgentDeployment', namespace, input.metadata.name) : undefined;
+  const status = (live?.status ?? {}) as AgentDeploymentStatus;
+  const annotations = input.metadata.annotations ?? {};
+  if (annotations[Annotation.Paused] === 'true') {
+    return {
+      action: 'none' as const,
+      message: `paused (${Annotation.Paused}): the controller sends nothing`,
+    };
+  }
+  if (!spec.credentialsSecretRef && !world.defaultCredentials.baseUrl)
+    stop('unknown', 'NoCredentials', NO_CREDENTIALS);
+  const obj = {
+    metadata: {
+      ...input.metadata,
+      namespace,
+      uid: live?.metadata.uid,
+      creationTimestamp: live?.metadata.creationTimestamp,
+    },
+    spec,
+    status,
+  };
+
+  // The Secrets the object reads, its credentials among them.
+  const secretNames = referencedSecretNames(spec);
+  const unknown = secretNames.filter((name) => !world.inputSecret?.(namespace, name));
+  if (!kube && unknown.length > 0) {
+    stop(
+      'unknown',
+      'NoCluster',
+      `reads Secrets ${unknown.join(', ')}, which are neither in the input nor readable without a cluster: give them, or run the plan with a kubeconfig`,
+    );
+  }
+  const data = new Map<string, Record<string, string> | undefined>();
+  for (const name of secretNames) {
+    data.set(name, world.inputSecret?.(namespace, name) ?? (await kube?.secret(namespace, name)));
+  }
+  const lookup = (name: string) => data.get(name);
+  const credentials = resolveCredentials(spec.credentialsSecretRef, lookup, world.defaultCredentials);
+  const tenant = tenantDigest(credentials);
+
+  const desired = desiredDeployment(obj, lookup, world.digestKey ?? 'no-digest-key');
+  if (!desired.ok) stop('wait', 'WaitingForSecret', desired.message);
+  if (!desired.ok) throw new Error('unreachable');
+  const digests = { ...desired.digests };
+  if (!world.digestKey) {
+    // Without the controller's key the digest cannot match: take the values as unchanged, and say so.
+    digests.secrets = status.secretsDigest ?? digests.secrets;
+    if (spec.secrets?.length || spec.secretsFrom?.length)
+      notes.push('secret values not compared (no secrets-digest key): only their names are');
+  }
+  if (!live) {
+    // Nothing recorded: the platform does not echo these, so nothing says what was sent.
+    if (!kube)
+      notes.push(
+        "no cluster: the object's status is unknown, so the install and build commands are not compared",
+      );
+    status.appliedConfigDigest ??= digests.unechoed;
+  }
+
+  if (kube) {
+    const others = await kube.agentDeployments(namespace);
+    if (!others) notes.push('ownership not checked: this user may not list AgentDeployments');
+    const conflict = others && claimConflict(claimOf(obj, tenant), claimsOf(others, obj, tenant));
+    if (conflict) stop('stall', conflict.reason, conflict.message);
+  }
+
+  const client = world.controlPlane(credentials);
+  const observed = await observe(client, obj, status, tenant, !!kube, notes);
+  const decision = decide({ desired: desired.request, observed, digests, applied: status });
+  switch (decision.action) {
+    case 'create':
+      return {
+        action: 'create' as const,
+        message: `create deployment ${desired.request.name}`,
+        request: redacted(desired.request),
+        createsRevision: true,
+      };
+    case 'patch':
+      return {
+        action: 'patch' as const,
+        message: `patch deployment ${observed?.id}: ${decision.changed.join(', ')}`,
+        deploymentId: observed?.id,
+        changes: decision.changed.map((field) => change(field, desired.request, observed)),
+        createsRevision: decision.createsRevision,
+      };
+    case 'none':
+      return {
+        action: 'none' as const,
+        message: `deployment ${observed?.id} matches`,
+        deploymentId: observed?.id,
+      };
+    case 'wait':
+    case 'stall':
+      return {
+        action: decision.action,
+        reason: decision.reason,
+        message: decision.message,
+        deploymentId: observed?.id,
+      };
+  }
+}
+
+/** The deployment the controller would take as this object's (its observe step), read-only. */
+async function observe(
+  client: ReturnType<PlanWorld['controlPlane']>,
+  obj: { metadata: { annotations?: Record<string, string> }; spec: Spec },
+  status: AgentDeploymentStatus,
+  tenant: string,
+  knowsStatus: boolean,
+  notes: string[],
+): Promise<Deployment | undefined> {
+  const name = deploymentNameOf(obj as Parameters<typeof deploymentNameOf>[0]);
+  const adopt = obj.metadata.annotations?.[Annotation.AdoptDeploymentId];
+  const get = async (id: string) => {
+    try {
+      return await client.getDeployment(id);
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  };
+  if (status.deploymentId) {
+    const found = await get(status.deploymentId);
+    if (found) return found;
+    if (status.credentialsDigest && status.credentialsDigest !== tenant) {
+      stop(
+        'stall',
+        'CredentialsChanged',
+        `deployment ${status.deploymentId} is not found with the credentials the object names now, which reach another tenant than those it was recorded with`,
+      );
+    }
+    notes.push(`the recorded deployment ${status.deploymentId} is gone: it is created again`);
+    return undefined;
+  }
+  if (adopt) {
+    const found = await get(adopt);
+    if (!found)
+      stop(
+        'stall',
+        'AdoptionFailed',
+        `annotation ${Annotation.AdoptDeploymentId} names ${adopt}, which does not exist`,
+      );
+    if (found && found.name !== name) {
+      stop(
+        'stall',
+        'AdoptionFailed',
+        `annotation ${Annotation.AdoptDeploymentId} names ${adopt}, whose name is ${found.name}, not ${name}`,
+      );
+    }
+    return found;
+  }
+  const named = await client.findDeploymentsByName(name);
+  const live = named.find((d) => !isDeleting(d.status));
+  if (live && !knowsStatus) {
+    notes.push(
+      `no cluster: deployment ${live.id} of this name is taken as this object's (its status is unknown)`,
+    );
+    return live;
+  }
+  if (live) {
+    stop(
+      'stall',
+      'NameConflict',
+      `deployment ${live.id} named ${name} exists and this object does not own it: nothing would be sent (annotation ${Annotation.AdoptDeploymentId}: ${live.id} adopts it)`,
+    );
+  }
+  if (named.length > 0)
+    stop(
+      'wait',
+      'WaitingForName',
+      `the platform is deleting deployment ${named[0]?.id} of the name ${name}: it is created once that is gone`,
+    );
+  return undefined;
+}
+
+/**
+ * Other objects' claims. Their tenant: the digest recorded with their id; else, as far as the plan can
+ * tell without reading their Secrets, this object's when they name the same credentials (or none).
+ */
+function claimsOf(
+  others: readonly LiveObject[],
+  self: { metadata: { namespace: string; name: string }; spec: Spec },
+  tenant: string,
+): Claim[] {
+  const sameCredentials = (o: LiveObject) => {
+    const ref = (o.spec as Spec | undefined)?.credentialsSecretRef?.name;
+    const mine = self.spec.credentialsSecretRef?.name;
+    return ref === mine && (ref === undefined || o.metadata.namespace === self.metadata.namespace);
+  };
+  return others
+    .filter(
+      (o) => !(o.metadata.namespace === self.metadata.namespace && o.metadata.name === self.metadata.name),
+    )
+    .map((o) => claimOf(o as Parameters<typeof claimOf>[0], sameCredentials(o) ? tenant : undefined));
+}
+
+function change(
+  field: string,
+  desired: DeploymentCreateRequest,
+  observed: Deployment | undefined,
+): FieldChange {
+  if (field === 'secrets') {
+    const names = (list: readonly { name: string }[] | undefined) => (list ?? []).map((s) => s.name).sort();
+    const from = names(observed?.secrets);
+    const to = names(desired.secrets);
+    // The values never appear: only that they changed.
+    return { field, from, to: to.join() === from.join() ? 'the same names, values changed' : to };
+  }
+  return { field, from: valueAt(observed, field) ?? null, to: valueAt(desired, field) ?? null };
+}
+
+/** The create request as shown: every secret value replaced. */
+function redacted(request: DeploymentCreateRequest): DeploymentCreateRequest {
+  return { ...request, secrets: request.secrets.map((s) => ({ ...s, value: '(set)' })) };
+}

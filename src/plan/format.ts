@@ -1,0 +1,113 @@
+/**
+ * A plan as text (coloured on a terminal), Markdown (a pull-request comment) or JSON (for machines), and
+ * the exit code it stands for. Nothing here sees a secret value: the planners already replaced them.
+ */
+import { isChange, isProblem, type PlanEntry } from './model.ts';
+
+export type OutputFormat = 'text' | 'markdown' | 'json';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'markdown', 'json'];
+
+/** As `terraform plan -detailed-exitcode`: 1 a problem, 2 changes, 0 nothing to do. */
+export function exitCodeOf(entries: readonly PlanEntry[]): 0 | 1 | 2 {
+  if (entries.some((e) => isProblem(e) || e.reason === 'ReadFailed')) return 1;
+  return entries.some(isChange) ? 2 : 0;
+}
+
+const SYMBOL: Record<PlanEntry['action'], string> = {
+  create: '+',
+  patch: '~',
+  none: '=',
+  refused: '!',
+  stall: '!',
+  wait: '…',
+  unknown: '?',
+};
+const COLOUR: Record<PlanEntry['action'], number> = {
+  create: 32,
+  patch: 33,
+  none: 2,
+  refused: 31,
+  stall: 31,
+  wait: 36,
+  unknown: 35,
+};
+
+export function summaryOf(entries: readonly PlanEntry[]): string {
+  const count = (f: (e: PlanEntry) => boolean) => entries.filter(f).length;
+  const revisions = count((e) => isChange(e) && e.createsRevision === true);
+  return [
+    `${count((e) => e.action === 'create')} to create`,
+    `${count((e) => e.action === 'patch')} to patch (${revisions} new revision${revisions === 1 ? '' : 's'} in all)`,
+    `${count((e) => e.action === 'none')} unchanged`,
+    `${count(isProblem)} refused or stalled`,
+    `${count((e) => e.action === 'wait' || e.action === 'unknown')} waiting or unknown`,
+  ].join(', ');
+}
+
+const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v ?? null));
+const title = (e: PlanEntry) => `${e.kind} ${e.namespace}/${e.name}`;
+const revision = (e: PlanEntry) =>
+  isChange(e) ? (e.createsRevision ? ' (new revision)' : ' (no new revision)') : '';
+
+/** The lines under an entry's title: request, changes, drift, notes. */
+function details(e: PlanEntry): string[] {
+  const lines: string[] = [];
+  if (e.request) lines.push(...JSON.stringify(e.request, null, 2).split('\n'));
+  for (const c of e.changes ?? []) lines.push(`${c.field}: ${show(c.from)} → ${show(c.to)}`);
+  for (const d of e.drift ?? []) lines.push(`${d.field}: spec ${d.expected}, control plane ${d.observed}`);
+  for (const n of e.notes) lines.push(`note: ${n}`);
+  return lines;
+}
+
+export function formatText(entries: readonly PlanEntry[], colour: boolean): string {
+  const paint = (code: number, s: string) => (colour ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const out: string[] = [];
+  for (const e of entries) {
+    const what = e.reason ? `${e.action} (${e.reason})` : e.action;
+    out.push(paint(COLOUR[e.action], `${SYMBOL[e.action]} ${title(e)}: ${what}${revision(e)}: ${e.message}`));
+    for (const line of details(e)) out.push(`    ${line}`);
+  }
+  out.push('', `Plan: ${summaryOf(entries)}.`);
+  return `${out.join('\n')}\n`;
+}
+
+export function formatMarkdown(entries: readonly PlanEntry[]): string {
+  const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
+  const out = [
+    '### kubectl agd plan',
+    '',
+    `**${summaryOf(entries)}.**`,
+    '',
+    '| | Object | Action | What |',
+    '|---|---|---|---|',
+    ...entries.map(
+      (e) =>
+        `| ${SYMBOL[e.action]} | \`${title(e)}\` | ${e.action}${e.reason ? ` (${e.reason})` : ''}${revision(e)} | ${cell(e.message)} |`,
+    ),
+  ];
+  for (const e of entries) {
+    const lines = details(e);
+    if (lines.length === 0) continue;
+    out.push(
+      '',
+      `<details><summary><code>${title(e)}</code>: ${e.action}</summary>`,
+      '',
+      '```',
+      ...lines,
+      '```',
+      '',
+      '</details>',
+    );
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export function formatJson(entries: readonly PlanEntry[]): string {
+  return `${JSON.stringify({ summary: summaryOf(entries), exitCode: exitCodeOf(entries), entries }, null, 2)}\n`;
+}
+
+export function formatPlan(entries: readonly PlanEntry[], format: OutputFormat, colour: boolean): string {
+  if (format === 'json') return formatJson(entries);
+  if (format === 'markdown') return formatMarkdown(entries);
+  return formatText(entries, colour);
+}

@@ -1,0 +1,64 @@
+/**
+ * The plan's Kubernetes reads, through the controller's own HTTP path: the object as stored, Secrets, a
+ * server-side dry-run apply (it writes nothing), and the AgentDeployments for the claims.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { AGENT_DEPLOYMENT, GROUP, SANDBOX_TEMPLATE, VERSION } from '../api/group.ts';
+import { KubeApiError, NotFoundError } from '../runtime/errors.ts';
+import { kubeRequest } from '../runtime/kubehttp.ts';
+import type { LiveObject, PlanKind, PlanKube } from './model.ts';
+
+const FIELD_MANAGER = 'kubectl-agd-plan';
+const plural = (kind: PlanKind) => (kind === 'AgentDeployment' ? AGENT_DEPLOYMENT : SANDBOX_TEMPLATE).plural;
+const collection = (kind: PlanKind, namespace?: string) =>
+  `/apis/${GROUP}/${VERSION}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${plural(kind)}`;
+
+async function getOrUndefined<T>(kc: KubeConfig, path: string): Promise<T | undefined> {
+  try {
+    return (await kubeRequest(kc, { method: 'GET', path })) as T;
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+}
+
+export function kubePlanReads(kc: KubeConfig): PlanKube {
+  return {
+    live: (kind, namespace, name) =>
+      getOrUndefined<LiveObject>(kc, `${collection(kind, namespace)}/${encodeURIComponent(name)}`),
+    async secret(namespace, name) {
+      const secret = await getOrUndefined<{ data?: Record<string, string> }>(
+        kc,
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
+      );
+      return secret ? (secret.data ?? {}) : undefined;
+    },
+    async dryRun(obj) {
+      const kind = obj.kind as PlanKind;
+      try {
+        await kubeRequest(kc, {
+          method: 'PATCH',
+          path: `${collection(kind, obj.metadata.namespace)}/${encodeURIComponent(obj.metadata.name)}`,
+          query: { dryRun: 'All', fieldManager: FIELD_MANAGER, force: 'true' },
+          body: obj,
+          contentType: 'application/apply-patch+yaml',
+        });
+        return undefined;
+      } catch (err) {
+        if (err instanceof KubeApiError && (err.status === 422 || err.status === 400)) return err.message;
+        throw err;
+      }
+    },
+    async agentDeployments(namespace) {
+      for (const path of [collection('AgentDeployment'), collection('AgentDeployment', namespace)]) {
+        try {
+          const list = (await kubeRequest(kc, { method: 'GET', path })) as { items?: LiveObject[] };
+          return list.items ?? [];
+        } catch (err) {
+          if (!(err instanceof KubeApiError && err.status === 403)) throw err;
+        }
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * What `kubectl agd plan` says about each object, and what it needs from the world to say it. The
+ * planners read through `PlanWorld` only, so the tests hand them fakes or the real thing.
+ */
+import type { Credentials } from '../controlplane/credentials.ts';
+import type { Deployment, SandboxTemplate } from '../controlplane/schemas.ts';
+
+export type PlanKind = 'AgentDeployment' | 'SandboxTemplate';
+
+/**
+ * create/patch: the controller would send that; none: nothing to send; refused: the API server (or the
+ * schema, offline) refuses the object; stall/wait: the controller would stop there (a person must act,
+ * or something is missing), sending nothing; unknown: the plan could not tell (it says why).
+ */
+export type PlanAction = 'create' | 'patch' | 'none' | 'refused' | 'stall' | 'wait' | 'unknown';
+
+/** One field a PATCH changes: the platform's value, and the one sent. Secret values never appear. */
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface PlanEntry {
+  kind: PlanKind;
+  namespace: string;
+  name: string;
+  action: PlanAction;
+  /** The condition reason the controller would report, for refused/stall/wait/unknown. */
+  reason?: string;
+  message: string;
+  /** create: the request body, each secret value replaced by "(set)". */
+  request?: unknown;
+  /** patch: field by field. */
+  changes?: FieldChange[];
+  /** create/patch: whether the control plane builds a new revision (interface document, PATCH rule 1). */
+  createsRevision?: boolean;
+  deploymentId?: string;
+  /** SandboxTemplate: the drift the controller would report. */
+  drift?: { field: string; expected: string; observed: string }[];
+  /** What the plan could not know, and so did not check. */
+  notes: string[];
+}
+
+/** The control-plane reads a plan makes; it never writes. */
+export interface PlanClient {
+  getDeployment(id: string): Promise<Deployment>;
+  findDeploymentsByName(name: string): Promise<Deployment[]>;
+  listAllSandboxTemplates(): Promise<SandboxTemplate[]>;
+}
+
+export interface PlanKube {
+  /** The object as stored; undefined when it does not exist yet. */
+  live(kind: PlanKind, namespace: string, name: string): Promise<LiveObject | undefined>;
+  /** A Secret's data (base64 values); undefined when it does not exist. */
+  secret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
+  /** A server-side dry-run apply: the API server's refusal, or undefined when it accepts the object. */
+  dryRun(obj: InputObject): Promise<string | undefined>;
+  /** Every AgentDeployment this user may list (for the claims); undefined when it may list none. */
+  agentDeployments(namespace: string): Promise<LiveObject[] | undefined>;
+}
+
+export interface PlanWorld {
+  /** Kubernetes access; undefined: the plan works from the files alone. */
+  kube: PlanKube | undefined;
+  /** The controller's credentials (flags or environment), as the controller's defaults. */
+  defaultCredentials: Partial<Credentials>;
+  /** A Secret given in the input (what will be applied); undefined when none of that name was. */
+  inputSecret?(namespace: string, name: string): Record<string, string> | undefined;
+  /** The controller's secrets-digest key; undefined: secret values are not compared. */
+  digestKey: string | undefined;
+  /** A read-only client for these credentials. */
+  controlPlane(credentials: Credentials): PlanClient;
+}
+
+export interface InputObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  spec?: unknown;
+}
+
+export interface LiveObject {
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    creationTimestamp?: string;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+  };
+  spec?: unknown;
+  status?: Record<string, unknown>;
+}
+
+/** Whether the plan says the controller would write to the platform. */
+export const isChange = (e: PlanEntry) => e.action === 'create' || e.action === 'patch';
+/** Whether the plan says the change would not apply cleanly. */
+export const isProblem = (e: PlanEntry) => e.action === 'refused' || e.action === 'stall';
