@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * kubectl-agd: `kubectl agd plan -f <files|dir|->` says what the controller would do to the platform for
  * each AgentDeployment and SandboxTemplate given, before they are applied (README, "Plan in CI"). It

@@ -1,0 +1,167 @@
+/**
+ * The command line, end to end without a cluster: inputs from files and standard input, the simulator
+ * over real HTTP as the control plane, each output format, each exit code, and no secret value printed.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, USAGE } from './cli.ts';
+import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from './simulator/index.ts';
+
+const SECRET_VALUE = 'sk-very-secret-value-7f3a';
+const LISTENER = defaultListeners()[0]?.id as string;
+
+const agent = (name: string, image = 'registry.example.com/agent:1') => `
+apiVersion: deploy.agents.dev/v1alpha1
+kind: AgentDeployment
+metadata: { name: ${name}, namespace: team-a }
+spec:
+  source: external_image
+  sourceConfig: { listenerId: ${LISTENER}, resourceSpec: { cpu: 0.5, memoryMb: 512, minScale: 1 } }
+  sourceRevisionConfig: { imageUri: ${image} }
+  secrets: [{ name: TOKEN, valueFrom: { secretKeyRef: { name: agent-token, key: token } } }]
+---
+apiVersion: v1
+kind: Secret
+metadata: { name: agent-token, namespace: team-a }
+stringData: { token: ${SECRET_VALUE} }
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: { name: unrelated, namespace: team-a }
+`;
+
+let sim: Simulator;
+let dir: string;
+beforeAll(async () => {
+  sim = await startSimulator({ revisionStepMs: 10 });
+  dir = mkdtempSync(join(tmpdir(), 'agd-plan-'));
+});
+afterAll(() => sim.close());
+
+async function run(argv: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli({
+    argv,
+    env: opts.env ?? { CONTROL_PLANE_URL: sim.url, CONTROL_PLANE_API_KEY: DEFAULT_API_KEY },
+    stdin: () => opts.stdin ?? '',
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    isTty: false,
+  });
+  return { code, stdout, stderr };
+}
+
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+describe('kubectl agd plan, without a cluster', () => {
+  it('a new object: create, exit 2, in every format, the secret shown as set', async () => {
+    const path = file('new.yaml', agent('fresh'));
+    for (const output of ['text', 'markdown', 'json']) {
+      const { code, stdout, stderr } = await run(['plan', '--no-cluster', '-f', path, '-o', output]);
+      expect(code, stderr).toBe(2);
+      expect(stdout).not.toContain(SECRET_VALUE);
+      expect(stdout).toContain('(set)');
+      expect(stderr).toContain('1 object(s) of other kinds left out');
+    }
+    const json = JSON.parse((await run(['plan', '--no-cluster', '-f', path, '-o', 'json'])).stdout);
+    expect(json.entries[0]).toMatchObject({ action: 'create', createsRevision: true, namespace: 'team-a' });
+    expect(sim.requests({ method: 'POST' })).toEqual([]); // a plan never writes
+  });
+
+  it('an unchanged deployment: exit 0; a changed image: patch with a new revision, exit 2', async () => {
+    const created = await fetch(`${sim.url}/v2/deployments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Api-Key': DEFAULT_API_KEY },
+      body: JSON.stringify({
+        name: 'steady',
+        source: 'external_image',
+        source_config: { listener_id: LISTENER, resource_spec: { cpu: 0.5, memory_mb: 512, min_scale: 1 } },
+        source_revision_config: { image_uri: 'registry.example.com/agent:1' },
+        secrets: [{ name: 'TOKEN', value: SECRET_VALUE }],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const same = await run(['plan', '--no-cluster', '-f', '-'], { stdin: agent('steady') });
+    expect(same.code, same.stdout).toBe(0);
+    const changed = await run(['plan', '--no-cluster', '-f', '-'], {
+      stdin: agent('steady', 'registry.example.com/agent:2'),
+    });
+    expect(changed.code).toBe(2);
+    expect(changed.stdout).toContain(
+      'source_revision_config.image_uri: "registry.example.com/agent:1" → "registry.example.com/agent:2"',
+    );
+    expect(changed.stdout).toContain('(new revision)');
+    expect(changed.stdout).not.toContain(SECRET_VALUE);
+  });
+
+  it('a spec the schema refuses: exit 1, naming the field and the rule', async () => {
+    const bad = agent('bad').replace('source: external_image', 'source: ftp');
+    const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-'], { stdin: bad });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/refused \(Invalid\): spec\.source: /);
+  });
+
+  it('without credentials: validated only, exit 0', async () => {
+    const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-'], { stdin: agent('x'), env: {} });
+    expect(code).toBe(0);
+    expect(stdout).toContain('unknown (NoCredentials): validated only');
+  });
+
+  it.each<[string, string[], string]>([
+    ['no command', [], 'the command is "plan"'],
+    ['another command', ['apply'], 'the command is "plan"'],
+    ['an unknown flag', ['plan', '--bogus'], "Unknown option '--bogus'"],
+    [
+      'an unknown format',
+      ['plan', '-o', 'yaml', '-f', '-'],
+      '--output "yaml": must be one of text, markdown, json',
+    ],
+    ['no input', ['plan', '--no-cluster'], 'no input: give -f <file|directory|->'],
+    [
+      'a missing file',
+      ['plan', '--no-cluster', '-f', '/nonexistent/x.yaml'],
+      '/nonexistent/x.yaml: no such file or directory',
+    ],
+  ])('bad usage (%s): one line on stderr, exit 1', async (_, argv, message) => {
+    const { code, stderr } = await run(argv);
+    expect(code).toBe(1);
+    expect(stderr).toContain(message);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('--help prints the usage, exit 0', async () => {
+    expect(await run(['--help'])).toMatchObject({ code: 0, stdout: USAGE });
+  });
+
+  it('runs as a program (the kubectl plugin entry), with the exit code', async () => {
+    // Asynchronously: the simulator answering it lives in this process.
+    const child = spawn(
+      process.execPath,
+      [join(import.meta.dirname, 'cli.ts'), 'plan', '--no-cluster', '-f', '-'],
+      {
+        env: { PATH: process.env.PATH, CONTROL_PLANE_URL: sim.url, CONTROL_PLANE_API_KEY: DEFAULT_API_KEY },
+      },
+    );
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stdin.end(agent('as-a-program'));
+    const [code] = (await once(child, 'close')) as [number];
+    expect(code).toBe(2);
+    expect(stdout).toContain('+ AgentDeployment team-a/as-a-program: create');
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { exitCodeOf, formatJson, formatMarkdown, formatText, summaryOf } from './format.ts';
+import type { PlanEntry } from './model.ts';
+
+const entry = (action: PlanEntry['action'], extra: Partial<PlanEntry> = {}): PlanEntry => ({
+  kind: 'AgentDeployment',
+  namespace: 'team-a',
+  name: `agent-${action}`,
+  action,
+  message: `${action} message`,
+  notes: [],
+  ...extra,
+});
+
+const patch = entry('patch', {
+  deploymentId: 'd-1',
+  createsRevision: true,
+  changes: [
+    { field: 'source_revision_config.image_uri', from: 'agent:1', to: 'agent:2' },
+    { field: 'secrets', from: ['A'], to: 'the same names, values changed' },
+  ],
+});
+const create = entry('create', {
+  createsRevision: true,
+  request: { name: 'agent', secrets: [{ name: 'TOKEN', value: '(set)' }] },
+});
+
+describe('exitCodeOf: as terraform plan -detailed-exitcode', () => {
+  it.each<[string, PlanEntry[], number]>([
+    ['nothing given', [], 0],
+    ['nothing to do', [entry('none')], 0],
+    ['waiting and unknown are not changes', [entry('wait'), entry('unknown', { reason: 'NoCluster' })], 0],
+    ['a create', [entry('none'), create], 2],
+    ['a patch', [patch], 2],
+    ['a refusal wins over changes', [create, entry('refused')], 1],
+    ['a stall wins over changes', [patch, entry('stall')], 1],
+    ['a failed read', [entry('unknown', { reason: 'ReadFailed' })], 1],
+  ])('%s: %s', (_, entries, code) => {
+    expect(exitCodeOf(entries)).toBe(code);
+  });
+});
+
+describe('formats', () => {
+  const all = [create, patch, entry('none'), entry('stall', { reason: 'NameConflict', notes: ['a note'] })];
+
+  it('text: one line per object with its symbol, the details indented, the summary last; colour only when asked', () => {
+    const text = formatText(all, false);
+    expect(text).toContain('+ AgentDeployment team-a/agent-create: create (new revision): create message');
+    expect(text).toContain('~ AgentDeployment team-a/agent-patch: patch (new revision)');
+    expect(text).toContain('    source_revision_config.image_uri: "agent:1" → "agent:2"');
+    expect(text).toContain('! AgentDeployment team-a/agent-stall: stall (NameConflict): stall message');
+    expect(text).toContain('    note: a note');
+    expect(text.trim().split('\n').at(-1)).toBe(`Plan: ${summaryOf(all)}.`);
+    expect(text).not.toContain('\u001b[');
+    expect(formatText(all, true)).toContain('\u001b[32m+ AgentDeployment');
+  });
+
+  it('markdown: a table row per object and a details block per object with details', () => {
+    const md = formatMarkdown(all);
+    expect(md).toContain(
+      '| + | `AgentDeployment team-a/agent-create` | create (new revision) | create message |',
+    );
+    expect(md).toContain(
+      '| ! | `AgentDeployment team-a/agent-stall` | stall (NameConflict) | stall message |',
+    );
+    expect(md.match(/<details>/g)).toHaveLength(3);
+    expect(md).not.toContain('\u001b[');
+  });
+
+  it('markdown: a | in a message does not break the table', () => {
+    expect(formatMarkdown([entry('none', { message: 'a | b' })])).toContain('a \\| b');
+  });
+
+  it('json: the entries, the summary and the exit code, parseable', () => {
+    const parsed = JSON.parse(formatJson(all));
+    expect(parsed.exitCode).toBe(1);
+    expect(parsed.summary).toBe(summaryOf(all));
+    expect(parsed.entries).toEqual(all);
+  });
+
+  it('the summary counts creates, patches with their revisions, and the rest', () => {
+    expect(summaryOf(all)).toBe(
+      '1 to create, 1 to patch (2 new revisions in all), 1 unchanged, 1 refused or stalled, 0 waiting or unknown',
+    );
+  });
+});
