@@ -30,8 +30,8 @@ import { eventually, getAgd, type Harness, sleep, startHarness } from './support
 
 const DIGEST_KEY = 'plan-test-secrets-digest-key';
 const EXAMPLES = join(REPO, 'examples');
-/** Edits per example; the seed makes a failure reproducible. */
-const EDITS = 8;
+/** Random edits per example after one of each kind; the seed makes a failure reproducible. */
+const EXTRA_EDITS = 3;
 const SEED = 20261124;
 
 type Doc = InputObject & { data?: Record<string, string>; stringData?: Record<string, string> };
@@ -223,6 +223,14 @@ const EDIT_KINDS: Edit[] = [
     },
   },
   {
+    name: 'a field that builds no revision (buildOnPush, customUrl)',
+    apply(d, _s, n) {
+      const sc = spec(d).sourceConfig as Record<string, unknown>;
+      if ((spec(d).source as unknown) === 'repo_host') sc.buildOnPush = !sc.buildOnPush;
+      else sc.customUrl = `https://agent-${n}.example.com`;
+    },
+  },
+  {
     name: 'an annotation only',
     apply(d, _s, n) {
       d.metadata.annotations = { ...d.metadata.annotations, 'example.com/note': `n${n}` };
@@ -269,15 +277,20 @@ describe('the plan is what happens', () => {
       };
 
       expect((await step('first apply')).action).toBe('create');
-      const seen = new Set<string>();
-      for (let i = 1; i <= EDITS; i++) {
-        const edit = EDIT_KINDS[Math.floor(next() * EDIT_KINDS.length)] as Edit;
+      // Every kind of edit once, in a seeded order, then a few more at random.
+      const order = [...EDIT_KINDS].sort(() => next() - 0.5);
+      for (let i = 0; i < EXTRA_EDITS; i++)
+        order.push(EDIT_KINDS[Math.floor(next() * EDIT_KINDS.length)] as Edit);
+      const revisions = new Set<boolean | undefined>();
+      for (const [i, edit] of order.entries()) {
         edit.apply(agd, secrets, i + Math.floor(next() * 10));
-        seen.add((await step(`edit ${i}: ${edit.name}`)).action);
+        const entry = await step(`edit ${i + 1}: ${edit.name}`);
+        if (entry.action === 'patch') revisions.add(entry.createsRevision);
       }
       // Unchanged input plans nothing, and nothing happens.
       expect((await step('the same again')).action).toBe('none');
-      expect(seen.has('patch')).toBe(true);
+      // Patches of both sorts were met: some build a revision, some do not.
+      expect([...revisions].sort()).toEqual([false, true]);
     },
   );
 
