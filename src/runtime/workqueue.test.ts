@@ -189,6 +189,23 @@ describe('WorkQueue', () => {
       expect(queue.inFlightFor('hostile')).toBe(2);
     });
 
+    it('asks for the tenant of a key once as it joins the queue, not on every hand-out decision', async () => {
+      // At N = 2000 asking on every decision (each scanning the queue) made the queue quadratic.
+      let asked = 0;
+      const counting = (key: string) => {
+        asked += 1;
+        return tenantOf(key);
+      };
+      const queue = new WorkQueue({ tenantOf: counting, maxPerTenant: 1, qps: 1e9, burst: 1e9 });
+      const busy = [track(queue), track(queue)];
+      for (let i = 0; i < 1_000; i++) queue.add(`h${i}`);
+      await flush();
+      // One worker takes h0 while the other stays spare; the tenant is then at its share.
+      expect(busy.map((w) => w.value)).toEqual(['h0', undefined]);
+      // 1000 joins and one hand-out: the 999 keys waiting are not asked again on each decision.
+      expect(asked).toBeLessThanOrEqual(1_001);
+    });
+
     it('keys with no tenant are never held, and a tenant with nothing in flight is forgotten', async () => {
       const queue = new WorkQueue({ tenantOf, maxPerTenant: 1 });
       queue.add('h1');

@@ -57,6 +57,13 @@ export class WorkQueue {
   readonly #tenantInFlight = new Map<string, number>();
   /** The tenant each key in flight was counted against. */
   readonly #tenantOfProcessing = new Map<string, string>();
+  /**
+   * The tenant of each waiting key, asked once as it joins the queue (asking is not free: it may hash the
+   * credentials), and how many waiting keys each tenant has: choosing the next key then never asks again
+   * nor scans the queue when every waiting tenant is at its share.
+   */
+  readonly #waitingTenant = new Map<string, string | undefined>();
+  readonly #waitingPerTenant = new Map<string | undefined, number>();
 
   constructor(options: WorkQueueOptions = {}) {
     this.#clock = options.clock ?? systemClock;
@@ -76,8 +83,27 @@ export class WorkQueue {
     this.#dirty.add(key);
     this.#addedAt.set(key, this.#clock.now());
     if (this.#processing.has(key)) return;
-    this.#queue.push(key);
+    this.#enqueue(key);
     this.#pump();
+  }
+
+  #enqueue(key: string): void {
+    this.#queue.push(key);
+    if (!this.#tenantOf) return;
+    const tenant = this.#tenantOf(key);
+    this.#waitingTenant.set(key, tenant);
+    this.#waitingPerTenant.set(tenant, (this.#waitingPerTenant.get(tenant) ?? 0) + 1);
+  }
+
+  #dequeue(index: number): string {
+    const key = this.#queue.splice(index, 1)[0] as string;
+    if (!this.#tenantOf) return key;
+    const tenant = this.#waitingTenant.get(key);
+    this.#waitingTenant.delete(key);
+    const left = (this.#waitingPerTenant.get(tenant) ?? 1) - 1;
+    if (left > 0) this.#waitingPerTenant.set(tenant, left);
+    else this.#waitingPerTenant.delete(tenant);
+    return key;
   }
 
   /** Adds the key after ms; when the key is already scheduled, the earlier time wins. */
@@ -138,7 +164,7 @@ export class WorkQueue {
   done(key: string): void {
     this.#processing.delete(key);
     this.#releaseTenant(key);
-    if (this.#dirty.has(key) && !this.#shuttingDown) this.#queue.push(key);
+    if (this.#dirty.has(key) && !this.#shuttingDown) this.#enqueue(key);
     // A tenant below its share again may have keys waiting.
     this.#pump();
   }
@@ -150,12 +176,12 @@ export class WorkQueue {
 
   /** The first waiting key whose tenant may take a worker now, or -1. */
   #nextIndex(): number {
-    if (!this.#tenantOf) return 0;
-    const spareWorker = this.#waiters.length > 1;
-    return this.#queue.findIndex((key) => {
-      const tenant = this.#tenantOf?.(key);
-      return tenant === undefined || spareWorker || this.inFlightFor(tenant) < this.#maxPerTenant;
-    });
+    if (!this.#tenantOf || this.#waiters.length > 1) return 0; // a spare worker: any key may go
+    const mayGo = (tenant: string | undefined) =>
+      tenant === undefined || this.inFlightFor(tenant) < this.#maxPerTenant;
+    // Every waiting tenant at its share (the common case with one tenant): no key may go, no scan.
+    if (![...this.#waitingPerTenant.keys()].some(mayGo)) return -1;
+    return this.#queue.findIndex((key) => mayGo(this.#waitingTenant.get(key)));
   }
 
   #countTenant(key: string): void {
@@ -195,7 +221,7 @@ export class WorkQueue {
         return;
       }
       this.#tokens -= 1;
-      const key = this.#queue.splice(index, 1)[0] as string;
+      const key = this.#dequeue(index);
       this.#dirty.delete(key);
       this.#processing.add(key);
       this.#countTenant(key);
