@@ -11,6 +11,7 @@ import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { OPERATOR_KEY_SECRET } from '../src/runtime/operator-key.ts';
 import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
 import { deriveRunToken } from '../src/webhooks/token.ts';
+import { repoHost } from './support/agd-objects.ts';
 import {
   condition,
   createAgd,
@@ -23,21 +24,7 @@ import {
   startHarness,
 } from './support/harness.ts';
 
-const INTEGRATION = '6f1f7a4e-8d7b-4c43-9a57-2f6a9b1c0d11';
-
-const agent = (name: string, verification: Record<string, unknown>) => ({
-  metadata: { name },
-  spec: {
-    source: 'repo_host',
-    sourceConfig: {
-      integrationId: INTEGRATION,
-      repoUrl: 'https://git.example.com/team/agent',
-      deploymentType: 'dev',
-    },
-    sourceRevisionConfig: { repoRef: 'main', graphConfigPath: 'langgraph.json' },
-    verification,
-  },
-});
+const agent = (name: string, verification: Record<string, unknown>) => repoHost(name, { verification });
 
 let h: Harness;
 let receiverUrl: string;
