@@ -3,13 +3,13 @@
  * informer that records when each became Ready and counts every write (resourceVersion change).
  */
 import { randomBytes } from 'node:crypto';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { z } from 'zod';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, API_VERSION, GROUP, VERSION } from '../src/api/group.ts';
+import type { KubeAccess } from '../src/kube/access.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { startInformer } from '../src/runtime/informer.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
 
 export const IMAGE = 'registry.example.com/agent:1';
 export const UPDATED_IMAGE = 'registry.example.com/agent:2';
@@ -18,9 +18,9 @@ const collection = (ns: string) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/$
 
 export const objectName = (i: number) => `agent-${String(i).padStart(5, '0')}`;
 
-export async function createNamespace(kc: KubeConfig, prefix: string): Promise<string> {
+export async function createNamespace(access: KubeAccess, prefix: string): Promise<string> {
   const name = `${prefix}-${randomBytes(3).toString('hex')}`;
-  await kubeRequest(kc, {
+  await kubeRequest(access, {
     method: 'POST',
     path: '/api/v1/namespaces',
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
@@ -29,12 +29,12 @@ export async function createNamespace(kc: KubeConfig, prefix: string): Promise<s
 }
 
 export async function createObject(
-  kc: KubeConfig,
+  access: KubeAccess,
   ns: string,
   name: string,
   listenerId: string,
 ): Promise<void> {
-  await kubeRequest(kc, {
+  await kubeRequest(access, {
     method: 'POST',
     path: collection(ns),
     body: {
@@ -50,8 +50,13 @@ export async function createObject(
   });
 }
 
-export async function setImage(kc: KubeConfig, ns: string, name: string, imageUri: string): Promise<void> {
-  await kubeRequest(kc, {
+export async function setImage(
+  access: KubeAccess,
+  ns: string,
+  name: string,
+  imageUri: string,
+): Promise<void> {
+  await kubeRequest(access, {
     method: 'PATCH',
     path: `${collection(ns)}/${name}`,
     body: { spec: { sourceRevisionConfig: { imageUri } } },
@@ -77,7 +82,7 @@ export interface ObjectWatch {
   stop(): Promise<void>;
 }
 
-export function watchObjects(kc: KubeConfig, ns: string): ObjectWatch {
+export function watchObjects(access: KubeAccess, ns: string): ObjectWatch {
   const readyAt = new Map<string, number>();
   const writes = new Map<string, number>();
   let total = 0;
@@ -89,7 +94,7 @@ export function watchObjects(kc: KubeConfig, ns: string): ObjectWatch {
     }
   };
   const informer = startInformer<AgentDeployment>({
-    kc,
+    access,
     path: `/apis/${GROUP}/${VERSION}/${AGENT_DEPLOYMENT.plural}`,
     namespaces: [ns],
     logger: pino({ level: 'silent' }),
@@ -124,11 +129,11 @@ const EventList = z.object({
 
 /** Event objects in a namespace, as name -> resourceVersion and reason (a new or bumped event is a write). */
 export async function eventVersions(
-  kc: KubeConfig,
+  access: KubeAccess,
   ns: string,
 ): Promise<Map<string, { resourceVersion: string; reason: string }>> {
   const list = EventList.parse(
-    await kubeRequest(kc, { method: 'GET', path: `/api/v1/namespaces/${ns}/events` }),
+    await kubeRequest(access, { method: 'GET', path: `/api/v1/namespaces/${ns}/events` }),
   );
   return new Map(
     list.items.map((e) => [

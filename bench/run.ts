@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { kubeAccessFromFile } from '../src/kube/access.ts';
 import { startLocalCluster } from '../src/localcluster/index.ts';
 import { readyChartSvg } from './chart.ts';
 import { Cleanup } from './cleanup.ts';
@@ -42,8 +42,7 @@ async function main(options: BenchOptions): Promise<void> {
   const cluster = await startLocalCluster({ log });
   cleanup.add('local cluster', () => cluster.stop());
   await installCrds(cluster.binDir, cluster.kubeconfigPath);
-  const kc = new KubeConfig();
-  kc.loadFromFile(cluster.kubeconfigPath);
+  const access = kubeAccessFromFile(cluster.kubeconfigPath);
 
   const results: ScenarioResult[] = [];
   const save = () =>
@@ -67,7 +66,7 @@ async function main(options: BenchOptions): Promise<void> {
       await runScenario({
         n,
         bench: options,
-        kc,
+        access,
         kubeconfigPath: cluster.kubeconfigPath,
         resultsDir: RESULTS_DIR,
         stamp,

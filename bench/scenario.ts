@@ -3,9 +3,9 @@
  * wait for all Ready, then one steady poll interval, memory, and the reaction time of updates.
  */
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { OPTIONS } from '../src/config.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import type { KubeAccess } from '../src/kube/access.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../src/simulator/index.ts';
 import {
   callsPerConvergedObject,
@@ -94,14 +94,14 @@ function controllerEnv(values: Record<string, string>): Record<string, string> {
 export async function runScenario(options: {
   n: number;
   bench: BenchOptions;
-  kc: KubeConfig;
+  access: KubeAccess;
   kubeconfigPath: string;
   resultsDir: string;
   stamp: string;
   cleanup: Cleanup;
   log: (line: string) => void;
 }): Promise<ScenarioResult> {
-  const { n, bench, kc, cleanup, log } = options;
+  const { n, bench, access, cleanup, log } = options;
   const revisionPollMs = bench.revisionPollMs ?? REVISION_STEPS * bench.revisionStepMs;
 
   const sim = await startSimulator({ revisionStepMs: bench.revisionStepMs });
@@ -110,10 +110,10 @@ export async function runScenario(options: {
   const listenerId = defaultListeners()[0]?.id;
   if (!listenerId) throw new Error('the simulator has no default listener');
 
-  const ns = await createNamespace(kc, `bench-n${n}`);
-  const kubeWriteMs = await measureKubeWriteMs(kc, ns);
+  const ns = await createNamespace(access, `bench-n${n}`);
+  const kubeWriteMs = await measureKubeWriteMs(access, ns);
   log(`N=${n}: API server write latency ${kubeWriteMs.toFixed(1)} ms (median of ${WRITE_SAMPLES})`);
-  const watch = watchObjects(kc, ns);
+  const watch = watchObjects(access, ns);
   const stopWatch = cleanup.add(`watch (N=${n})`, () => watch.stop());
   await waitFor(() => (watch.synced() ? true : undefined), {
     timeoutMs: 30_000,
@@ -151,7 +151,7 @@ export async function runScenario(options: {
     sim.resetRequests();
     const names = Array.from({ length: n }, (_, i) => objectName(i));
     const firstApplyAt = Date.now();
-    await mapLimit(names, bench.applyConcurrency, (name) => createObject(kc, ns, name, listenerId));
+    await mapLimit(names, bench.applyConcurrency, (name) => createObject(access, ns, name, listenerId));
     const lastApplyAt = Date.now();
     log(`N=${n}: applied in ${lastApplyAt - firstApplyAt} ms; waiting for all Ready`);
 
@@ -179,12 +179,12 @@ export async function runScenario(options: {
     await sleep(SETTLE_MS);
     const windowStart = Date.now();
     const writesBefore = watch.totalWrites();
-    const eventsBefore = await eventVersions(kc, ns);
+    const eventsBefore = await eventVersions(access, ns);
     log(`N=${n}: measuring one steady poll interval (${bench.pollIntervalMs} ms)`);
     await sleep(bench.pollIntervalMs);
     const windowEnd = Date.now();
     const statusWrites = watch.totalWrites() - writesBefore;
-    const eventsAfter = await eventVersions(kc, ns);
+    const eventsAfter = await eventVersions(access, ns);
     const eventsWritten = [...eventsAfter.entries()].filter(
       ([name, e]) => eventsBefore.get(name)?.resourceVersion !== e.resourceVersion,
     );
@@ -199,7 +199,7 @@ export async function runScenario(options: {
     };
 
     // Reaction time: one update at a time, until its PATCH reaches the simulator
-    const reaction = await measureReactions({ n, bench, kc, ns, sim, watch, nameById, names });
+    const reaction = await measureReactions({ n, bench, access, ns, sim, watch, nameById, names });
 
     return {
       n,
@@ -250,13 +250,13 @@ export async function runScenario(options: {
 const WRITE_SAMPLES = 21;
 
 /** The API server's median latency for a small merge patch, as a status write costs. */
-async function measureKubeWriteMs(kc: KubeConfig, ns: string): Promise<number> {
+async function measureKubeWriteMs(access: KubeAccess, ns: string): Promise<number> {
   const path = `/api/v1/namespaces/${ns}/configmaps`;
-  await kubeRequest(kc, { method: 'POST', path, body: { metadata: { name: 'bench-write-latency' } } });
+  await kubeRequest(access, { method: 'POST', path, body: { metadata: { name: 'bench-write-latency' } } });
   const samples: number[] = [];
   for (let i = 0; i < WRITE_SAMPLES; i++) {
     const startedAt = performance.now();
-    await kubeRequest(kc, {
+    await kubeRequest(access, {
       method: 'PATCH',
       path: `${path}/bench-write-latency`,
       body: { data: { sample: String(i) } },
@@ -264,21 +264,21 @@ async function measureKubeWriteMs(kc: KubeConfig, ns: string): Promise<number> {
     });
     samples.push(performance.now() - startedAt);
   }
-  await kubeRequest(kc, { method: 'DELETE', path: `${path}/bench-write-latency` });
+  await kubeRequest(access, { method: 'DELETE', path: `${path}/bench-write-latency` });
   return percentile(samples, 50) ?? 0;
 }
 
 async function measureReactions(options: {
   n: number;
   bench: BenchOptions;
-  kc: KubeConfig;
+  access: KubeAccess;
   ns: string;
   sim: Simulator;
   watch: ObjectWatch;
   nameById: ReadonlyMap<string, string>;
   names: string[];
 }): Promise<ScenarioResult['reaction']> {
-  const { n, bench, kc, ns, sim, names } = options;
+  const { n, bench, access, ns, sim, names } = options;
   const idByName = new Map([...options.nameById].map(([id, name]) => [name, id]));
   const k = Math.min(bench.reactionUpdates, n);
   // Spread over the objects, so their steady polls fall at different times.
@@ -288,7 +288,7 @@ async function measureReactions(options: {
     const id = idByName.get(name);
     if (!id) throw new Error(`no deployment on the control plane for ${name}`);
     const sentAt = Date.now();
-    await setImage(kc, ns, name, UPDATED_IMAGE);
+    await setImage(access, ns, name, UPDATED_IMAGE);
     const patch = await waitFor(
       () =>
         sim

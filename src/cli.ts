@@ -1,22 +1,22 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ControlPlaneClient } from './controlplane/client.ts';
+import { type Credentials, credentialsKey } from './controlplane/credentials.ts';
 /**
  * kubectl-agd: `kubectl agd plan -f <files|dir|->` says what the controller would do to the platform for
  * each AgentDeployment and SandboxTemplate given, before they are applied (README, "Plan in CI"). It
  * only reads: Kubernetes (optional) and the control plane. Exit code: 0 nothing to do, 2 changes, 1 a
  * problem (an object refused or that would stall, or a failed read).
  */
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { ControlPlaneClient } from './controlplane/client.ts';
-import { type Credentials, credentialsKey } from './controlplane/credentials.ts';
+import type { KubeAccess } from './kube/access.ts';
 import { exitCodeOf, formatPlan, OUTPUT_FORMATS, type OutputFormat } from './plan/format.ts';
 import { readInputs } from './plan/inputs.ts';
 import { kubePlanReads } from './plan/kube.ts';
 import type { PlanClient, PlanWorld } from './plan/model.ts';
 import { planObjects } from './plan/plan.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
-import { loadKubeConfig } from './startup.ts';
+import { loadKubeAccess } from './startup.ts';
 
 export const USAGE = `Usage: kubectl agd plan -f <file|directory|-> [-f ...] [options]
 
@@ -119,8 +119,8 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   isTty: boolean;
-  /** The kubeconfig to use; default: as kubectl finds it. */
-  kubeConfig?: () => KubeConfig;
+  /** The cluster to read; default: as kubectl finds it. */
+  kubeAccess?: () => KubeAccess;
 }
 
 /** Runs the CLI; resolves with the exit code. */
@@ -133,15 +133,15 @@ export async function runCli(io: CliIo): Promise<number> {
       return 0;
     }
     const inputs = readInputs(options.files, io.stdin);
-    const kc = options.cluster ? (io.kubeConfig ?? (() => loadKubeConfig(io.env)))() : undefined;
+    const access = options.cluster ? (io.kubeAccess ?? (() => loadKubeAccess(io.env)))() : undefined;
     let digestKey = options.digestKey;
-    if (!digestKey && kc && options.operatorNamespace) {
-      const key = await new OperatorKeySecret(kc, options.operatorNamespace).peek();
+    if (!digestKey && access && options.operatorNamespace) {
+      const key = await new OperatorKeySecret(access, options.operatorNamespace).peek();
       if (key) digestKey = secretsDigestKeyFrom(key);
     }
     const clients = new Map<string, ControlPlaneClient>();
     const world: PlanWorld = {
-      kube: kc ? kubePlanReads(kc) : undefined,
+      kube: access ? kubePlanReads(access) : undefined,
       defaultCredentials: options.credentials,
       digestKey,
       controlPlane(credentials) {
@@ -154,8 +154,7 @@ export async function runCli(io: CliIo): Promise<number> {
         return readOnly(client);
       },
     };
-    const namespace =
-      options.namespace ?? kc?.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
+    const namespace = options.namespace ?? access?.namespace ?? 'default';
     try {
       const entries = await planObjects(inputs.objects, namespace, world, inputs.secrets);
       io.stdout(formatPlan(entries, options.output, io.isTty && options.output === 'text'));

@@ -6,7 +6,7 @@
 import { ConfigError, helpText, loadConfig } from './config.ts';
 import { createLogger } from './logging.ts';
 import { startOperator } from './operator.ts';
-import { checkApiServer, loadKubeConfig, StartupError } from './startup.ts';
+import { checkApiServer, loadKubeAccess, StartupError } from './startup.ts';
 
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
@@ -31,9 +31,9 @@ try {
 const logger = createLogger(config.logLevel);
 let operator: Awaited<ReturnType<typeof startOperator>>;
 try {
-  const kc = loadKubeConfig(process.env);
-  await checkApiServer(kc);
-  operator = await startOperator({ config, kc, logger, onLostLeadership: () => process.exit(1) });
+  const access = loadKubeAccess(process.env);
+  await checkApiServer(access);
+  operator = await startOperator({ config, access, logger, onLostLeadership: () => process.exit(1) });
 } catch (err) {
   if (err instanceof StartupError) fail(err.message, 1);
   fail(`start-up failed: ${err instanceof Error ? err.message : String(err)}`, 1);

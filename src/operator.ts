@@ -3,10 +3,10 @@
  * leader election, workers and the HTTP endpoints. main.ts runs it as a process; tests run it in-process
  * with a config of their own.
  */
+
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
 import type { Config } from './config.ts';
@@ -15,6 +15,7 @@ import { startSandboxTemplateController } from './controllers/sandboxtemplate/in
 import { defaultCredentialsScope } from './controlplane/default-credentials-scope.ts';
 import { ControlPlanePools } from './controlplane/pools.ts';
 import { startHttpEndpoints } from './http.ts';
+import type { KubeAccess } from './kube/access.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
@@ -40,7 +41,7 @@ export interface Operator {
 
 export interface OperatorOptions {
   config: Config;
-  kc: KubeConfig;
+  access: KubeAccess;
   logger: Logger;
   /** Called when leadership is lost: the process must stop writing (main exits). */
   onLostLeadership?: () => void;
@@ -97,7 +98,7 @@ function startKindWorkers(
 }
 
 export async function startOperator(options: OperatorOptions): Promise<Operator> {
-  const { config, kc, logger } = options;
+  const { config, access, logger } = options;
   const identity = `${config.podName ?? hostname()}_${randomBytes(4).toString('hex')}`;
   const metrics = new OperatorMetrics();
   const pools = new ControlPlanePools({
@@ -111,7 +112,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     },
   });
   const events = new EventRecorder({
-    kc,
+    access,
     component: 'agent-deployment-operator',
     instance: identity,
     logger,
@@ -144,7 +145,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   // tokens and, unless one is configured, the secrets digest. Verification gets connections of its own.
   const agentServers = new Agent({ connections: 8, keepAliveTimeout: 30_000, connectTimeout: 5_000 });
   const operatorKey = new OperatorKeySecret(
-    kc,
+    access,
     config.podNamespace ?? config.leaderElectionNamespace ?? 'default',
   );
   const tokenFor = async (uid: string, threadId: string) =>
@@ -158,7 +159,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     now: () => new Date(),
   });
   const agentDeployments = startAgentDeploymentController({
-    kc,
+    access,
     queue,
     pools,
     events,
@@ -179,7 +180,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   });
   tenantOf = agentDeployments.tenantOf;
   const sandboxTemplates = startSandboxTemplateController({
-    kc,
+    access,
     queue: templateQueue,
     pools,
     events,
@@ -249,7 +250,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   let elector: LeaderElector | undefined;
   if (config.leaderElect) {
     elector = startLeaderElection({
-      kc,
+      access,
       namespace: config.leaderElectionNamespace ?? config.podNamespace ?? 'default',
       name: config.leaderElectionId,
       identity,

@@ -5,45 +5,41 @@
  * credentials and serves the CRDs.
  */
 import { existsSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
 import { GROUP, VERSION } from './api/group.ts';
-import { KubeApiError, NotFoundError } from './runtime/errors.ts';
-import { kubeRequest } from './runtime/kubehttp.ts';
+import { defaultKubeAccess, type KubeAccess } from './kube/access.ts';
+import { KubeApiError, NotFoundError } from './kube/errors.ts';
+import { KubeconfigError, kubeconfigPaths } from './kube/kubeconfig.ts';
+import { kubeRequest } from './kube/request.ts';
 
 /** A start-up failure whose message is the whole story: cause, then fix. */
 export class StartupError extends Error {}
 
-/** The kubeconfig as kubectl finds it (KUBECONFIG, ~/.kube/config, in-cluster), with its failures named. */
-export function loadKubeConfig(env: NodeJS.ProcessEnv): KubeConfig {
-  const missing = (env.KUBECONFIG ?? '').split(':').filter((path) => path !== '' && !existsSync(path));
+/** The cluster as kubectl finds it (KUBECONFIG, ~/.kube/config, in-cluster), with its failures named. */
+export function loadKubeAccess(env: NodeJS.ProcessEnv): KubeAccess {
+  const missing = kubeconfigPaths(env).filter((path) => !existsSync(path));
   if (missing.length > 0) {
     throw new StartupError(
       `KUBECONFIG names ${missing.join(', ')}, which does not exist: point KUBECONFIG at a kubeconfig file, or unset it to use ~/.kube/config or the in-cluster service account`,
     );
   }
-  const kc = new KubeConfig();
   try {
-    kc.loadFromDefault();
+    return defaultKubeAccess(env);
   } catch (err) {
-    throw new StartupError(
-      `cannot load the kubeconfig (${err instanceof Error ? err.message : String(err)}): fix the file KUBECONFIG names, or unset it to use ~/.kube/config or the in-cluster service account`,
-    );
+    if (!(err instanceof KubeconfigError)) throw err;
+    const fix = env.KUBECONFIG
+      ? 'fix the file KUBECONFIG names, or unset it to use ~/.kube/config or the in-cluster service account'
+      : 'set KUBECONFIG, write ~/.kube/config, or run in a pod with a service account';
+    throw new StartupError(`cannot load the kubeconfig (${err.message}): ${fix}`);
   }
-  if (!kc.getCurrentCluster()) {
-    throw new StartupError(
-      'the kubeconfig has no current cluster: set current-context (kubectl config use-context NAME)',
-    );
-  }
-  return kc;
 }
 
 const CHECK_TIMEOUT_MS = 10_000;
 
 /** One discovery request for the API group: reachable, authenticated, CRDs installed. */
-export async function checkApiServer(kc: KubeConfig): Promise<void> {
-  const server = kc.getCurrentCluster()?.server ?? '(none)';
+export async function checkApiServer(access: KubeAccess): Promise<void> {
+  const { server } = access;
   try {
-    await kubeRequest(kc, {
+    await kubeRequest(access, {
       method: 'GET',
       path: `/apis/${GROUP}/${VERSION}`,
       signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),

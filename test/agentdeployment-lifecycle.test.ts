@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
 import { externalImage, LISTENER } from './support/agd-objects.ts';
 import {
@@ -165,7 +165,7 @@ describe('adoption', () => {
     const id = ready.status?.deploymentId as string;
     const patches = patchesOf(id).length;
     // As a restore from git or a backup without status would leave it (the finalizer kept).
-    await kubeRequest(h.kc, {
+    await kubeRequest(h.access, {
       method: 'PATCH',
       path: `${AGD_PATH(h.ns)}/restored/status`,
       body: { status: null },

@@ -8,7 +8,7 @@ import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../src/api/group.ts';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
 import type { Deployment } from '../src/controlplane/schemas.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../src/simulator/index.ts';
 import {
   AGD_PATH,
@@ -50,7 +50,7 @@ afterAll(async () => {
 // ---- helpers ----
 
 async function create(ns: string, name: string, body: Record<string, unknown>, annotations = {}) {
-  return (await kubeRequest(h.kc, {
+  return (await kubeRequest(h.access, {
     method: 'POST',
     path: AGD_PATH(ns),
     body: {
@@ -62,16 +62,16 @@ async function create(ns: string, name: string, body: Record<string, unknown>, a
   })) as AgentDeployment;
 }
 const get = async (ns: string, name: string) =>
-  (await kubeRequest(h.kc, { method: 'GET', path: `${AGD_PATH(ns)}/${name}` })) as AgentDeployment;
+  (await kubeRequest(h.access, { method: 'GET', path: `${AGD_PATH(ns)}/${name}` })) as AgentDeployment;
 const patch = (ns: string, name: string, body: unknown) =>
-  kubeRequest(h.kc, {
+  kubeRequest(h.access, {
     method: 'PATCH',
     path: `${AGD_PATH(ns)}/${name}`,
     body,
     contentType: 'application/merge-patch+json',
   });
 async function remove(ns: string, name: string) {
-  await kubeRequest(h.kc, { method: 'DELETE', path: `${AGD_PATH(ns)}/${name}` });
+  await kubeRequest(h.access, { method: 'DELETE', path: `${AGD_PATH(ns)}/${name}` });
   await eventually(async () => {
     try {
       await get(ns, name);
@@ -196,7 +196,7 @@ describe('claims are exclusive', () => {
     await create(h.ns, 'copy', spec({ name: 'original', sourceRevisionConfig: { imageUri: 'copy:1' } }), {
       'deploy.agents.dev/paused': 'true',
     });
-    await kubeRequest(h.kc, {
+    await kubeRequest(h.access, {
       method: 'PATCH',
       path: `${AGD_PATH(h.ns)}/copy/status`,
       body: { status: { deploymentId: id, credentialsDigest: first.status?.credentialsDigest } },
@@ -323,7 +323,7 @@ describe('credentials', () => {
     expect(other.requests({ method: 'POST' })).toHaveLength(0);
     expect(other.deployments()).toHaveLength(0);
     // Deleting it now would orphan the original without a word: the finalizer stays, saying why.
-    await kubeRequest(h.kc, { method: 'DELETE', path: `${AGD_PATH(h.ns)}/switched` });
+    await kubeRequest(h.access, { method: 'DELETE', path: `${AGD_PATH(h.ns)}/switched` });
     await until(
       h.ns,
       'switched',

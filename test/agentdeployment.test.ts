@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
 import { externalImage, LISTENER, repoHost } from './support/agd-objects.ts';
 import {
@@ -45,7 +45,7 @@ const postsNamed = (name: string) =>
 
 /** Writes status fields directly, as a crash or a restore would leave them. */
 async function setStatus(name: string, status: Record<string, unknown>) {
-  await kubeRequest(h.kc, {
+  await kubeRequest(h.access, {
     method: 'PATCH',
     path: `${AGD_PATH(h.ns)}/${name}/status`,
     body: { status },
@@ -540,8 +540,8 @@ describe('secrets stay secret', () => {
   // Runs last in this file: every log line, event and status the tests above produced.
   it('no secret value or credential appears in any log line, event or status', async () => {
     const used = ['sk-rotate-me-1', 'sk-rotate-me-2', 'tok-123', DEFAULT_API_KEY];
-    const events = await kubeRequest(h.kc, { method: 'GET', path: `/api/v1/namespaces/${h.ns}/events` });
-    const objects = (await kubeRequest(h.kc, { method: 'GET', path: AGD_PATH(h.ns) })) as {
+    const events = await kubeRequest(h.access, { method: 'GET', path: `/api/v1/namespaces/${h.ns}/events` });
+    const objects = (await kubeRequest(h.access, { method: 'GET', path: AGD_PATH(h.ns) })) as {
       items: { status?: unknown }[];
     };
     const statuses = objects.items.map((o) => o.status);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, SANDBOX_TEMPLATE, VERSION } from '../src/api/group.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { defaultListeners, EXAMPLE_TEMPLATES } from '../src/simulator/index.ts';
 import { REPO } from './packaging-helpers.ts';
 import {
@@ -100,7 +100,7 @@ const hasCondition = (type: string, status: string, reason?: string) => (obj: Ob
 };
 
 async function createSbt(ns: string, name: string, spec: Record<string, unknown>, annotations?: object) {
-  return (await kubeRequest(h.kc, {
+  return (await kubeRequest(h.access, {
     method: 'POST',
     path: SBT_PATH(ns),
     body: {
@@ -113,7 +113,7 @@ async function createSbt(ns: string, name: string, spec: Record<string, unknown>
 }
 async function untilSbt(name: string, what: string, check: (obj: Obj) => boolean): Promise<Obj> {
   return eventually(async () => {
-    const obj = (await kubeRequest(h.kc, { method: 'GET', path: `${SBT_PATH(h.ns)}/${name}` })) as Obj;
+    const obj = (await kubeRequest(h.access, { method: 'GET', path: `${SBT_PATH(h.ns)}/${name}` })) as Obj;
     return check(obj) ? obj : undefined;
   }, `${name}: ${what}`);
 }
@@ -127,7 +127,7 @@ const CASES: Case[] = [
     health: 'Progressing',
     message: () => 'Waiting for the controller to report status',
     produce: async () =>
-      (await kubeRequest(h.kc, {
+      (await kubeRequest(h.access, {
         method: 'POST',
         path: AGD_PATH(unwatched),
         body: {
@@ -269,7 +269,7 @@ const CASES: Case[] = [
     health: 'Suspended',
     message: () => 'Reconciliation is paused by the deploy.agents.dev/paused annotation',
     produce: async () =>
-      (await kubeRequest(h.kc, {
+      (await kubeRequest(h.access, {
         method: 'POST',
         path: AGD_PATH(unwatched),
         body: {
@@ -348,7 +348,7 @@ const CASES: Case[] = [
     health: 'Progressing',
     message: (obj) => `Waiting for the controller to observe generation ${obj.metadata.generation}`,
     produce: async () =>
-      (await kubeRequest(h.kc, {
+      (await kubeRequest(h.access, {
         method: 'PATCH',
         path: `${SBT_PATH(h.ns)}/in-sync`,
         body: { spec: { image: 'docker.io/library/python:3.13-slim' } },

@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import type { V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
-import { isNotFound } from '../src/runtime/errors.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import { isNotFound } from '../src/kube/errors.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
 import { externalImage, LISTENER } from './support/agd-objects.ts';
 import {
@@ -75,7 +75,10 @@ afterAll(async () => {
 });
 
 const readSecret = (ns: string, name: string) =>
-  kubeRequest(h.kc, { method: 'GET', path: `/api/v1/namespaces/${ns}/secrets/${name}` }) as Promise<V1Secret>;
+  kubeRequest(h.access, {
+    method: 'GET',
+    path: `/api/v1/namespaces/${ns}/secrets/${name}`,
+  }) as Promise<V1Secret>;
 
 const gone = async (read: () => Promise<unknown>) => {
   try {
@@ -183,7 +186,10 @@ describe('credentials Secrets outlive the objects that need them', () => {
     expect(protectedSecret.metadata?.finalizers).toEqual([IN_USE]);
     expect(h.sim.deployments().some((d) => d.name === 'leaving')).toBe(true);
 
-    await kubeRequest(h.kc, { method: 'DELETE', path: `/api/v1/namespaces/${h.ns}/secrets/leaving-creds` });
+    await kubeRequest(h.access, {
+      method: 'DELETE',
+      path: `/api/v1/namespaces/${h.ns}/secrets/leaving-creds`,
+    });
     await deleteAgd(h, 'leaving');
     await eventually(() => gone(() => getAgd(h, 'leaving')), 'leaving deleted', 60_000);
     expect(h.sim.deployments().some((d) => d.name === 'leaving')).toBe(false);
@@ -202,7 +208,7 @@ describe('credentials Secrets outlive the objects that need them', () => {
       'the in-use finalizer on old-creds',
       60_000,
     );
-    await kubeRequest(h.kc, {
+    await kubeRequest(h.access, {
       method: 'PATCH',
       path: `/apis/deploy.agents.dev/v1alpha1/namespaces/${h.ns}/agentdeployments/switching`,
       body: { spec: { credentialsSecretRef: { name: 'new-creds' } } },
@@ -293,7 +299,7 @@ describe('default credentials scoped to namespaces', () => {
     ).toEqual(['own-creds', 'taken-over']);
 
     // The namespace gets the label: the objects go on without being touched.
-    await kubeRequest(scoped.kc, {
+    await kubeRequest(scoped.access, {
       method: 'PATCH',
       path: `/api/v1/namespaces/${scoped.ns}`,
       body: { metadata: { labels: { [SELECTOR_LABEL]: 'true' } } },
@@ -305,7 +311,7 @@ describe('default credentials scoped to namespaces', () => {
   });
 
   it('an object of a namespace not allowed leaves without a finalizer to wait for', async () => {
-    await kubeRequest(scoped.kc, {
+    await kubeRequest(scoped.access, {
       method: 'PATCH',
       path: `/api/v1/namespaces/${scoped.ns}`,
       body: { metadata: { labels: { [SELECTOR_LABEL]: null } } },
@@ -319,7 +325,7 @@ describe('default credentials scoped to namespaces', () => {
 
   it('a SandboxTemplate of a namespace not allowed lists nothing with the default credentials', async () => {
     scoped.sim.resetRequests();
-    await kubeRequest(scoped.kc, {
+    await kubeRequest(scoped.access, {
       method: 'POST',
       path: `/apis/deploy.agents.dev/v1alpha1/namespaces/${scoped.ns}/sandboxtemplates`,
       body: {
@@ -330,7 +336,7 @@ describe('default credentials scoped to namespaces', () => {
       },
     });
     const template = await eventually(async () => {
-      const t = (await kubeRequest(scoped.kc, {
+      const t = (await kubeRequest(scoped.access, {
         method: 'GET',
         path: `/apis/deploy.agents.dev/v1alpha1/namespaces/${scoped.ns}/sandboxtemplates/python-data`,
       })) as { status?: { conditions?: { type: string; reason: string; message: string }[] } };
@@ -361,7 +367,7 @@ describe('default credentials scoped to namespaces', () => {
     expect(condition(held, 'Reconciling')?.message).toContain('deletionPolicy to Orphan');
     await sleep(1_500);
     expect(scoped.sim.requests({ method: 'DELETE' })).toEqual([]);
-    await kubeRequest(scoped.kc, {
+    await kubeRequest(scoped.access, {
       method: 'PATCH',
       path: `/apis/deploy.agents.dev/v1alpha1/namespaces/${scoped.ns}/agentdeployments/unscoped`,
       body: { spec: { deletionPolicy: 'Orphan' } },

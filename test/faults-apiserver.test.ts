@@ -2,6 +2,7 @@
  * kube-apiserver restarted under a running operator, on a cluster of this file's own: the watches break
  * and recover, and nothing made around the restart is missed (creates, updates, a delete).
  */
+
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
@@ -11,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../src/api/group.ts';
 import { loadConfig } from '../src/config.ts';
+import { type KubeAccess, kubeAccessFromFile } from '../src/kube/access.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { type LocalCluster, startLocalCluster } from '../src/localcluster/index.ts';
 import { type Operator, startOperator } from '../src/operator.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../src/simulator/index.ts';
 import { AGD_PATH, condition, eventually } from './support/harness.ts';
 import { runKubectl } from './support/kubectl-runner.ts';
@@ -27,6 +29,7 @@ const after = Array.from({ length: 10 }, (_, i) => `after-${i}`);
 
 let cluster: LocalCluster;
 let kc: KubeConfig;
+let access: KubeAccess;
 let sim: Simulator;
 let operator: Operator | undefined;
 const logs: Array<{ msg?: string }> = [];
@@ -47,6 +50,7 @@ beforeAll(async () => {
   await kubectl(['create', 'namespace', NS]);
   kc = new KubeConfig();
   kc.loadFromFile(cluster.kubeconfigPath);
+  access = kubeAccessFromFile(cluster.kubeconfigPath);
   sim = await startSimulator({ revisionStepMs: 20 });
   const config = loadConfig([], {
     CONTROL_PLANE_URL: sim.url,
@@ -64,7 +68,7 @@ beforeAll(async () => {
       done();
     },
   });
-  operator = await startOperator({ config, kc, logger: pino({ level: config.logLevel }, sink) });
+  operator = await startOperator({ config, access, logger: pino({ level: config.logLevel }, sink) });
 });
 
 afterAll(async () => {
@@ -81,7 +85,7 @@ function retried<T>(what: string, call: () => Promise<T>): Promise<T> {
 function create(name: string, version: number) {
   expected.set(name, image(version));
   return retried(`create ${name}`, () =>
-    kubeRequest(kc, {
+    kubeRequest(access, {
       method: 'POST',
       path: AGD_PATH(NS),
       body: {
@@ -101,7 +105,7 @@ function create(name: string, version: number) {
 function changeImage(name: string, version: number) {
   expected.set(name, image(version));
   return retried(`update ${name}`, () =>
-    kubeRequest(kc, {
+    kubeRequest(access, {
       method: 'PATCH',
       path: `${AGD_PATH(NS)}/${name}`,
       body: { spec: { sourceRevisionConfig: { imageUri: image(version) } } },
@@ -114,7 +118,7 @@ function changeImage(name: string, version: number) {
 async function converged(what: string): Promise<AgentDeployment[]> {
   return eventually(
     async () => {
-      const list = (await kubeRequest(kc, { method: 'GET', path: AGD_PATH(NS) })) as {
+      const list = (await kubeRequest(access, { method: 'GET', path: AGD_PATH(NS) })) as {
         items: AgentDeployment[];
       };
       const pending = [...expected.keys()].filter((name) => {
@@ -148,7 +152,7 @@ describe('kube-apiserver restarted mid-run', () => {
     const gone = before[9] as string;
     expected.delete(gone);
     await retried(`delete ${gone}`, () =>
-      kubeRequest(kc, { method: 'DELETE', path: `${AGD_PATH(NS)}/${gone}` }),
+      kubeRequest(access, { method: 'DELETE', path: `${AGD_PATH(NS)}/${gone}` }),
     );
 
     const items = await converged('every object converged after the restart');

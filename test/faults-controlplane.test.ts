@@ -21,6 +21,7 @@ import {
   startHarness,
   waitReady,
 } from './support/harness.ts';
+import { kubeConfigFromProvided } from './support/kube.ts';
 
 const LISTENER = defaultListeners()[0]?.id as string;
 const image = (version: number) => `registry.example.com/agent:${version}`;
@@ -57,7 +58,7 @@ function reconcilingWith(h: Harness, name: string, reason: string): Promise<Agen
 /** Records every Reconciling condition one object shows, so conditions that last a moment are seen. */
 async function recordReconciling(h: Harness, name: string) {
   const seen: Condition[] = [];
-  const abort = await new Watch(h.kc).watch(
+  const abort = await new Watch(kubeConfigFromProvided()).watch(
     AGD_PATH(h.ns),
     { fieldSelector: `metadata.name=${name}` },
     (_phase, obj: AgentDeployment) => {

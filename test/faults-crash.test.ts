@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
 import { type ControllerProcess, startControllerProcess } from './support/controller-process.ts';
 import {
@@ -126,7 +126,7 @@ describe('controller killed with SIGKILL at random points', () => {
 
     const items = await eventually(
       async () => {
-        const list = (await kubeRequest(h.kc, { method: 'GET', path: AGD_PATH(h.ns) })) as {
+        const list = (await kubeRequest(h.access, { method: 'GET', path: AGD_PATH(h.ns) })) as {
           items: AgentDeployment[];
         };
         const pending = unconverged(list.items);

@@ -22,7 +22,7 @@ beforeAll(async () => {
   forbidden = await createTestNamespace('ns-forbidden');
   const releaseNs = await createTestNamespace('ns-release');
   const release = 'nsfb';
-  const kc = await installChartAs(release, releaseNs, [`watchNamespaces={${h.ns}}`]);
+  const access = await installChartAs(release, releaseNs, [`watchNamespaces={${h.ns}}`]);
   operator = await startOperator({
     config: loadConfig([], {
       CONTROL_PLANE_URL: h.sim.url,
@@ -36,7 +36,7 @@ beforeAll(async () => {
       HTTP_PORT: '0',
       LOG_LEVEL: 'debug',
     }),
-    kc,
+    access,
     logger: pino({ level: 'debug' }, lineSink(logs)),
   });
 }, 120_000);

@@ -7,11 +7,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { KubeConfig } from '@kubernetes/client-node';
 import yaml from 'js-yaml';
 import { inject } from 'vitest';
 import { aggregateLabel, allowedPermissions, type PolicyRule, permissionsOf } from '../scripts/rbac-rules.ts';
-import { kubeConfigFromProvided, kubectl, testKubeconfigPath } from './support/kube.ts';
+import { KubeAccess } from '../src/kube/access.ts';
+import { loadKubeconfigFiles, targetOf } from '../src/kube/kubeconfig.ts';
+import { kubectl, testKubeconfigPath } from './support/kube.ts';
 
 export const REPO = resolve(import.meta.dirname, '..');
 export const CHART = join(REPO, 'helm/agent-deployment-operator');
@@ -111,7 +112,7 @@ export async function installChartAs(
   release: string,
   namespace: string,
   sets: readonly string[],
-): Promise<KubeConfig> {
+): Promise<KubeAccess> {
   const installed = await helm([
     'install',
     release,
@@ -125,16 +126,14 @@ export async function installChartAs(
     namespace,
   });
   if (token.code !== 0) throw new Error(`kubectl create token: ${token.stderr}`);
-  const cluster = kubeConfigFromProvided().getCurrentCluster();
-  if (!cluster) throw new Error('no cluster in the test kubeconfig');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name: 'operator', token: token.stdout.trim() }],
-    contexts: [{ name: 'operator', cluster: cluster.name, user: 'operator' }],
-    currentContext: 'operator',
+  // The run's API server, as the chart's service account: its token, no client certificate.
+  const admin = targetOf(loadKubeconfigFiles([testKubeconfigPath()]));
+  return new KubeAccess({
+    ...admin,
+    source: `${release} service account`,
+    tls: { ...admin.tls, cert: undefined, key: undefined },
+    auth: { token: token.stdout.trim() },
   });
-  return kc;
 }
 
 /** A stream whose lines (a logger's output) are appended to `lines`. */

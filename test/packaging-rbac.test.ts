@@ -9,8 +9,8 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { type Operator, startOperator } from '../src/operator.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { DEFAULT_API_KEY, defaultListeners, EXAMPLE_TEMPLATES } from '../src/simulator/index.ts';
 import { installChartAs, lineSink } from './packaging-helpers.ts';
 import {
@@ -36,7 +36,7 @@ beforeAll(async () => {
   h = await startHarness('rbac-sa', { withOperator: false, simulator: { templates: EXAMPLE_TEMPLATES } });
   releaseNs = await createTestNamespace('rbac-release');
   const release = 'rbac';
-  const kc = await installChartAs(release, releaseNs, [
+  const access = await installChartAs(release, releaseNs, [
     `watchNamespaces={${h.ns}}`,
     `importTemplatesNamespace=${h.ns}`,
     `defaultCredentials.namespaceSelector=${SCOPE_LABEL}=true`,
@@ -57,7 +57,7 @@ beforeAll(async () => {
   });
   operator = await startOperator({
     config,
-    kc,
+    access,
     logger: pino({ level: 'debug' }, lineSink(logs)),
   });
 });
@@ -69,7 +69,7 @@ afterAll(async () => {
 
 describe('the chart RBAC, used by the operator itself', () => {
   it('suffices to reconcile, import templates, lead, read namespaces, protect credentials and finalize', async () => {
-    await kubeRequest(h.kc, {
+    await kubeRequest(h.access, {
       method: 'PATCH',
       path: `/api/v1/namespaces/${h.ns}`,
       body: { metadata: { labels: { [SCOPE_LABEL]: 'true' } } },
@@ -91,7 +91,7 @@ describe('the chart RBAC, used by the operator itself', () => {
       },
     });
     await waitReady(h, 'rbac-own-creds', 60_000);
-    const creds = (await kubeRequest(h.kc, {
+    const creds = (await kubeRequest(h.access, {
       method: 'GET',
       path: `/api/v1/namespaces/${h.ns}/secrets/rbac-creds`,
     })) as { metadata: { finalizers?: string[] } };
@@ -112,7 +112,7 @@ describe('the chart RBAC, used by the operator itself', () => {
 
     const templates = await eventually(
       async () => {
-        const list = (await kubeRequest(h.kc, {
+        const list = (await kubeRequest(h.access, {
           method: 'GET',
           path: `/apis/deploy.agents.dev/v1alpha1/namespaces/${h.ns}/sandboxtemplates`,
         })) as { items: { status?: { observedGeneration?: number } }[] };
@@ -139,7 +139,7 @@ describe('the chart RBAC, used by the operator itself', () => {
     await deleteAgd(h, 'rbac-own-creds');
     await eventually(
       async () => {
-        const got = (await kubeRequest(h.kc, {
+        const got = (await kubeRequest(h.access, {
           method: 'GET',
           path: `/api/v1/namespaces/${h.ns}/secrets/rbac-creds`,
         })) as { metadata: { finalizers?: string[] } };

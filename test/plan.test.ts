@@ -12,13 +12,13 @@ import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { GROUP, VERSION } from '../src/api/group.ts';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
 import type { Credentials } from '../src/controlplane/credentials.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { valueAt } from '../src/lib/paths.ts';
 import { formatPlan, OUTPUT_FORMATS } from '../src/plan/format.ts';
 import type { InputSecret } from '../src/plan/inputs.ts';
 import { kubePlanReads } from '../src/plan/kube.ts';
 import type { InputObject, PlanEntry, PlanKind, PlanWorld } from '../src/plan/model.ts';
 import { planObjects } from '../src/plan/plan.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import {
   DEFAULT_API_KEY,
   EXAMPLE_TEMPLATES,
@@ -52,7 +52,7 @@ afterAll(async () => {
 
 function world(): PlanWorld {
   return {
-    kube: kubePlanReads(h.kc),
+    kube: kubePlanReads(h.access),
     defaultCredentials: { baseUrl: h.sim.url, apiKey: DEFAULT_API_KEY },
     digestKey: DIGEST_KEY,
     controlPlane(credentials: Credentials) {
@@ -89,7 +89,7 @@ const inputSecret = (d: Doc): InputSecret => ({
 /** Server-side apply, as kubectl apply --server-side and Argo CD do; the API server's refusal, if any. */
 async function apply(d: Doc): Promise<string | undefined> {
   try {
-    await kubeRequest(h.kc, {
+    await kubeRequest(h.access, {
       method: 'PATCH',
       path: pathOf(d),
       query: { fieldManager: 'plan-test', force: 'true' },

@@ -1,7 +1,9 @@
 // The informer and the leader elector across an API server restart, on a cluster of this file's own.
+
 import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type KubeAccess, kubeAccessFromFile } from '../src/kube/access.ts';
 import { type LocalCluster, startLocalCluster } from '../src/localcluster/index.ts';
 import { startInformer } from '../src/runtime/informer.ts';
 import { startLeaderElection } from '../src/runtime/leader.ts';
@@ -12,12 +14,14 @@ const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JS
 describe('runtime across restartApiServer()', () => {
   let cluster: LocalCluster;
   let kc: KubeConfig;
+  let access: KubeAccess;
   let core: CoreV1Api;
 
   beforeAll(async () => {
     cluster = await startLocalCluster();
     kc = new KubeConfig();
     kc.loadFromFile(cluster.kubeconfigPath);
+    access = kubeAccessFromFile(cluster.kubeconfigPath);
     core = kc.makeApiClient(CoreV1Api);
   });
   afterAll(() => cluster?.stop());
@@ -25,7 +29,7 @@ describe('runtime across restartApiServer()', () => {
   it('the informer recovers and sees changes made after the restart', async () => {
     const seen: string[] = [];
     const informer = startInformer<V1ConfigMap>({
-      kc,
+      access,
       path: '/api/v1/configmaps',
       namespaces: ['default'],
       logger,
@@ -33,7 +37,7 @@ describe('runtime across restartApiServer()', () => {
       onUpdate: (_, cm) => seen.push(`update ${cm.metadata?.name} ${cm.data?.v}`),
     });
     const elector = startLeaderElection({
-      kc,
+      access,
       namespace: 'default',
       name: 'restart-lock',
       identity: 'only',

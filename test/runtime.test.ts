@@ -12,10 +12,11 @@ import {
 } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConflictError, isNotFound, NotFoundError } from '../src/runtime/errors.ts';
+import type { KubeAccess } from '../src/kube/access.ts';
+import { ConflictError, isNotFound, NotFoundError } from '../src/kube/errors.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { EventRecorder } from '../src/runtime/events.ts';
 import { type RunningInformer, startInformer } from '../src/runtime/informer.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { type LeaderElector, startLeaderElection } from '../src/runtime/leader.ts';
 import {
   addFinalizer,
@@ -25,16 +26,18 @@ import {
   type ResourceType,
   removeFinalizer,
 } from '../src/runtime/objects.ts';
-import { createTestNamespace, kubeConfigFromProvided } from './support/kube.ts';
+import { createTestNamespace, kubeAccessFromProvided, kubeConfigFromProvided } from './support/kube.ts';
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const configmaps: ResourceType = { group: '', version: 'v1', plural: 'configmaps' };
 
 let kc: KubeConfig;
+let access: KubeAccess;
 let core: CoreV1Api;
 
 beforeAll(() => {
   kc = kubeConfigFromProvided();
+  access = kubeAccessFromProvided();
   core = kc.makeApiClient(CoreV1Api);
 });
 
@@ -57,7 +60,7 @@ function watchConfigMaps(options: { namespaces: string[]; labelSelector?: string
   const seen: Seen[] = [];
   const name = (cm: V1ConfigMap) => cm.metadata?.name ?? '';
   const informer = startInformer<V1ConfigMap>({
-    kc,
+    access,
     path: '/api/v1/configmaps',
     ...options,
     logger,
@@ -122,7 +125,7 @@ describe('startInformer', () => {
     const ns = await createTestNamespace('rt-throwing');
     const added: string[] = [];
     const informer = startInformer<V1ConfigMap>({
-      kc,
+      access,
       path: '/api/v1/configmaps',
       namespaces: [ns],
       logger,
@@ -143,7 +146,7 @@ describe('startInformer', () => {
     const ns = await createTestNamespace('rt-retry');
     let failuresLeft = 2;
     const informer = startInformer<V1ConfigMap>({
-      kc,
+      access,
       path: '/api/v1/configmaps',
       namespaces: [ns],
       logger,
@@ -167,7 +170,7 @@ describe('startLeaderElection', () => {
 
   function elector(namespace: string, identity: string, log: string[], timings = short): LeaderElector {
     const e = startLeaderElection({
-      kc,
+      access,
       namespace,
       name: 'operator-lock',
       identity,
@@ -272,16 +275,16 @@ describe('finalizers', () => {
 
   it('adds and removes a finalizer, idempotently, keeping other writers’ finalizers', async () => {
     const ref = await freshConfigMap();
-    const added = await addFinalizer(kc, ref, finalizer);
+    const added = await addFinalizer(access, ref, finalizer);
     expect(added.metadata?.finalizers).toEqual([finalizer]);
-    const again = await addFinalizer(kc, ref, finalizer);
+    const again = await addFinalizer(access, ref, finalizer);
     expect(again.metadata?.resourceVersion).toBe(added.metadata?.resourceVersion);
 
-    const other = await addFinalizer(kc, ref, 'example.com/other');
+    const other = await addFinalizer(access, ref, 'example.com/other');
     expect(other.metadata?.finalizers).toEqual([finalizer, 'example.com/other']);
-    const removed = await removeFinalizer(kc, ref, finalizer);
+    const removed = await removeFinalizer(access, ref, finalizer);
     expect(removed.metadata?.finalizers).toEqual(['example.com/other']);
-    expect((await getObject(kc, ref)).metadata?.finalizers).toEqual(['example.com/other']);
+    expect((await getObject(access, ref)).metadata?.finalizers).toEqual(['example.com/other']);
   });
 
   it.each([
@@ -289,31 +292,36 @@ describe('finalizers', () => {
     { name: 'object had finalizers (finalizers guard)', startWith: ['example.com/first'] },
   ])('refuses to add on a stale copy: $name', async ({ startWith }) => {
     const ref = await freshConfigMap();
-    for (const f of startWith) await addFinalizer(kc, ref, f);
-    const stale = await getObject(kc, ref);
-    await addFinalizer(kc, ref, 'example.com/concurrent');
-    const error = await addFinalizer(kc, ref, finalizer, stale).catch((e: unknown) => e);
+    for (const f of startWith) await addFinalizer(access, ref, f);
+    const stale = await getObject(access, ref);
+    await addFinalizer(access, ref, 'example.com/concurrent');
+    const error = await addFinalizer(access, ref, finalizer, stale).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
     // The API server answers a failed JSON-patch `test` op with 422.
     expect(error).toMatchObject({ status: 422 });
-    expect((await getObject(kc, ref)).metadata?.finalizers).toEqual([...startWith, 'example.com/concurrent']);
+    expect((await getObject(access, ref)).metadata?.finalizers).toEqual([
+      ...startWith,
+      'example.com/concurrent',
+    ]);
   });
 
   it('refuses to remove on a stale copy', async () => {
     const ref = await freshConfigMap();
-    await addFinalizer(kc, ref, finalizer);
-    const stale = await addFinalizer(kc, ref, 'example.com/second');
-    await removeFinalizer(kc, ref, 'example.com/second');
-    await addFinalizer(kc, ref, 'example.com/third');
-    await expect(removeFinalizer(kc, ref, 'example.com/second', stale)).rejects.toBeInstanceOf(ConflictError);
-    expect((await getObject(kc, ref)).metadata?.finalizers).toEqual([finalizer, 'example.com/third']);
+    await addFinalizer(access, ref, finalizer);
+    const stale = await addFinalizer(access, ref, 'example.com/second');
+    await removeFinalizer(access, ref, 'example.com/second');
+    await addFinalizer(access, ref, 'example.com/third');
+    await expect(removeFinalizer(access, ref, 'example.com/second', stale)).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    expect((await getObject(access, ref)).metadata?.finalizers).toEqual([finalizer, 'example.com/third']);
   });
 
   it('reports a missing object as NotFound', async () => {
     const ns = await createTestNamespace('rt-missing');
     const ref = { resource: configmaps, namespace: ns, name: 'absent' };
-    await expect(getObject(kc, ref)).rejects.toBeInstanceOf(NotFoundError);
-    const error = await addFinalizer(kc, ref, finalizer).catch((e: unknown) => e);
+    await expect(getObject(access, ref)).rejects.toBeInstanceOf(NotFoundError);
+    const error = await addFinalizer(access, ref, finalizer).catch((e: unknown) => e);
     expect(isNotFound(error)).toBe(true);
   });
 });
@@ -366,7 +374,7 @@ describe('patchStatus', () => {
     await expect
       .poll(
         () =>
-          kubeCreate(kc, path, {
+          kubeCreate(access, path, {
             apiVersion: `${widgets.group}/v1`,
             kind: 'Widget',
             metadata: { name: 'w' },
@@ -380,23 +388,23 @@ describe('patchStatus', () => {
       .toBe(true);
     const ref = { resource: widgets, namespace: ns, name: 'w' };
 
-    await patchStatus(kc, ref, { phase: 'Ready', conditions: [{ type: 'Ready', status: 'True' }] });
-    const patched = await patchStatus<KubernetesObject & { spec: unknown; status: unknown }>(kc, ref, {
+    await patchStatus(access, ref, { phase: 'Ready', conditions: [{ type: 'Ready', status: 'True' }] });
+    const patched = await patchStatus<KubernetesObject & { spec: unknown; status: unknown }>(access, ref, {
       phase: 'Done',
     });
     expect(patched.status).toEqual({ phase: 'Done', conditions: [{ type: 'Ready', status: 'True' }] });
     expect(patched.spec).toEqual({ size: 1 });
     // The status subresource ignores anything but status.
-    const read = await getObject<KubernetesObject & { spec: unknown }>(kc, ref);
+    const read = await getObject<KubernetesObject & { spec: unknown }>(access, ref);
     expect(read.spec).toEqual({ size: 1 });
 
-    await expect(patchStatus(kc, { ...ref, name: 'absent' }, { phase: 'x' })).rejects.toBeInstanceOf(
+    await expect(patchStatus(access, { ...ref, name: 'absent' }, { phase: 'x' })).rejects.toBeInstanceOf(
       NotFoundError,
     );
   });
 });
 
-function kubeCreate(config: KubeConfig, path: string, body: unknown): Promise<unknown> {
+function kubeCreate(config: KubeAccess, path: string, body: unknown): Promise<unknown> {
   return kubeRequest(config, { method: 'POST', path, body });
 }
 
@@ -415,7 +423,7 @@ describe('EventRecorder', () => {
       name: 'subject',
       uid: cm.metadata?.uid ?? '',
     };
-    const recorder = new EventRecorder({ kc, component: 'runtime-test', instance: 'pod-0', logger });
+    const recorder = new EventRecorder({ access, component: 'runtime-test', instance: 'pod-0', logger });
 
     await recorder.record(ref, 'Normal', 'Created', 'created the deployment');
     await recorder.record(ref, 'Normal', 'Created', 'created the deployment');
@@ -440,7 +448,7 @@ describe('EventRecorder', () => {
   });
 
   it('never throws into the caller', async () => {
-    const recorder = new EventRecorder({ kc, component: 'runtime-test', instance: 'pod-0', logger });
+    const recorder = new EventRecorder({ access, component: 'runtime-test', instance: 'pod-0', logger });
     const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'no-such-namespace', name: 'x', uid: 'u' };
     await expect(recorder.record(ref, 'Warning', 'Failed', 'nowhere to go')).resolves.toBeUndefined();
   });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, SANDBOX_TEMPLATE, VERSION } from '../src/api/group.ts';
 import type { SandboxTemplate } from '../src/api/sandboxtemplate.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import type { SandboxTemplateSeed } from '../src/simulator/index.ts';
 import { eventually, type Harness, listEvents, sleep, startHarness } from './support/harness.ts';
 
@@ -14,7 +14,7 @@ const HEADER_VALUE = 'Bearer sk-seeded-proxy-credential-7f3a9c';
 const SBT_PATH = (ns: string) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${SANDBOX_TEMPLATE.plural}`;
 
 async function createSbt(h: Harness, name: string, spec: Record<string, unknown>): Promise<void> {
-  await kubeRequest(h.kc, {
+  await kubeRequest(h.access, {
     method: 'POST',
     path: SBT_PATH(h.ns),
     body: { apiVersion: `${GROUP}/${VERSION}`, kind: SANDBOX_TEMPLATE.kind, metadata: { name }, spec },
@@ -22,12 +22,16 @@ async function createSbt(h: Harness, name: string, spec: Record<string, unknown>
 }
 
 async function getSbt(h: Harness, name: string): Promise<SandboxTemplate> {
-  return (await kubeRequest(h.kc, { method: 'GET', path: `${SBT_PATH(h.ns)}/${name}` })) as SandboxTemplate;
+  return (await kubeRequest(h.access, {
+    method: 'GET',
+    path: `${SBT_PATH(h.ns)}/${name}`,
+  })) as SandboxTemplate;
 }
 
 async function listSbt(h: Harness): Promise<SandboxTemplate[]> {
-  return ((await kubeRequest(h.kc, { method: 'GET', path: SBT_PATH(h.ns) })) as { items: SandboxTemplate[] })
-    .items;
+  return (
+    (await kubeRequest(h.access, { method: 'GET', path: SBT_PATH(h.ns) })) as { items: SandboxTemplate[] }
+  ).items;
 }
 
 const cond = (obj: SandboxTemplate, type: string) => obj.status?.conditions?.find((c) => c.type === type);
@@ -203,7 +207,7 @@ describe('observing templates', () => {
   it('deletes the object without touching the control plane', async () => {
     await createSbt(h, 'short-lived', { templateName: 'python-3.12' });
     await waitFor(h, 'short-lived', 'True');
-    await kubeRequest(h.kc, { method: 'DELETE', path: `${SBT_PATH(h.ns)}/short-lived` });
+    await kubeRequest(h.access, { method: 'DELETE', path: `${SBT_PATH(h.ns)}/short-lived` });
     await eventually(async () => !(await listSbt(h)).some((o) => o.metadata.name === 'short-lived'), 'gone');
     expect(h.sim.requests().filter((r) => r.method !== 'GET')).toEqual([]);
   });

@@ -1,22 +1,25 @@
-// The Secrets cache and object slimming against the run's real API server: only referenced Secrets keep
-// their values in memory, others are read on demand, and no cached object keeps managedFields or
-// kubectl's last-applied copy.
+// The Secrets cache and object slimming against the run's real API server: Secrets are listed and watched
+// as metadata only, only referenced Secrets keep their values in memory (read ahead), others are read on
+// demand, and no cached object keeps managedFields or kubectl's last-applied copy.
 import { CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeAccess } from '../src/kube/access.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { startInformer } from '../src/runtime/informer.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { createSecretCache, type SecretCache } from '../src/runtime/secret-cache.ts';
-import { createTestNamespace, kubeConfigFromProvided } from './support/kube.ts';
+import { createTestNamespace, kubeAccessFromProvided, kubeConfigFromProvided } from './support/kube.ts';
 
 const logger = pino({ level: 'silent' });
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 let kc: KubeConfig;
+let access: KubeAccess;
 let core: CoreV1Api;
 const stops: Array<() => Promise<void>> = [];
 
 beforeAll(() => {
   kc = kubeConfigFromProvided();
+  access = kubeAccessFromProvided();
   core = kc.makeApiClient(CoreV1Api);
 });
 afterEach(async () => {
@@ -33,7 +36,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
 
 function cacheFor(namespace: string, referenced: Set<string>, changed: string[] = []): SecretCache {
   const cache = createSecretCache({
-    kc,
+    access,
     namespaces: [namespace],
     logger,
     isReferenced: (key) => referenced.has(key),
@@ -44,7 +47,7 @@ function cacheFor(namespace: string, referenced: Set<string>, changed: string[] 
 }
 
 const mergePatch = (path: string, body: unknown) =>
-  kubeRequest(kc, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
+  kubeRequest(access, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
 
 const putSecret = (namespace: string, name: string, value: string) =>
   core.createNamespacedSecret({ namespace, body: { metadata: { name }, data: { value: b64(value) } } });
@@ -58,6 +61,12 @@ describe('the Secrets cache', () => {
     cache.start();
     await until(() => cache.hasSynced(), 'sync');
     expect(cache.size()).toEqual({ secrets: 2, withValues: 1 });
+    // Listed and watched as metadata: no value of any Secret is in the cached objects, referenced or not.
+    for (const name of ['used', 'helm-release-blob']) {
+      const cached = cache.get(ns, name);
+      expect(cached).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name } });
+      expect(cached).not.toHaveProperty('data');
+    }
     expect(await cache.read(ns, 'used')).toEqual({ value: b64('u') });
     expect(cache.peek(ns, 'used')).toEqual({ value: b64('u') });
     // Not referenced when it arrived: fetched when read, then held for that resourceVersion only.
@@ -108,7 +117,12 @@ describe('informer slimming', () => {
         data: { a: '1' },
       },
     });
-    const informer = startInformer<V1ConfigMap>({ kc, path: '/api/v1/configmaps', namespaces: [ns], logger });
+    const informer = startInformer<V1ConfigMap>({
+      access,
+      path: '/api/v1/configmaps',
+      namespaces: [ns],
+      logger,
+    });
     stops.push(() => informer.stop());
     await until(() => informer.hasSynced(), 'sync');
     await mergePatch(`/api/v1/namespaces/${ns}/configmaps/applied`, { data: { a: '2' } });

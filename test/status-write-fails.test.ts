@@ -4,7 +4,7 @@
  * passes see what was applied, so a changed secret is PATCHed once, not once per retry (issue 15).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { defaultListeners } from '../src/simulator/index.ts';
 import {
   AGD_PATH,
@@ -30,7 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const kind of ['validatingadmissionpolicybindings', 'validatingadmissionpolicies']) {
-    await kubeRequest(h.kc, { method: 'DELETE', path: `${ADMISSION}/${kind}/${policy}` }).catch(
+    await kubeRequest(h.access, { method: 'DELETE', path: `${ADMISSION}/${kind}/${policy}` }).catch(
       () => undefined,
     );
   }
@@ -39,7 +39,7 @@ afterAll(async () => {
 
 /** From now on the API server refuses every status write in the test's namespace. */
 async function refuseStatusWrites(): Promise<void> {
-  await kubeRequest(h.kc, {
+  await kubeRequest(h.access, {
     method: 'POST',
     path: `${ADMISSION}/validatingadmissionpolicies`,
     body: {
@@ -62,7 +62,7 @@ async function refuseStatusWrites(): Promise<void> {
       },
     },
   });
-  await kubeRequest(h.kc, {
+  await kubeRequest(h.access, {
     method: 'POST',
     path: `${ADMISSION}/validatingadmissionpolicybindings`,
     body: {
@@ -79,7 +79,7 @@ async function refuseStatusWrites(): Promise<void> {
   // The policy takes a moment to load: wait until a status write of our own is refused.
   await eventually(async () => {
     try {
-      await kubeRequest(h.kc, {
+      await kubeRequest(h.access, {
         method: 'PATCH',
         path: `${AGD_PATH(h.ns)}/app/status`,
         body: { status: {} },

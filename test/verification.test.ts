@@ -6,8 +6,8 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { freePorts } from '../src/localcluster/ports.ts';
-import { kubeRequest } from '../src/runtime/kubehttp.ts';
 import { OPERATOR_KEY_SECRET } from '../src/runtime/operator-key.ts';
 import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
 import { deriveRunToken } from '../src/webhooks/token.ts';
@@ -197,7 +197,7 @@ describe('verification by webhook', () => {
 
   /** The token of the object's run on `threadId` (default: the run in flight, else the last one). */
   async function tokenOf(name: string, threadId?: string): Promise<string> {
-    const secret = (await kubeRequest(h.kc, {
+    const secret = (await kubeRequest(h.access, {
       method: 'GET',
       path: `/api/v1/namespaces/${h.ns}/secrets/${OPERATOR_KEY_SECRET}`,
     })) as { data: { key: string } };

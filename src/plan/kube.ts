@@ -2,10 +2,11 @@
  * The plan's Kubernetes reads, through the controller's own HTTP path: the object as stored, Secrets, a
  * server-side dry-run apply (it writes nothing), and the AgentDeployments for the claims.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+
 import { AGENT_DEPLOYMENT, GROUP, SANDBOX_TEMPLATE, VERSION } from '../api/group.ts';
-import { KubeApiError, NotFoundError } from '../runtime/errors.ts';
-import { kubeRequest } from '../runtime/kubehttp.ts';
+import type { KubeAccess } from '../kube/access.ts';
+import { KubeApiError, NotFoundError } from '../kube/errors.ts';
+import { kubeRequest } from '../kube/request.ts';
 import type { LiveObject, PlanKind, PlanKube } from './model.ts';
 
 const FIELD_MANAGER = 'kubectl-agd-plan';
@@ -13,22 +14,22 @@ const plural = (kind: PlanKind) => (kind === 'AgentDeployment' ? AGENT_DEPLOYMEN
 const collection = (kind: PlanKind, namespace?: string) =>
   `/apis/${GROUP}/${VERSION}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${plural(kind)}`;
 
-async function getOrUndefined<T>(kc: KubeConfig, path: string): Promise<T | undefined> {
+async function getOrUndefined<T>(access: KubeAccess, path: string): Promise<T | undefined> {
   try {
-    return (await kubeRequest(kc, { method: 'GET', path })) as T;
+    return (await kubeRequest(access, { method: 'GET', path })) as T;
   } catch (err) {
     if (err instanceof NotFoundError) return undefined;
     throw err;
   }
 }
 
-export function kubePlanReads(kc: KubeConfig): PlanKube {
+export function kubePlanReads(access: KubeAccess): PlanKube {
   return {
     live: (kind, namespace, name) =>
-      getOrUndefined<LiveObject>(kc, `${collection(kind, namespace)}/${encodeURIComponent(name)}`),
+      getOrUndefined<LiveObject>(access, `${collection(kind, namespace)}/${encodeURIComponent(name)}`),
     async secret(namespace, name) {
       const secret = await getOrUndefined<{ data?: Record<string, string> }>(
-        kc,
+        access,
         `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
       );
       return secret ? (secret.data ?? {}) : undefined;
@@ -36,7 +37,7 @@ export function kubePlanReads(kc: KubeConfig): PlanKube {
     async dryRun(obj) {
       const kind = obj.kind as PlanKind;
       try {
-        await kubeRequest(kc, {
+        await kubeRequest(access, {
           method: 'PATCH',
           path: `${collection(kind, obj.metadata.namespace)}/${encodeURIComponent(obj.metadata.name)}`,
           query: { dryRun: 'All', fieldManager: FIELD_MANAGER, force: 'true' },
@@ -52,7 +53,7 @@ export function kubePlanReads(kc: KubeConfig): PlanKube {
     async agentDeployments(namespace) {
       for (const path of [collection('AgentDeployment'), collection('AgentDeployment', namespace)]) {
         try {
-          const list = (await kubeRequest(kc, { method: 'GET', path })) as { items?: LiveObject[] };
+          const list = (await kubeRequest(access, { method: 'GET', path })) as { items?: LiveObject[] };
           return list.items ?? [];
         } catch (err) {
           if (!(err instanceof KubeApiError && err.status === 403)) throw err;

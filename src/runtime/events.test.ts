@@ -27,7 +27,7 @@ const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'obj',
 
 function recorder(api: Api, lines: Array<Record<string, unknown>> = []) {
   const logger = pino({}, { write: (line: string) => lines.push(JSON.parse(line)) });
-  return new EventRecorder({ kc: undefined as never, api, component: 'op', instance: 'pod-0', logger });
+  return new EventRecorder({ access: undefined as never, api, component: 'op', instance: 'pod-0', logger });
 }
 
 describe('EventRecorder', () => {

@@ -1,7 +1,8 @@
-import type { CoreV1Api, CoreV1Event, KubeConfig } from '@kubernetes/client-node';
+import type { CoreV1Api, CoreV1Event } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { isNotFound } from './errors.ts';
-import { kubeRequest } from './kubehttp.ts';
+import type { KubeAccess } from '../kube/access.ts';
+import { isNotFound } from '../kube/errors.ts';
+import { kubeRequest } from '../kube/request.ts';
 
 export interface EventObjectRef {
   apiVersion: string;
@@ -14,7 +15,7 @@ export interface EventObjectRef {
 export type EventType = 'Normal' | 'Warning';
 
 export interface EventRecorderOptions {
-  kc: KubeConfig;
+  access: KubeAccess;
   /** Reporting component, e.g. agent-deployment-operator. */
   component: string;
   /** This replica, e.g. the pod name. */
@@ -27,13 +28,13 @@ export interface EventRecorderOptions {
 type EventApi = Pick<CoreV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
 
 /** The two Event calls over kubeRequest, so they share its connection pool. */
-function eventApi(kc: KubeConfig): EventApi {
+function eventApi(access: KubeAccess): EventApi {
   const path = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`;
   return {
     createNamespacedEvent: async ({ namespace, body }) =>
-      (await kubeRequest(kc, { method: 'POST', path: path(namespace), body })) as CoreV1Event,
+      (await kubeRequest(access, { method: 'POST', path: path(namespace), body })) as CoreV1Event,
     patchNamespacedEvent: async ({ namespace, name, body }) =>
-      (await kubeRequest(kc, {
+      (await kubeRequest(access, {
         method: 'PATCH',
         path: `${path(namespace)}/${encodeURIComponent(name)}`,
         body,
@@ -73,7 +74,7 @@ export class EventRecorder {
   #sequence = 0;
 
   constructor(options: EventRecorderOptions) {
-    this.#api = options.api ?? eventApi(options.kc);
+    this.#api = options.api ?? eventApi(options.access);
     this.#component = options.component;
     this.#instance = options.instance;
     this.#log = options.logger.child({ component: 'events' });

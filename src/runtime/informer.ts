@@ -1,26 +1,27 @@
 import { isDeepStrictEqual } from 'node:util';
-import {
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-  ListWatch,
-  Watch,
-} from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { KubeAccess } from '../kube/access.ts';
+import { kubeRequest } from '../kube/request.ts';
+import { WatchError, type WatchEvent, watchStream } from '../kube/watch.ts';
 import { sleep } from './clock.ts';
 import { objectKey } from './keys.ts';
-import { kubeRequest } from './kubehttp.ts';
 
 export interface InformerOptions<T extends KubernetesObject> {
-  kc: KubeConfig;
+  access: KubeAccess;
   /** Cluster-wide collection path, e.g. /api/v1/secrets or /apis/deploy.agents.dev/v1alpha1/agentdeployments */
   path: string;
-  /** Lists one namespace ('' = all); default: a GET on the collection path. */
+  /** Lists one namespace ('' = all); default: the collection path, a page at a time. */
   list?: (namespace: string) => Promise<KubernetesListObject<T>>;
   /** One watch per namespace; empty, undefined or [''] watches all namespaces. */
   namespaces?: string[];
   labelSelector?: string;
+  /**
+   * Lists and watches PartialObjectMetadata: every object's metadata and nothing else (the values of
+   * Secrets never reach the process).
+   */
+  metadataOnly?: boolean;
   onAdd?: (obj: T) => void;
   onUpdate?: (oldObj: T, newObj: T) => void;
   onDelete?: (obj: T) => void;
@@ -68,60 +69,59 @@ export function namespacedPath(path: string, namespace: string): string {
   return `${path.slice(0, slash)}/namespaces/${encodeURIComponent(namespace)}${path.slice(slash)}`;
 }
 
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const METADATA_WATCH = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
+/** Objects per list page: a namespace of 10,000 objects never arrives as one 30 MB body. */
+export const LIST_PAGE_SIZE = 500;
+/** Lists of a large namespace take longer than a single call's default deadline. */
+const LIST_PAGE_DEADLINE_MS = 60_000;
+
 const ListBody = z.looseObject({
   apiVersion: z.string().optional(),
   kind: z.string().optional(),
-  metadata: z.looseObject({ resourceVersion: z.string().optional() }).optional(),
+  metadata: z
+    .looseObject({ resourceVersion: z.string().optional(), continue: z.string().optional() })
+    .optional(),
   items: z.array(z.looseObject({ metadata: z.looseObject({}) })).nullish(),
 });
 
-/** Lists a collection path; items get the apiVersion and kind that list answers leave out. */
-export async function listPath<T extends KubernetesObject>(
-  kc: KubeConfig,
-  path: string,
-  labelSelector?: string,
-): Promise<KubernetesListObject<T>> {
-  const body = ListBody.parse(await kubeRequest(kc, { method: 'GET', path, query: { labelSelector } }));
-  const kind = body.kind?.replace(/List$/, '');
-  const items = (body.items ?? []).map(
-    (item) => ({ apiVersion: body.apiVersion, kind, ...item }) as unknown as T,
-  );
-  return { apiVersion: body.apiVersion, kind: body.kind, metadata: body.metadata ?? {}, items };
-}
-
-type WatchArgs = Parameters<Watch['watch']>;
-
 /**
- * client-node's ListWatch can start a watch after stop() (when stop lands during a list or a
- * reconnect delay); this Watch aborts such late connections. It also asks for bookmarks, which keep
- * the resourceVersion fresh on quiet resources so restarts relist less often.
+ * Lists a collection path a page at a time; items get the apiVersion and kind that list answers leave
+ * out. The resourceVersion is the first page's (every page is read at that version).
  */
-class StoppableWatch extends Watch {
-  readonly #stopped: AbortSignal;
-  readonly #transform: (obj: KubernetesObject) => KubernetesObject;
-
-  constructor(kc: KubeConfig, stopped: AbortSignal, transform: (obj: KubernetesObject) => KubernetesObject) {
-    super(kc);
-    this.#stopped = stopped;
-    this.#transform = transform;
-  }
-
-  override async watch(
-    path: WatchArgs[0],
-    query: WatchArgs[1],
-    callback: WatchArgs[2],
-    done: WatchArgs[3],
-  ): Promise<AbortController> {
-    if (this.#stopped.aborted) return new AbortController();
-    // Bookmarks carry only a resourceVersion: nothing to slim.
-    const slimmed: WatchArgs[2] = (phase, apiObj, watchObj) =>
-      phase === 'BOOKMARK'
-        ? callback(phase, apiObj, watchObj)
-        : callback(phase, this.#transform(apiObj), watchObj);
-    const controller = await super.watch(path, { ...query, allowWatchBookmarks: true }, slimmed, done);
-    if (this.#stopped.aborted) controller.abort();
-    return controller;
-  }
+export async function listPath<T extends KubernetesObject>(
+  access: KubeAccess,
+  path: string,
+  options: { labelSelector?: string | undefined; metadataOnly?: boolean; signal?: AbortSignal } = {},
+): Promise<KubernetesListObject<T>> {
+  const items: T[] = [];
+  let first: z.infer<typeof ListBody> | undefined;
+  let next: string | undefined;
+  do {
+    const body = ListBody.parse(
+      await kubeRequest(access, {
+        method: 'GET',
+        path,
+        query: { labelSelector: options.labelSelector, limit: String(LIST_PAGE_SIZE), continue: next },
+        accept: options.metadataOnly ? METADATA_LIST : undefined,
+        deadlineMs: LIST_PAGE_DEADLINE_MS,
+        signal: options.signal,
+      }),
+    );
+    first ??= body;
+    const kind = body.kind?.replace(/List$/, '');
+    for (const item of body.items ?? []) {
+      items.push({ apiVersion: body.apiVersion, kind, ...item } as unknown as T);
+    }
+    next = body.metadata?.continue || undefined;
+  } while (next);
+  return {
+    apiVersion: first.apiVersion,
+    kind: first.kind,
+    metadata: { resourceVersion: first.metadata?.resourceVersion },
+    items,
+  };
 }
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -143,26 +143,40 @@ export function slimObject<T extends KubernetesObject>(obj: T): T {
   return { ...obj, metadata: rest };
 }
 
-/** Never settles: parks a ListWatch step that must not continue after stop (garbage-collected). */
-const never = new Promise<never>(() => {});
+/** client-go's choice: each watch asks the server to end it after 5 to 10 minutes, spread at random. */
+function watchTimeoutSeconds(): number {
+  return 300 + Math.floor(Math.random() * 300);
+}
+
+/** The watch's resourceVersion is older than the server keeps: relist. */
+class Expired extends Error {}
 
 /**
- * Starts list+watch informers (one per namespace) over client-node's ListWatch, owning what it does
- * not: restart with backoff after errors (ListWatch gives up on any error other than 410 and
- * timeouts; it relists by itself on 410 Gone), old objects for updates, and one shared cache.
+ * Starts list+watch informers (one per namespace) sharing one cache. A namespace is listed (a page at a
+ * time), then watched from the list's resourceVersion; when the server ends a watch it is resumed from
+ * the last version seen (bookmarks keep that fresh on quiet resources), a failure is retried with
+ * backoff from the same version, and only an expired version (410 Gone) costs a relist, whose
+ * differences from the cache reach the handlers as adds, updates and deletes.
  */
 export function startInformer<T extends KubernetesObject>(options: InformerOptions<T>): RunningInformer<T> {
-  const { kc, path, labelSelector, logger } = options;
+  const { access, path, labelSelector, logger } = options;
   const initialBackoffMs = options.initialBackoffMs ?? 500;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const stopping = new AbortController();
   const list =
-    options.list ?? ((namespace: string) => listPath<T>(kc, namespacedPath(path, namespace), labelSelector));
+    options.list ??
+    ((namespace: string) =>
+      listPath<T>(access, namespacedPath(path, namespace), {
+        labelSelector,
+        metadataOnly: options.metadataOnly,
+        signal: stopping.signal,
+      }));
   const namespaces = options.namespaces?.length ? [...new Set(options.namespaces)] : [''];
   if (namespaces.includes('') && namespaces.length > 1) {
     throw new Error('informer: namespaces must be all-namespaces ("") or a list of namespaces, not both');
   }
-  const cache = new Map<string, T>();
-  const stopping = new AbortController();
+  /** namespace -> name -> object */
+  const cache = new Map<string, Map<string, T>>();
   // Slimmed first: a transform may remember the very object it returns (secret-cache.ts does).
   const keep = (obj: T): T => (options.transform ? options.transform(slimObject(obj)) : slimObject(obj));
   let reportedSynced = false;
@@ -171,41 +185,35 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
     reportedSynced = true;
     options.onSettled?.();
   };
+  const cached = (namespace: string, name: string) => cache.get(namespace)?.get(name);
+  const put = (obj: T) => {
+    const ns = obj.metadata?.namespace ?? '';
+    const names = cache.get(ns);
+    if (names) names.set(obj.metadata?.name ?? '', obj);
+    else cache.set(ns, new Map([[obj.metadata?.name ?? '', obj]]));
+  };
+  const remove = (obj: T) => {
+    const ns = obj.metadata?.namespace ?? '';
+    const names = cache.get(ns);
+    names?.delete(obj.metadata?.name ?? '');
+    if (names?.size === 0) cache.delete(ns);
+  };
+  const all = (): T[] => [...cache.values()].flatMap((names) => [...names.values()]);
 
   function watchNamespace(namespace: string): {
     synced(): boolean;
     state(): NamespaceState;
-    stop(): Promise<void>;
+    done: Promise<void>;
   } {
     const log = logger.child({ informer: path, namespace: namespace || '*' });
-    let listed = false;
+    const watchPath = namespacedPath(path, namespace);
     let synced = false;
-    let errored = false;
     let lastError: string | undefined;
     let backoffMs = initialBackoffMs;
-    let restartTimer: ReturnType<typeof setTimeout> | undefined;
+    /** The version the cache is at; undefined: a list is needed. */
+    let resourceVersion: string | undefined;
 
-    const listOnce = async (): Promise<KubernetesListObject<T>> => {
-      const result = await list(namespace);
-      if (stopping.signal.aborted) return never;
-      listed = true;
-      return { ...result, items: result.items.map(keep) };
-    };
-    const delay = async (ms: number): Promise<void> => {
-      await sleep(ms, stopping.signal);
-      if (stopping.signal.aborted) return never;
-    };
-    const informer = new ListWatch<T>(
-      namespacedPath(path, namespace),
-      new StoppableWatch(kc, stopping.signal, (obj) => keep(obj as T)),
-      listOnce,
-      false,
-      labelSelector,
-      undefined,
-      { delayFn: delay },
-    );
-
-    // A throwing handler would end ListWatch's watch (or reject unhandled): contain it here.
+    // A throwing handler must not end the watch: contain it here.
     const notify = (what: string, handler: () => void) => {
       try {
         handler();
@@ -213,71 +221,110 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
         log.error({ error: describe(err) }, `${what} handler failed`);
       }
     };
-    informer.on('add', (obj) => {
-      cache.set(objectKey(obj), obj);
-      notify('add', () => options.onAdd?.(obj));
-    });
-    informer.on('update', (obj) => {
-      const key = objectKey(obj);
-      const old = cache.get(key) ?? obj;
-      cache.set(key, obj);
-      notify('update', () => options.onUpdate?.(old, obj));
-    });
-    informer.on('delete', (obj) => {
-      cache.delete(objectKey(obj));
-      notify('delete', () => options.onDelete?.(obj));
-    });
-    informer.on('error', (err) => {
-      if (stopping.signal.aborted) return;
-      errored = true;
-      if (!synced) lastError = describe(err);
-      reportSynced();
-      log.warn({ error: describe(err), retryInMs: backoffMs }, 'list/watch failed; restarting');
-      scheduleRestart();
-    });
+    const added = (obj: T) => notify('add', () => options.onAdd?.(obj));
+    const updated = (old: T, obj: T) => notify('update', () => options.onUpdate?.(old, obj));
+    const deleted = (obj: T) => notify('delete', () => options.onDelete?.(obj));
 
-    function scheduleRestart(): void {
-      if (restartTimer !== undefined) return;
-      const wait = backoffMs;
-      backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
-      restartTimer = setTimeout(() => {
-        restartTimer = undefined;
-        void run();
-      }, wait);
-    }
+    /** A relist: what changed since the cache was filled reaches the handlers. */
+    const replace = (items: T[]) => {
+      const listed = new Set<string>();
+      for (const obj of items) {
+        listed.add(objectKey(obj));
+        const old = cached(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+        put(obj);
+        if (!old) added(obj);
+        else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) updated(old, obj);
+      }
+      const scope = namespace === '' ? all() : [...(cache.get(namespace)?.values() ?? [])];
+      for (const obj of scope) {
+        if (listed.has(objectKey(obj))) continue;
+        remove(obj);
+        deleted(obj);
+      }
+    };
+
+    const onEvent = (event: WatchEvent) => {
+      const object = event.object as unknown as T;
+      const version = object.metadata?.resourceVersion;
+      switch (event.type) {
+        case 'BOOKMARK':
+          break;
+        case 'ERROR': {
+          const status = event.object as { code?: number; message?: string };
+          if (status.code === 410) throw new Expired(status.message ?? 'resourceVersion too old');
+          throw new WatchError(status.message ?? 'the watch reported an error', status.code);
+        }
+        case 'ADDED':
+        case 'MODIFIED': {
+          const obj = keep(object);
+          const old = cached(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+          put(obj);
+          if (old) updated(old, obj);
+          else added(obj);
+          break;
+        }
+        case 'DELETED': {
+          const obj = keep(object);
+          remove(obj);
+          deleted(obj);
+          break;
+        }
+        default:
+          throw new WatchError(`the watch sent an event of unknown type ${String(event.type)}`);
+      }
+      if (version) resourceVersion = version;
+    };
 
     async function run(): Promise<void> {
-      if (stopping.signal.aborted) return;
-      errored = false;
-      try {
-        await informer.start();
-      } catch (err) {
-        // Only a failure before any request (e.g. credentials) gets here; ListWatch reports the rest.
-        errored = true;
-        if (!synced) lastError = describe(err);
-        reportSynced();
-        log.warn({ error: describe(err), retryInMs: backoffMs }, 'informer start failed; restarting');
-        scheduleRestart();
-      }
-      // start() resolves once listed (when needed) and watching, or after reporting an error.
-      if (errored || stopping.signal.aborted) return;
-      backoffMs = initialBackoffMs;
-      if (listed && !synced) {
-        synced = true;
-        lastError = undefined;
-        log.debug({ objects: informer.list().length }, 'informer synced');
-        reportSynced();
+      while (!stopping.signal.aborted) {
+        try {
+          if (resourceVersion === undefined) {
+            const listed = await list(namespace);
+            if (stopping.signal.aborted) return;
+            replace(listed.items.map(keep));
+            resourceVersion = listed.metadata?.resourceVersion ?? '';
+            if (!synced) {
+              synced = true;
+              lastError = undefined;
+              log.debug({ objects: listed.items.length }, 'informer synced');
+              reportSynced();
+            }
+          }
+          await watchStream(
+            access,
+            {
+              path: watchPath,
+              resourceVersion,
+              labelSelector,
+              timeoutSeconds: watchTimeoutSeconds(),
+              ...(options.metadataOnly ? { accept: METADATA_WATCH } : {}),
+              signal: stopping.signal,
+            },
+            onEvent,
+          );
+          // The server ended the watch (its timeout): resume from the last version seen.
+          backoffMs = initialBackoffMs;
+        } catch (err) {
+          if (stopping.signal.aborted) return;
+          if (err instanceof Expired || (err instanceof WatchError && err.status === 410)) {
+            log.debug({ error: describe(err) }, 'watch expired; relisting');
+            resourceVersion = undefined;
+            continue;
+          }
+          if (!synced) lastError = describe(err);
+          reportSynced();
+          log.warn({ error: describe(err), retryInMs: backoffMs }, 'list/watch failed; restarting');
+          await sleep(backoffMs, stopping.signal);
+          backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
+        }
       }
     }
 
-    void run();
+    const done = run();
     return {
       synced: () => synced,
       state: () => ({ namespace, informer: path, synced, error: lastError }),
-      async stop() {
-        clearTimeout(restartTimer);
-        await informer.stop();
-      },
+      done,
     };
   }
 
@@ -287,15 +334,13 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
     hasSynced: () => watchers.every((w) => w.synced()),
     namespaceStates: () => watchers.map((w) => w.state()),
     list(namespace?: string): T[] {
-      const all = [...cache.values()];
-      return namespace === undefined ? all : all.filter((o) => (o.metadata?.namespace ?? '') === namespace);
+      if (namespace === undefined) return all();
+      return [...(cache.get(namespace)?.values() ?? [])];
     },
-    get(namespace: string, name: string): T | undefined {
-      return cache.get(objectKey({ metadata: { namespace, name } }));
-    },
+    get: cached,
     async stop(): Promise<void> {
       stopping.abort();
-      await Promise.all(watchers.map((w) => w.stop()));
+      await Promise.all(watchers.map((w) => w.done));
     },
   };
 }

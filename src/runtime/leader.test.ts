@@ -1,15 +1,15 @@
-import type { V1Lease } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type LeaseApi, startLeaderElection } from './leader.ts';
+import type { Lease } from './lease-api.ts';
 
 /** An in-memory Lease store with resourceVersion checks, like the API server's. */
 function fakeLeaseApi() {
-  let lease: V1Lease | undefined;
+  let lease: Lease | undefined;
   let version = 0;
   const state = { failing: false, writes: 0, replaceDelayMs: 0 };
   const fail = () => Promise.reject(Object.assign(new Error('connection refused'), { code: 503 }));
-  const store = (body: V1Lease): V1Lease => {
+  const store = (body: Lease): Lease => {
     version++;
     state.writes++;
     lease = structuredClone({ ...body, metadata: { ...body.metadata, resourceVersion: String(version) } });
@@ -53,7 +53,7 @@ describe('startLeaderElection', () => {
 
   function start(api: LeaseApi, events: string[]) {
     return startLeaderElection({
-      kc: undefined as never,
+      access: undefined as never,
       api,
       namespace: 'ns',
       name: 'lock',
@@ -113,7 +113,7 @@ describe('startLeaderElection', () => {
   it('refuses a renew deadline not below the lease duration', () => {
     expect(() =>
       startLeaderElection({
-        kc: undefined as never,
+        access: undefined as never,
         api: fakeLeaseApi().api,
         namespace: 'ns',
         name: 'lock',

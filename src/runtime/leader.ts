@@ -1,18 +1,14 @@
-import { type CoordinationV1Api, type KubeConfig, type V1Lease, V1MicroTime } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { KubeAccess } from '../kube/access.ts';
+import { isConflict, isNotFound } from '../kube/errors.ts';
 import { timerDelay } from '../lib/outbound.ts';
 import { sleep } from './clock.ts';
-import { isConflict, isNotFound } from './errors.ts';
-import { kubeLeaseApi } from './lease-api.ts';
+import { kubeLeaseApi, type Lease, type LeaseApi, microTime } from './lease-api.ts';
 
-/** The three Lease calls the elector makes (CoordinationV1Api has them; tests may fake them). */
-export type LeaseApi = Pick<
-  CoordinationV1Api,
-  'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'
->;
+export type { LeaseApi } from './lease-api.ts';
 
 export interface LeaderElectionOptions {
-  kc: KubeConfig;
+  access: KubeAccess;
   namespace: string;
   name: string;
   /** Unique per replica, e.g. pod name + random suffix. */
@@ -57,7 +53,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   const api =
     // A quarter of the renew deadline: a call that hangs (an API server back from a restart that
     // accepts connections before it serves) leaves room for fresh attempts before the deadline.
-    options.api ?? kubeLeaseApi(options.kc, { deadlineMs: Math.max(1, Math.floor(renewDeadlineMs / 4)) });
+    options.api ?? kubeLeaseApi(options.access, { deadlineMs: Math.max(1, Math.floor(renewDeadlineMs / 4)) });
   const monotonicNow = options.monotonicNow ?? (() => performance.now());
   const log = options.logger.child({ lease: `${namespace}/${name}`, identity });
   const stopping = new AbortController();
@@ -89,7 +85,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     }
   }
 
-  function observe(lease: V1Lease, now: number): void {
+  function observe(lease: Lease, now: number): void {
     if (lease.metadata?.resourceVersion !== observedResourceVersion) {
       observedResourceVersion = lease.metadata?.resourceVersion;
       observedAt = now;
@@ -97,12 +93,12 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   }
 
   async function tryAcquireOrRenew(now: number): Promise<boolean> {
-    let lease: V1Lease;
+    let lease: Lease;
     try {
       lease = await api.readNamespacedLease({ name, namespace });
     } catch (err) {
       if (!isNotFound(err)) throw err;
-      const stamp = new V1MicroTime();
+      const stamp = microTime();
       const spec = { holderIdentity: identity, leaseDurationSeconds, acquireTime: stamp, renewTime: stamp };
       observe(
         await api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec } }),
@@ -117,8 +113,8 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
     if (holder !== '' && holder !== identity && now < observedAt + heldFor) return false;
 
     const takingOver = holder !== identity;
-    const stamp = new V1MicroTime();
-    const body: V1Lease = {
+    const stamp = microTime();
+    const body: Lease = {
       ...lease,
       spec: {
         ...spec,

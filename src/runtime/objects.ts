@@ -1,7 +1,8 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { ConflictError, KubeApiError } from './errors.ts';
-import { kubeRequest } from './kubehttp.ts';
+import type { KubeAccess } from '../kube/access.ts';
+import { ConflictError, KubeApiError } from '../kube/errors.ts';
+import { kubeRequest } from '../kube/request.ts';
 
 /** A kind's REST coordinates; group '' is the core group (/api/v1). */
 export interface ResourceType {
@@ -47,11 +48,11 @@ function asObject<T extends KubernetesObject>(body: unknown): T {
 
 /** GET one object. Throws NotFoundError on 404. */
 export async function getObject<T extends KubernetesObject>(
-  kc: KubeConfig,
+  access: KubeAccess,
   ref: ObjectRef,
   signal?: AbortSignal,
 ): Promise<T> {
-  return asObject<T>(await kubeRequest(kc, { method: 'GET', path: objectPath(ref), signal }));
+  return asObject<T>(await kubeRequest(access, { method: 'GET', path: objectPath(ref), signal }));
 }
 
 /**
@@ -59,12 +60,12 @@ export async function getObject<T extends KubernetesObject>(
  * (conditions) are replaced whole. Throws NotFoundError on 404.
  */
 export async function patchStatus<T extends KubernetesObject>(
-  kc: KubeConfig,
+  access: KubeAccess,
   ref: ObjectRef,
   status: Record<string, unknown>,
   signal?: AbortSignal,
 ): Promise<T> {
-  const body = await kubeRequest(kc, {
+  const body = await kubeRequest(access, {
     method: 'PATCH',
     path: `${objectPath(ref)}/status`,
     body: { status },
@@ -90,13 +91,13 @@ function guard(current: KubernetesObject): JsonPatchOp {
 }
 
 async function jsonPatch<T extends KubernetesObject>(
-  kc: KubeConfig,
+  access: KubeAccess,
   ref: ObjectRef,
   ops: JsonPatchOp[],
   signal: AbortSignal | undefined,
 ): Promise<T> {
   try {
-    const body = await kubeRequest(kc, {
+    const body = await kubeRequest(access, {
       method: 'PATCH',
       path: objectPath(ref),
       body: ops,
@@ -117,35 +118,35 @@ async function jsonPatch<T extends KubernetesObject>(
  * Throws ConflictError when the object changed meanwhile (re-read and retry), NotFoundError on 404.
  */
 export async function addFinalizer<T extends KubernetesObject>(
-  kc: KubeConfig,
+  access: KubeAccess,
   ref: ObjectRef,
   finalizer: string,
   current?: T,
   signal?: AbortSignal,
 ): Promise<T> {
-  const seen = current ?? (await getObject<T>(kc, ref, signal));
+  const seen = current ?? (await getObject<T>(access, ref, signal));
   const finalizers = seen.metadata?.finalizers ?? [];
   if (finalizers.includes(finalizer)) return seen;
   const add: JsonPatchOp =
     finalizers.length > 0
       ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer }
       : { op: 'add', path: '/metadata/finalizers', value: [finalizer] };
-  return jsonPatch<T>(kc, ref, [guard(seen), add], signal);
+  return jsonPatch<T>(access, ref, [guard(seen), add], signal);
 }
 
 /** Removes a finalizer if present; same guard and errors as addFinalizer. */
 export async function removeFinalizer<T extends KubernetesObject>(
-  kc: KubeConfig,
+  access: KubeAccess,
   ref: ObjectRef,
   finalizer: string,
   current?: T,
   signal?: AbortSignal,
 ): Promise<T> {
-  const seen = current ?? (await getObject<T>(kc, ref, signal));
+  const seen = current ?? (await getObject<T>(access, ref, signal));
   const index = (seen.metadata?.finalizers ?? []).indexOf(finalizer);
   if (index < 0) return seen;
   return jsonPatch<T>(
-    kc,
+    access,
     ref,
     [guard(seen), { op: 'remove', path: `/metadata/finalizers/${index}` }],
     signal,

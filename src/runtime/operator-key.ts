@@ -4,11 +4,12 @@
  * and the webhook tokens, so it must outlive restarts and credential rotations. Loaded once per process;
  * a failed load is retried on the next use. The key never leaves this module except as HMACs.
  */
+
 import { createHmac, randomBytes } from 'node:crypto';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { ConflictError, NotFoundError } from './errors.ts';
-import { kubeRequest } from './kubehttp.ts';
+import type { KubeAccess } from '../kube/access.ts';
+import { ConflictError, NotFoundError } from '../kube/errors.ts';
+import { kubeRequest } from '../kube/request.ts';
 
 /** Fixed, so RBAC can name it (scripts/rbac-rules.ts). */
 export const OPERATOR_KEY_SECRET = 'agent-deployment-operator-keys';
@@ -22,12 +23,12 @@ const DATA_KEY = 'key';
 const SecretData = z.looseObject({ data: z.record(z.string(), z.string()).optional() });
 
 export class OperatorKeySecret {
-  readonly #kc: KubeConfig;
+  readonly #access: KubeAccess;
   readonly #namespace: string;
   #loading: Promise<Buffer> | undefined;
 
-  constructor(kc: KubeConfig, namespace: string) {
-    this.#kc = kc;
+  constructor(access: KubeAccess, namespace: string) {
+    this.#access = access;
     this.#namespace = namespace;
   }
 
@@ -51,7 +52,7 @@ export class OperatorKeySecret {
     if (existing) return existing;
     const key = (await this.#read(LEGACY_KEY_SECRET)) ?? randomBytes(32);
     try {
-      await kubeRequest(this.#kc, {
+      await kubeRequest(this.#access, {
         method: 'POST',
         path: `/api/v1/namespaces/${this.#namespace}/secrets`,
         body: {
@@ -78,7 +79,7 @@ export class OperatorKeySecret {
   async #read(name: string): Promise<Buffer | undefined> {
     try {
       const secret = SecretData.parse(
-        await kubeRequest(this.#kc, {
+        await kubeRequest(this.#access, {
           method: 'GET',
           path: `/api/v1/namespaces/${this.#namespace}/secrets/${name}`,
         }),

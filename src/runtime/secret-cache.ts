@@ -1,48 +1,50 @@
 /**
- * The Secrets cache, holding values only for the Secrets some object reads. Every Secret of the watched
- * namespaces is watched (a change must reach its readers), but one that no object references when it
- * arrives is kept as metadata only: a cluster-wide install no longer holds every Helm release blob and
- * token in memory. Reading such a Secret (a reference made later, or a kind that does not register its
- * references) fetches it once per resourceVersion. Start it after the objects are indexed, so the
- * first listing keeps the values of every Secret already referenced.
+ * The Secrets cache. Every Secret of the watched namespaces is listed and watched as metadata only
+ * (PartialObjectMetadata: name, resourceVersion, finalizers; never a value), so a cluster-wide install
+ * neither downloads nor holds every Helm release blob and token in the cluster. The values of the
+ * Secrets some object references are read with a GET, once per resourceVersion, and kept; a change to
+ * one is read again before its readers are told, so a synchronous `peek` sees what they will read.
+ * Start it after the objects are indexed, so the Secrets they reference are read before it reports
+ * synced.
  */
-import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { isNotFound } from './errors.ts';
+import type { KubeAccess } from '../kube/access.ts';
+import { isNotFound } from '../kube/errors.ts';
+import { kubeRequest } from '../kube/request.ts';
 import { type NamespaceState, type RunningInformer, startInformer } from './informer.ts';
-import { objectKey } from './keys.ts';
-import { kubeRequest } from './kubehttp.ts';
+import { objectKey, splitKey } from './keys.ts';
 
 export type SecretData = Record<string, string>;
 
 export interface SecretCacheOptions {
-  kc: KubeConfig;
+  access: KubeAccess;
   namespaces: string[];
   logger: Logger;
   /** Whether some object reads this Secret (`namespace/name`): only those keep their values here. */
   isReferenced(secretKey: string): boolean;
-  /** A Secret appeared, changed or went (`namespace/name`). */
+  /** A Secret appeared, changed or went (`namespace/name`); its values, when referenced, are read first. */
   onChange(secretKey: string): void;
 }
 
 export interface SecretCache {
   /** Starts the list and watch; until then nothing is synced. */
   start(): void;
+  /** Listed, and the values of every Secret referenced at that moment read. */
   hasSynced(): boolean;
   /** Each watched namespace's state; before start(), every one not synced yet. */
   namespaceStates(): NamespaceState[];
-  /** The cached Secret (metadata, finalizers; its values only when held); undefined when it does not exist. */
+  /** The cached Secret's metadata (finalizers, resourceVersion); undefined when it does not exist. */
   get(namespace: string, name: string): V1Secret | undefined;
   /** The cached Secrets of a namespace, as `get` returns them. */
   list(namespace: string): V1Secret[];
   /** The Secret's data (base64 values, as the API returns them); undefined when it does not exist. */
   read(namespace: string, name: string, signal?: AbortSignal): Promise<SecretData | undefined>;
-  /**
-   * The Secret's data when this cache holds it (no call made): the values of a referenced Secret, or of
-   * one already read at its current resourceVersion; undefined otherwise.
-   */
+  /** The Secret's data when this cache holds it at its current resourceVersion (no call made). */
   peek(namespace: string, name: string): SecretData | undefined;
+  /** An object now reads this Secret: its values are read ahead, for `peek`. */
+  reference(secretKey: string): void;
   /** No object reads this Secret any more: its values leave memory. */
   release(secretKey: string): void;
   /** How many Secrets are cached, and how many with their values (for tests and metrics). */
@@ -55,41 +57,37 @@ const SecretBody = z.looseObject({
   data: z.record(z.string(), z.string()).nullish(),
 });
 
+/** Reads ahead at most this many Secrets at once (a start-up with thousands of referenced Secrets). */
+const READ_AHEAD_CONCURRENCY = 8;
+
+interface Held {
+  resourceVersion: string | undefined;
+  data: SecretData | undefined;
+}
+
 export function createSecretCache(options: SecretCacheOptions): SecretCache {
-  const { kc, logger } = options;
-  /** Cached objects whose values were left out: reading them goes to the API. */
-  const withoutValues = new WeakSet<V1Secret>();
-  /** Values fetched on demand, by Secret key, for the resourceVersion they were read at. */
-  const fetched = new Map<string, { resourceVersion: string | undefined; data: SecretData | undefined }>();
+  const { access, logger } = options;
+  const log = logger.child({ component: 'secret-cache' });
+  /** Values read, by Secret key, with the resourceVersion they were read at. */
+  const held = new Map<string, Held>();
   let informer: RunningInformer<V1Secret> | undefined;
+  const stopping = new AbortController();
 
-  const metadataOnly = (secret: V1Secret): V1Secret => {
-    const slim: V1Secret = { apiVersion: secret.apiVersion, kind: secret.kind, metadata: secret.metadata };
-    if (secret.type !== undefined) slim.type = secret.type;
-    withoutValues.add(slim);
-    return slim;
-  };
-  const keep = (secret: V1Secret): V1Secret =>
-    options.isReferenced(objectKey(secret))
-      ? {
-          apiVersion: secret.apiVersion,
-          kind: secret.kind,
-          metadata: secret.metadata,
-          type: secret.type,
-          data: secret.data,
-        }
-      : metadataOnly(secret);
+  /** Read-ahead queue: keys waiting, and how many reads run. */
+  const waiting = new Set<string>();
+  let running = 0;
+  /** Set once the listing is done and the reads it started have finished. */
+  let settled = false;
 
-  const changed = (secret: V1Secret) => {
-    const key = objectKey(secret);
-    fetched.delete(key);
-    options.onChange(key);
+  const versionOf = (key: string) => {
+    const { namespace, name } = splitKey(key);
+    return informer?.get(namespace, name)?.metadata?.resourceVersion;
   };
 
-  async function fetchValues(namespace: string, name: string, signal?: AbortSignal) {
+  async function fetchValues(namespace: string, name: string, signal?: AbortSignal): Promise<Held> {
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
     try {
-      const body = SecretBody.parse(await kubeRequest(kc, { method: 'GET', path, signal }));
+      const body = SecretBody.parse(await kubeRequest(access, { method: 'GET', path, signal }));
       return { resourceVersion: body.metadata?.resourceVersion, data: body.data ?? undefined };
     } catch (err) {
       if (isNotFound(err)) return { resourceVersion: undefined, data: undefined };
@@ -97,23 +95,81 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
     }
   }
 
+  /** Kept only at the version the watch knows: a newer one is read again on its event. */
+  const keepIfCurrent = (key: string, read: Held) => {
+    if (read.resourceVersion !== undefined && read.resourceVersion === versionOf(key)) held.set(key, read);
+  };
+
+  const pump = () => {
+    while (running < READ_AHEAD_CONCURRENCY && waiting.size > 0 && !stopping.signal.aborted) {
+      const key = waiting.values().next().value as string;
+      waiting.delete(key);
+      running += 1;
+      const { namespace, name } = splitKey(key);
+      void fetchValues(namespace, name, stopping.signal)
+        .then(
+          (read) => keepIfCurrent(key, read),
+          (err: unknown) =>
+            // Its readers read it themselves, and report what fails.
+            log.warn(
+              { secret: key, error: err instanceof Error ? err.message : String(err) },
+              'read-ahead failed',
+            ),
+        )
+        .finally(() => {
+          running -= 1;
+          options.onChange(key);
+          pump();
+          settle();
+        });
+    }
+  };
+
+  /** Queues a read of the Secret's values unless they are held at its version; true when queued. */
+  const readAhead = (key: string): boolean => {
+    const version = versionOf(key);
+    if (version === undefined || held.get(key)?.resourceVersion === version) return false;
+    waiting.add(key);
+    pump();
+    return true;
+  };
+
+  const settle = () => {
+    if (!settled && informer?.hasSynced() && waiting.size === 0 && running === 0) settled = true;
+  };
+
+  const changed = (secret: V1Secret) => {
+    const key = objectKey(secret);
+    if (held.get(key)?.resourceVersion !== secret.metadata?.resourceVersion) held.delete(key);
+    // A referenced Secret is read before its readers hear of the change (told when the read lands).
+    if (options.isReferenced(key) && readAhead(key)) return;
+    options.onChange(key);
+  };
+
   return {
     start() {
       if (informer) return;
       informer = startInformer<V1Secret>({
-        kc,
+        access,
         path: '/api/v1/secrets',
         namespaces: options.namespaces,
+        metadataOnly: true,
         logger: logger.child({ informer: 'secrets' }),
-        transform: keep,
         onAdd: changed,
         onUpdate: (before, after) => {
           if (before.metadata?.resourceVersion !== after.metadata?.resourceVersion) changed(after);
         },
-        onDelete: changed,
+        onDelete: (secret) => {
+          held.delete(objectKey(secret));
+          options.onChange(objectKey(secret));
+        },
+        onSettled: settle,
       });
     },
-    hasSynced: () => informer?.hasSynced() ?? false,
+    hasSynced: () => {
+      settle();
+      return settled;
+    },
     namespaceStates: () =>
       informer?.namespaceStates() ??
       (options.namespaces.length ? options.namespaces : ['']).map((namespace) => ({
@@ -126,41 +182,30 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
     async read(namespace, name, signal) {
       const cached = informer?.get(namespace, name);
       if (!cached) return undefined;
-      if (!withoutValues.has(cached)) return cached.data;
       const key = objectKey(cached);
-      const resourceVersion = cached.metadata?.resourceVersion;
-      const known = fetched.get(key);
-      if (known && known.resourceVersion === resourceVersion) return known.data;
+      const known = held.get(key);
+      if (known && known.resourceVersion === cached.metadata?.resourceVersion) return known.data;
       const read = await fetchValues(namespace, name, signal);
-      // Kept only when it is the version the watch knows: a newer one is fetched again on its event.
-      if (read.resourceVersion === resourceVersion) fetched.set(key, read);
+      keepIfCurrent(key, read);
       return read.data;
     },
     peek(namespace, name) {
-      const cached = informer?.get(namespace, name);
-      if (!cached) return undefined;
-      if (!withoutValues.has(cached)) return cached.data;
-      const known = fetched.get(objectKey(cached));
-      return known?.resourceVersion === cached.metadata?.resourceVersion ? known?.data : undefined;
+      const known = held.get(`${namespace}/${name}`);
+      return known && known.resourceVersion === informer?.get(namespace, name)?.metadata?.resourceVersion
+        ? known.data
+        : undefined;
     },
+    reference: (secretKey) => void readAhead(secretKey),
     release(secretKey) {
-      fetched.delete(secretKey);
-      const [namespace = '', name = ''] = secretKey.split('/');
-      const cached = informer?.get(namespace, name);
-      if (cached && !withoutValues.has(cached) && cached.data !== undefined) {
-        // The cached object is shared with the informer's own store: drop the values in place.
-        delete cached.data;
-        withoutValues.add(cached);
-      }
+      held.delete(secretKey);
+      waiting.delete(secretKey);
     },
     size() {
-      const all = informer?.list() ?? [];
-      return {
-        secrets: all.length,
-        withValues: all.filter((s) => !withoutValues.has(s)).length + fetched.size,
-      };
+      return { secrets: informer?.list().length ?? 0, withValues: held.size };
     },
     stop: async () => {
+      stopping.abort();
+      waiting.clear();
       await informer?.stop();
     },
   };

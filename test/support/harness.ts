@@ -4,27 +4,27 @@
  * test can search them (for secret values, for instance).
  */
 import { Writable } from 'node:stream';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { AgentDeployment } from '../../src/api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../src/api/group.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
+import type { KubeAccess } from '../../src/kube/access.ts';
+import { kubeRequest } from '../../src/kube/request.ts';
 import { createLogger } from '../../src/logging.ts';
 import { type Operator, startOperator } from '../../src/operator.ts';
-import { kubeRequest } from '../../src/runtime/kubehttp.ts';
 import {
   DEFAULT_API_KEY,
   type Simulator,
   type SimulatorOptions,
   startSimulator,
 } from '../../src/simulator/index.ts';
-import { createTestNamespace, kubeConfigFromProvided } from './kube.ts';
+import { createTestNamespace, kubeAccessFromProvided } from './kube.ts';
 
 export const AGD_PATH = (ns: string) =>
   `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${AGENT_DEPLOYMENT.plural}`;
 
 export interface Harness {
   ns: string;
-  kc: KubeConfig;
+  access: KubeAccess;
   sim: Simulator;
   logs: string[];
   operator: Operator;
@@ -37,7 +37,7 @@ export async function startHarness(
   prefix: string,
   options: { simulator?: SimulatorOptions; env?: Record<string, string>; withOperator?: boolean } = {},
 ): Promise<Harness> {
-  const kc = kubeConfigFromProvided();
+  const access = kubeAccessFromProvided();
   const ns = await createTestNamespace(prefix);
   const sim = await startSimulator({ revisionStepMs: 50, ...options.simulator });
   const logs: string[] = [];
@@ -66,7 +66,7 @@ export async function startHarness(
   const start = async (overrides?: Partial<Record<string, string>>) => {
     const config = configFor(overrides);
     const logger = createLogger(config.logLevel, sink);
-    const op = await startOperator({ config, kc, logger });
+    const op = await startOperator({ config, access, logger });
     operators.push(op);
     return op;
   };
@@ -74,7 +74,7 @@ export async function startHarness(
   const operator = options.withOperator === false ? (undefined as unknown as Operator) : await start();
   return {
     ns,
-    kc,
+    access,
     sim,
     logs,
     operator,
@@ -88,7 +88,7 @@ export async function startHarness(
 }
 
 export async function createAgd(h: Harness, obj: Record<string, unknown>): Promise<AgentDeployment> {
-  return (await kubeRequest(h.kc, {
+  return (await kubeRequest(h.access, {
     method: 'POST',
     path: AGD_PATH(h.ns),
     body: { apiVersion: `${GROUP}/${VERSION}`, kind: AGENT_DEPLOYMENT.kind, ...obj },
@@ -96,11 +96,14 @@ export async function createAgd(h: Harness, obj: Record<string, unknown>): Promi
 }
 
 export async function getAgd(h: Harness, name: string): Promise<AgentDeployment> {
-  return (await kubeRequest(h.kc, { method: 'GET', path: `${AGD_PATH(h.ns)}/${name}` })) as AgentDeployment;
+  return (await kubeRequest(h.access, {
+    method: 'GET',
+    path: `${AGD_PATH(h.ns)}/${name}`,
+  })) as AgentDeployment;
 }
 
 export async function mergePatchAgd(h: Harness, name: string, patch: unknown): Promise<AgentDeployment> {
-  return (await kubeRequest(h.kc, {
+  return (await kubeRequest(h.access, {
     method: 'PATCH',
     path: `${AGD_PATH(h.ns)}/${name}`,
     body: patch,
@@ -109,7 +112,7 @@ export async function mergePatchAgd(h: Harness, name: string, patch: unknown): P
 }
 
 export async function deleteAgd(h: Harness, name: string): Promise<void> {
-  await kubeRequest(h.kc, { method: 'DELETE', path: `${AGD_PATH(h.ns)}/${name}` });
+  await kubeRequest(h.access, { method: 'DELETE', path: `${AGD_PATH(h.ns)}/${name}` });
 }
 
 export async function putSecret(h: Harness, name: string, data: Record<string, string>): Promise<void> {
@@ -120,9 +123,9 @@ export async function putSecret(h: Harness, name: string, data: Record<string, s
     stringData: data,
   };
   try {
-    await kubeRequest(h.kc, { method: 'POST', path: `/api/v1/namespaces/${h.ns}/secrets`, body });
+    await kubeRequest(h.access, { method: 'POST', path: `/api/v1/namespaces/${h.ns}/secrets`, body });
   } catch {
-    await kubeRequest(h.kc, { method: 'PUT', path: `/api/v1/namespaces/${h.ns}/secrets/${name}`, body });
+    await kubeRequest(h.access, { method: 'PUT', path: `/api/v1/namespaces/${h.ns}/secrets/${name}`, body });
   }
 }
 
@@ -130,7 +133,7 @@ export async function listEvents(
   h: Harness,
   name: string,
 ): Promise<{ reason: string; message: string; type: string }[]> {
-  const list = (await kubeRequest(h.kc, {
+  const list = (await kubeRequest(h.access, {
     method: 'GET',
     path: `/api/v1/namespaces/${h.ns}/events`,
     query: { fieldSelector: `involvedObject.name=${name}` },

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
+import { type KubeAccess, kubeAccessFromFile } from '../../src/kube/access.ts';
 import { type KubectlOptions, type KubectlResult, runKubectl } from './kubectl-runner.ts';
 
 export type { KubectlOptions, KubectlResult } from './kubectl-runner.ts';
@@ -13,6 +14,15 @@ export function testKubeconfigPath(): string {
   return path;
 }
 
+let access: KubeAccess | undefined;
+
+/** The operator's own client for the run's API server (one connection pool per test file). */
+export function kubeAccessFromProvided(): KubeAccess {
+  access ??= kubeAccessFromFile(testKubeconfigPath());
+  return access;
+}
+
+/** client-node's typed clients, for what a test does as a user would (not the operator's code). */
 export function kubeConfigFromProvided(): KubeConfig {
   const config = new KubeConfig();
   config.loadFromFile(testKubeconfigPath());

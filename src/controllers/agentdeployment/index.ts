@@ -3,7 +3,8 @@
  * the Secret -> object index behind the secondary watch, and the reconciler's dependencies on the
  * Kubernetes API. Informers run on every replica (warm caches); reconciles run only on the leader.
  */
-import type { KubeConfig, V1Namespace, V1Secret } from '@kubernetes/client-node';
+
+import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
@@ -12,10 +13,11 @@ import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
+import type { KubeAccess } from '../../kube/access.ts';
+import { ConflictError } from '../../kube/errors.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
-import { ConflictError } from '../../runtime/errors.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
 import { objectKey, splitKey } from '../../runtime/keys.ts';
@@ -39,7 +41,7 @@ import { agentDeploymentReconciler } from './reconciler.ts';
 import type { AgentDeploymentDeps } from './types.ts';
 
 export interface AgentDeploymentControllerOptions {
-  kc: KubeConfig;
+  access: KubeAccess;
   queue: WorkQueue;
   pools: ControlPlanePools;
   events: EventRecorder;
@@ -85,11 +87,11 @@ function refOf(obj: AgentDeployment): ObjectRef {
 export class SecretIndex {
   readonly #readers = new Map<string, Set<string>>();
   readonly #reads = new Map<string, string[]>();
-  /** Told when the last reader of a Secret goes. */
-  readonly #unread: (secretKey: string) => void;
+  readonly #told: { firstReader(secretKey: string): void; lastReaderGone(secretKey: string): void };
 
-  constructor(unread: (secretKey: string) => void) {
-    this.#unread = unread;
+  /** Told when a Secret gains its first reader, and when its last reader goes. */
+  constructor(told: { firstReader(secretKey: string): void; lastReaderGone(secretKey: string): void }) {
+    this.#told = told;
   }
 
   set(obj: AgentDeployment): void {
@@ -100,9 +102,13 @@ export class SecretIndex {
     const secrets = referencedSecretNames(obj.spec).map((name) => `${ns}/${name}`);
     this.#reads.set(key, secrets);
     for (const s of secrets) {
-      const readers = this.#readers.get(s) ?? new Set<string>();
-      readers.add(key);
-      this.#readers.set(s, readers);
+      const readers = this.#readers.get(s);
+      if (readers) {
+        readers.add(key);
+        continue;
+      }
+      this.#readers.set(s, new Set([key]));
+      this.#told.firstReader(s);
     }
     this.#releaseUnread(before);
   }
@@ -135,7 +141,7 @@ export class SecretIndex {
     for (const s of secretKeys) {
       if (this.isRead(s)) continue;
       this.#readers.delete(s);
-      this.#unread(s);
+      this.#told.lastReaderGone(s);
     }
   }
 }
@@ -143,12 +149,15 @@ export class SecretIndex {
 export function startAgentDeploymentController(
   options: AgentDeploymentControllerOptions,
 ): AgentDeploymentController {
-  const { kc, queue, logger } = options;
+  const { access, queue, logger } = options;
   // The Secrets cache starts once the objects are indexed, so its first listing keeps the values of
   // every Secret already referenced and drops the rest.
-  const index = new SecretIndex((secretKey) => secrets.release(secretKey));
+  const index = new SecretIndex({
+    firstReader: (secretKey) => secrets.reference(secretKey),
+    lastReaderGone: (secretKey) => secrets.release(secretKey),
+  });
   const secrets = createSecretCache({
-    kc,
+    access,
     namespaces: options.namespaces,
     logger,
     isReferenced: (secretKey) => index.isRead(secretKey),
@@ -177,7 +186,7 @@ export function startAgentDeploymentController(
     return objects.get(namespace, name);
   });
   const objects = startInformer<AgentDeployment>({
-    kc,
+    access,
     path: resourcePath(resource),
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
@@ -221,7 +230,7 @@ export function startAgentDeploymentController(
   };
   const namespaceObjects = scope.selector
     ? startInformer<V1Namespace>({
-        kc,
+        access,
         path: '/api/v1/namespaces',
         logger: logger.child({ informer: 'namespaces' }),
         onAdd: namespaceLabelsChanged,
@@ -247,10 +256,10 @@ export function startAgentDeploymentController(
       name: secret.metadata?.name ?? '',
     };
     try {
-      await change(kc, ref, CREDENTIALS_IN_USE_FINALIZER, secret, signal);
+      await change(access, ref, CREDENTIALS_IN_USE_FINALIZER, secret, signal);
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
-      await change(kc, ref, CREDENTIALS_IN_USE_FINALIZER, undefined, signal);
+      await change(access, ref, CREDENTIALS_IN_USE_FINALIZER, undefined, signal);
     }
   };
 
@@ -284,15 +293,15 @@ export function startAgentDeploymentController(
     writeStatus: (obj, status, signal) =>
       unwritten.write(obj, status, async (stored) => {
         const patch = statusMergePatch(stored.status ?? {}, status as AgentDeploymentStatus);
-        const result = await patchStatus<AgentDeployment>(kc, refOf(stored), patch, signal);
+        const result = await patchStatus<AgentDeployment>(access, refOf(stored), patch, signal);
         written.remember(stored, result);
         return result;
       }),
     addFinalizer: async (obj, signal) => {
-      written.remember(obj, await addFinalizer(kc, refOf(obj), FINALIZER, obj, signal));
+      written.remember(obj, await addFinalizer(access, refOf(obj), FINALIZER, obj, signal));
     },
     removeFinalizer: async (obj, signal) => {
-      await removeFinalizer(kc, refOf(obj), FINALIZER, obj, signal);
+      await removeFinalizer(access, refOf(obj), FINALIZER, obj, signal);
     },
     recordEvent: (obj, event) =>
       options.events.record(

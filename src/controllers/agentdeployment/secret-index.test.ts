@@ -13,7 +13,7 @@ const agd = (name: string, secret: string) =>
 
 describe('SecretIndex', () => {
   it('drops a Secret once its last reader goes', () => {
-    const index = new SecretIndex(() => {});
+    const index = new SecretIndex({ firstReader: () => {}, lastReaderGone: () => {} });
     index.set(agd('a', 's1'));
     index.set(agd('b', 's1'));
     expect(index.readersOf('ns/s1').sort()).toEqual(['ns/a', 'ns/b']);

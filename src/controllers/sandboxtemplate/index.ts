@@ -3,7 +3,7 @@
  * credentials), the shared per-credential listing snapshots, the optional importer, and the reconcile
  * entry point its workers call. Informers run on every replica; reconciles and imports only on the leader.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+
 import type { Logger } from 'pino';
 import { GROUP, SANDBOX_TEMPLATE, VERSION } from '../../api/group.ts';
 import type { SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
@@ -12,12 +12,13 @@ import { credentialsKey } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import type { KubeAccess } from '../../kube/access.ts';
+import { isConflict } from '../../kube/errors.ts';
+import { kubeRequest } from '../../kube/request.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
-import { isConflict } from '../../runtime/errors.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
 import { objectKey } from '../../runtime/keys.ts';
-import { kubeRequest } from '../../runtime/kubehttp.ts';
 import { type ObjectRef, patchStatus, resourcePath } from '../../runtime/objects.ts';
 import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
 import type { SecretCache } from '../../runtime/secret-cache.ts';
@@ -30,7 +31,7 @@ import { TemplateSnapshots } from './snapshots.ts';
 export { IMPORTED_LABEL } from './importer.ts';
 
 export interface SandboxTemplateControllerOptions {
-  kc: KubeConfig;
+  access: KubeAccess;
   queue: WorkQueue;
   pools: ControlPlanePools;
   events: EventRecorder;
@@ -74,7 +75,7 @@ function refOf(obj: SandboxTemplate): ObjectRef {
 export function startSandboxTemplateController(
   options: SandboxTemplateControllerOptions,
 ): SandboxTemplateController {
-  const { kc, queue, logger, importNamespace, secrets } = options;
+  const { access, queue, logger, importNamespace, secrets } = options;
   const watchesAll = options.namespaces.length === 0 || options.namespaces.includes('');
   if (importNamespace !== undefined && !watchesAll && !options.namespaces.includes(importNamespace)) {
     throw new Error(
@@ -83,7 +84,7 @@ export function startSandboxTemplateController(
   }
   const enqueue = (obj: SandboxTemplate) => queue.add(objectKey(obj));
   const objects = startInformer<SandboxTemplate>({
-    kc,
+    access,
     path: resourcePath(resource),
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
@@ -106,7 +107,7 @@ export function startSandboxTemplateController(
     readSecret: (namespace, name) => secrets.read(namespace, name),
     writeStatus: async (obj, status, signal) => {
       const patch = statusMergePatch(obj.status ?? {}, status as SandboxTemplateStatus);
-      written.remember(obj, await patchStatus<SandboxTemplate>(kc, refOf(obj), patch, signal));
+      written.remember(obj, await patchStatus<SandboxTemplate>(access, refOf(obj), patch, signal));
     },
     recordEvent: (obj, event) =>
       options.events.record(
@@ -146,7 +147,7 @@ export function startSandboxTemplateController(
           },
           create: async (name, templateName) => {
             try {
-              await kubeRequest(kc, {
+              await kubeRequest(access, {
                 method: 'POST',
                 path: resourcePath(resource, importNamespace),
                 body: importedObject(API_VERSION, SANDBOX_TEMPLATE.kind, importNamespace, name, templateName),

@@ -1,0 +1,116 @@
+/**
+ * One watch request: the API server's stream of JSON events, one per line, handed over as they arrive.
+ * The server ends the stream after `timeoutSeconds`; a stream that is still open well past that (a
+ * half-open connection after a network fault) is cut by a deadline of its own, so a watch can never
+ * hang forever. A line larger than any object the API server stores is refused, not buffered.
+ */
+import type { KubeAccess } from './access.ts';
+import { requestPath, statusError } from './request.ts';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  object: Record<string, unknown>;
+}
+
+export interface WatchRequest {
+  /** Collection path, e.g. /api/v1/namespaces/a/secrets */
+  path: string;
+  resourceVersion: string;
+  labelSelector?: string | undefined;
+  /** The server ends the watch after this (client-go picks 5 to 10 minutes at random). */
+  timeoutSeconds: number;
+  /** Default application/json; a metadata-only watch asks for PartialObjectMetadata. */
+  accept?: string;
+  signal: AbortSignal;
+}
+
+/** Past timeoutSeconds, how long a silent stream is given before it is cut. */
+const GRACE_MS = 30_000;
+/** etcd refuses objects over 1.5 MiB; a line far past that is not an event. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+export class WatchError extends Error {
+  /** The HTTP status, or the code of an ERROR event's Status (410: the resourceVersion is too old). */
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.name = 'WatchError';
+    this.status = status;
+  }
+}
+
+/**
+ * Watches until the server ends the stream (resolves) or it fails (rejects: transport, a non-2xx
+ * answer, a malformed line). ERROR events are handed to `onEvent` like the others.
+ */
+export async function watchStream(
+  access: KubeAccess,
+  request: WatchRequest,
+  onEvent: (event: WatchEvent) => void,
+): Promise<void> {
+  const deadline = AbortSignal.timeout(request.timeoutSeconds * 1000 + GRACE_MS);
+  const signal = AbortSignal.any([request.signal, deadline]);
+  const { headers, dispatcher } = await access.connection();
+  const response = await dispatcher.request({
+    origin: access.server,
+    path: requestPath(request.path, {
+      watch: 'true',
+      resourceVersion: request.resourceVersion,
+      allowWatchBookmarks: 'true',
+      timeoutSeconds: String(request.timeoutSeconds),
+      labelSelector: request.labelSelector,
+    }),
+    method: 'GET',
+    headers: { ...headers, accept: request.accept ?? 'application/json' },
+    signal,
+  });
+  if (response.statusCode < 200 || response.statusCode >= 300) {
+    const text = await response.body.text().catch(() => '');
+    if (response.statusCode === 401) access.refused();
+    const err = statusError(response.statusCode, text);
+    throw new WatchError(err.message, response.statusCode);
+  }
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const emit = (line: Buffer) => {
+    if (line.length === 0) return;
+    let event: WatchEvent;
+    try {
+      event = JSON.parse(line.toString('utf8')) as WatchEvent;
+    } catch {
+      throw new WatchError('the watch stream sent a line that is not JSON');
+    }
+    if (typeof event?.type !== 'string' || typeof event.object !== 'object' || event.object === null) {
+      throw new WatchError('the watch stream sent a line that is not an event');
+    }
+    onEvent(event);
+  };
+  try {
+    for await (const chunk of response.body) {
+      let data = chunk as Buffer;
+      let newline = data.indexOf(10);
+      while (newline !== -1) {
+        const head = data.subarray(0, newline);
+        emit(pending.length === 0 ? head : Buffer.concat([...pending, head]));
+        pending = [];
+        pendingBytes = 0;
+        data = data.subarray(newline + 1);
+        newline = data.indexOf(10);
+      }
+      if (data.length > 0) {
+        pendingBytes += data.length;
+        if (pendingBytes > MAX_LINE_BYTES)
+          throw new WatchError(`a watch event is larger than ${MAX_LINE_BYTES} bytes`);
+        pending.push(data);
+      }
+    }
+    if (pendingBytes > 0) emit(Buffer.concat(pending));
+  } catch (err) {
+    response.body.destroy();
+    if (request.signal.aborted) return;
+    if (deadline.aborted) throw new WatchError('the watch stream stayed open past its timeout');
+    throw err;
+  }
+}
