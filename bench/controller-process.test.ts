@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { imageNodeFlags } from './controller-process.ts';
+import { imageEntrypoint } from './controller-process.ts';
 
-describe('imageNodeFlags', () => {
-  it('reads the node flags of the image ENTRYPOINT', () => {
+describe('imageEntrypoint', () => {
+  it('reads the node flags and the script of the image ENTRYPOINT', () => {
     expect(
-      imageNodeFlags('FROM x\nENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "src/main.ts"]\n'),
-    ).toEqual(['--max-semi-space-size=1']);
-    expect(imageNodeFlags()).toContain('--max-semi-space-size=1');
+      imageEntrypoint('FROM x\nENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "dist/main.js"]\n'),
+    ).toEqual({ flags: ['--max-semi-space-size=1'], script: 'dist/main.js' });
+    expect(imageEntrypoint().script).toBe('dist/main.js');
   });
 
-  it('refuses a Dockerfile without an exec-form ENTRYPOINT', () => {
-    expect(() => imageNodeFlags('FROM x\nCMD node src/main.ts\n')).toThrow(/ENTRYPOINT/);
+  it.each([
+    ['no exec-form ENTRYPOINT', 'FROM x\nCMD node src/main.ts\n', /ENTRYPOINT/],
+    ['an ENTRYPOINT without a script', 'FROM x\nENTRYPOINT ["/nodejs/bin/node", "--flag"]\n', /no script/],
+  ])('refuses a Dockerfile with %s', (_what, dockerfile, error) => {
+    expect(() => imageEntrypoint(dockerfile)).toThrow(error);
   });
 });

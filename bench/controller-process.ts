@@ -1,6 +1,6 @@
 /**
- * The controller as a child process (`node src/main.ts`), so that its RSS and heap are its own and not
- * the benchmark's. Output goes to a log file; readiness is its /readyz.
+ * The controller as a child process, run as the image runs it (the compiled dist/main.js with the
+ * ENTRYPOINT's node flags), so that its RSS and heap are its own and not the benchmark's. Output goes to a log file; readiness is its /readyz.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
@@ -10,12 +10,20 @@ import { freePorts } from '../src/localcluster/ports.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 
-/** The node flags of the image's ENTRYPOINT, so that the benchmark measures the runtime users get. */
-export function imageNodeFlags(dockerfile = readFileSync(resolve(REPO, 'Dockerfile'), 'utf8')): string[] {
+/**
+ * The node flags and the script of the image's ENTRYPOINT, so that the benchmark runs what users get:
+ * the compiled controller (scripts/build.ts writes it to dist/) with the same flags.
+ */
+export function imageEntrypoint(dockerfile = readFileSync(resolve(REPO, 'Dockerfile'), 'utf8')): {
+  flags: string[];
+  script: string;
+} {
   const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
   if (!entrypoint) throw new Error('the Dockerfile has no ENTRYPOINT in exec form');
-  const args = JSON.parse(entrypoint) as string[];
-  return args.slice(1).filter((arg) => arg.startsWith('--'));
+  const args = (JSON.parse(entrypoint) as string[]).slice(1);
+  const script = args.at(-1);
+  if (!script || script.startsWith('--')) throw new Error('the Dockerfile ENTRYPOINT names no script');
+  return { flags: args.filter((arg) => arg.startsWith('--')), script };
 }
 
 export interface ControllerProcess {
@@ -54,7 +62,8 @@ export async function startControllerProcess(options: {
 }): Promise<ControllerProcess> {
   const [port] = await freePorts(1);
   const out = openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, [...imageNodeFlags(), resolve(REPO, 'src/main.ts')], {
+  const { flags, script } = imageEntrypoint();
+  const child = spawn(process.execPath, [...flags, resolve(REPO, script)], {
     cwd: REPO,
     env: { ...process.env, ...options.env, HTTP_PORT: String(port) },
     stdio: ['ignore', out, out],

@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
+import { buildController } from '../scripts/build.ts';
 import { kubeAccessFromFile } from '../src/kube/access.ts';
 import { startLocalCluster } from '../src/localcluster/index.ts';
 import { readyChartSvg } from './chart.ts';
@@ -38,6 +39,8 @@ async function main(options: BenchOptions): Promise<void> {
   const chartFile = join(RESULTS_DIR, `${stamp}.svg`);
   const revisionPollMs = options.revisionPollMs ?? REVISION_STEPS * options.revisionStepMs;
 
+  log('compiling the controller as the image does (scripts/build.ts -> dist/)');
+  buildController(resolve(import.meta.dirname, '..', 'dist'));
   log('starting a local API server (etcd + kube-apiserver)');
   const cluster = await startLocalCluster({ log });
   cleanup.add('local cluster', () => cluster.stop());

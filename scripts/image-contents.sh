@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Assembles the controller's runtime directory: package files, src/ without tests or dev-only trees, and
+# Assembles the controller's runtime directory: package files, the compiled controller (dist/), and
 # production dependencies installed from the lock file. The Dockerfile runs it to build the image and
 # test/packaging-image.test.ts runs it into a temp dir, so CI proves the same steps without Docker.
 # Usage: scripts/image-contents.sh SOURCE_DIR TARGET_DIR
@@ -10,13 +10,9 @@ target=${2:?usage: image-contents.sh SOURCE_DIR TARGET_DIR}
 
 mkdir -p "$target"
 cp "$src_dir/package.json" "$src_dir/package-lock.json" "$target/"
-# The simulator and the local API-server launcher are for development and tests only.
-(cd "$src_dir" && find src -type f \( -name '*.ts' -o -name '*.json' \) ! -name '*.test.ts' \
-  ! -path 'src/simulator/*' ! -path 'src/localcluster/*' -print0) |
-  while IFS= read -r -d '' file; do
-    mkdir -p "$target/$(dirname "$file")"
-    cp "$src_dir/$file" "$target/$file"
-  done
+# The controller and the kubectl plugin compiled to JavaScript, with the data files they read: only what
+# src/main.ts and src/cli.ts import (never the simulator, the local API-server launcher or a test).
+node "$src_dir/scripts/build.ts" "$target/dist"
 
 cd "$target"
 # npm ci refuses this lock file (npm drops other platforms' optional packages from it); npm install

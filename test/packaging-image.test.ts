@@ -38,17 +38,25 @@ describe('image contents (scripts/image-contents.sh)', () => {
     }
   });
 
-  it('hold the sources without tests, the simulator or the local cluster launcher', async () => {
-    const listed = await run('find', ['src', '-type', 'f'], { cwd: app });
+  it('hold the compiled controller, without sources, tests, the simulator or the local cluster launcher', async () => {
+    const listed = await run(
+      'find',
+      ['.', '-path', './node_modules', '-prune', '-o', '-type', 'f', '-print'],
+      {
+        cwd: app,
+      },
+    );
     const files = listed.stdout.trim().split('\n');
-    expect(files).toContain('src/main.ts');
-    expect(files.filter((f) => f.endsWith('.test.ts') || /^src\/(simulator|localcluster)\//.test(f))).toEqual(
+    expect(files).toContain('./dist/main.js');
+    expect(files).toContain('./dist/cli.js');
+    expect(files).toContain('./dist/api/kubernetes/core-v1.openapi.json');
+    expect(files.filter((f) => f.endsWith('.ts') || /^\.\/dist\/(simulator|localcluster)\//.test(f))).toEqual(
       [],
     );
   });
 
-  it('run node src/main.ts --help from the assembled directory', async () => {
-    const result = await run(process.execPath, ['src/main.ts', '--help'], { cwd: app });
+  it('run node dist/main.js --help from the assembled directory', async () => {
+    const result = await run(process.execPath, ['dist/main.js', '--help'], { cwd: app });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: node src/main.ts');
@@ -56,7 +64,7 @@ describe('image contents (scripts/image-contents.sh)', () => {
 
   it('serve /readyz against the API server and exit 0 on SIGTERM', async () => {
     const ns = await createTestNamespace('image-run');
-    const child = spawn(process.execPath, ['src/main.ts'], {
+    const child = spawn(process.execPath, ['dist/main.js'], {
       cwd: app,
       env: {
         PATH: process.env.PATH,
@@ -135,7 +143,7 @@ describe('Dockerfile', () => {
     expect(user).toEqual(['USER 65532:65532']);
     expect(instructions.some((l) => l.startsWith('HEALTHCHECK'))).toBe(false);
     expect(instructions.at(-1)).toBe(
-      'ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "src/main.ts"]',
+      'ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "dist/main.js"]',
     );
   });
 
