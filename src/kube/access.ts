@@ -84,8 +84,8 @@ export class KubeAccess {
     const { auth, impersonate } = this.#target;
     const headers: Record<string, string | string[]> = { 'user-agent': USER_AGENT };
     let tls: TlsMaterial = { cert: this.#target.tls.cert, key: this.#target.tls.key };
-    let token = auth.token;
-    if (!token && auth.tokenFile) token = await this.#readTokenFile(auth.tokenFile);
+    // A tokenFile wins over an inline token, which stands in while the file cannot be read.
+    let token = auth.tokenFile ? await this.#readTokenFile(auth.tokenFile, auth.token) : auth.token;
     if (auth.exec) {
       const credential = await this.#execCredential();
       token = credential.token;
@@ -108,7 +108,7 @@ export class KubeAccess {
     return { headers, tls };
   }
 
-  async #readTokenFile(path: string): Promise<string> {
+  async #readTokenFile(path: string, fallback: string | undefined): Promise<string> {
     const cached = this.#tokenFile;
     if (cached && this.#now() - cached.readAt < TOKEN_FILE_REREAD_MS) return cached.token;
     try {
@@ -118,6 +118,7 @@ export class KubeAccess {
     } catch (err) {
       // A rotation caught halfway: the token read last is still good for a while.
       if (cached) return cached.token;
+      if (fallback) return fallback;
       throw new Error(`cannot read the token file ${path} (${(err as NodeJS.ErrnoException).code ?? err})`);
     }
   }
@@ -130,7 +131,7 @@ export class KubeAccess {
     const exec = this.#target.auth.exec;
     if (!exec) throw new Error('no exec plugin configured');
     // One plugin run at a time, however many requests wait for it.
-    this.#execRunning ??= runExecCredential(exec, this.#env).finally(() => {
+    this.#execRunning ??= runExecCredential(exec, this.#env, this.#target.execCluster).finally(() => {
       this.#execRunning = undefined;
     });
     this.#exec = await this.#execRunning;

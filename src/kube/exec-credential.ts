@@ -39,11 +39,14 @@ const EXEC_TIMEOUT_MS = 30_000;
 /** Bytes of plugin output read at most. */
 const MAX_OUTPUT = 1024 * 1024;
 
+/** `cluster`: what a plugin with provideClusterInfo is told of the cluster (spec.cluster). */
 export async function runExecCredential(
   exec: ExecConfig,
   env: NodeJS.ProcessEnv = process.env,
+  cluster?: Record<string, unknown>,
 ): Promise<ExecCredentialResult> {
-  const info = { apiVersion: exec.apiVersion, kind: 'ExecCredential', spec: { interactive: false } };
+  const spec = { interactive: false, ...(cluster ? { cluster } : {}) };
+  const info = { apiVersion: exec.apiVersion, kind: 'ExecCredential', spec };
   const childEnv: NodeJS.ProcessEnv = { ...env, KUBERNETES_EXEC_INFO: JSON.stringify(info) };
   for (const { name, value } of exec.env ?? []) childEnv[name] = value;
   const output = await new Promise<string>((done, fail) => {

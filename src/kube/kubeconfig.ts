@@ -92,6 +92,8 @@ export interface KubeTarget {
     serverName?: string | undefined;
   };
   proxyUrl?: string | undefined;
+  /** What an exec plugin with provideClusterInfo is told of the cluster (client.authentication.k8s.io Cluster). */
+  execCluster?: Record<string, unknown>;
   /** At most one way to authenticate besides a client certificate. */
   auth: {
     token?: string;
@@ -205,7 +207,10 @@ export function targetOf(config: LoadedFile, contextName?: string): KubeTarget {
     );
   }
   const context = config.contexts.get(name);
-  if (!context) throw new KubeconfigError(`${where}: current-context "${name}" names no entry of contexts`);
+  if (!context) {
+    const which = contextName ? 'context' : 'current-context';
+    throw new KubeconfigError(`${where}: ${which} "${name}" names no entry of contexts`);
+  }
   const cluster = config.clusters.get(context.cluster);
   if (!cluster) {
     throw new KubeconfigError(
@@ -241,12 +246,18 @@ export function targetOf(config: LoadedFile, contextName?: string): KubeTarget {
     user.exec ? 'exec' : undefined,
     user.username || user.password ? 'username/password' : undefined,
   ].filter((w) => w !== undefined);
-  // kubectl lets a token shadow a tokenFile; anything else together is a mistake worth naming.
+  // A token beside a tokenFile is the fallback while the file cannot be read (as in client-go);
+  // anything else together is a mistake worth naming.
   if (ways.length > 1 && !(ways.length === 2 && ways.includes('token') && ways.includes('tokenFile'))) {
     throw new KubeconfigError(`${userField}: sets ${ways.join(' and ')}; keep one way to authenticate`);
   }
   if (!!user.username !== !!user.password) {
     throw new KubeconfigError(`${userField}: username and password go together`);
+  }
+  if (user.exec?.interactiveMode === 'Always') {
+    throw new KubeconfigError(
+      `${userField}.exec.interactiveMode: Always needs a terminal, which a controller does not have; use IfAvailable or Never`,
+    );
   }
   if (cluster['proxy-url']) {
     const proxy = URL.canParse(cluster['proxy-url']) ? new URL(cluster['proxy-url']) : undefined;
@@ -289,8 +300,10 @@ export function targetOf(config: LoadedFile, contextName?: string): KubeTarget {
       serverName: cluster['tls-server-name'] || undefined,
     },
     proxyUrl: cluster['proxy-url'] || undefined,
+    ...(user.exec?.provideClusterInfo ? { execCluster: execClusterOf(cluster, clusterField) } : {}),
     auth: {
-      ...(user.token ? { token: user.token } : user.tokenFile ? { tokenFile: user.tokenFile } : {}),
+      ...(user.token ? { token: user.token } : {}),
+      ...(user.tokenFile ? { tokenFile: user.tokenFile } : {}),
       ...(user.exec ? { exec: user.exec } : {}),
       ...(user.username && user.password
         ? { basic: { username: user.username, password: user.password } }
@@ -300,13 +313,37 @@ export function targetOf(config: LoadedFile, contextName?: string): KubeTarget {
   };
 }
 
+/** The cluster as an exec plugin's KUBERNETES_EXEC_INFO carries it (spec.cluster). */
+function execClusterOf(cluster: ClusterEntry, field: string): Record<string, unknown> {
+  const ca = bytes(
+    cluster['certificate-authority-data'],
+    cluster['certificate-authority'],
+    `${field}.certificate-authority`,
+  );
+  return {
+    server: cluster.server,
+    ...(cluster['tls-server-name'] ? { 'tls-server-name': cluster['tls-server-name'] } : {}),
+    ...(cluster['insecure-skip-tls-verify'] ? { 'insecure-skip-tls-verify': true } : {}),
+    ...(ca ? { 'certificate-authority-data': ca.toString('base64') } : {}),
+    ...(cluster['proxy-url'] ? { 'proxy-url': cluster['proxy-url'] } : {}),
+  };
+}
+
 /** Inline base64 data, or the file it names; the data wins, as in kubectl. */
 function bytes(
   data: string | null | undefined,
   file: string | null | undefined,
   field: string,
 ): Buffer | undefined {
-  if (data) return Buffer.from(data, 'base64');
+  if (data) {
+    const compact = data.replace(/\s+/g, '');
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) {
+      throw new KubeconfigError(
+        `${field}-data: not base64 (base64-encode the PEM, or name a PEM file in the field without -data)`,
+      );
+    }
+    return Buffer.from(compact, 'base64');
+  }
   if (!file) return undefined;
   try {
     return readFileSync(file);
