@@ -275,21 +275,29 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
       if (version) resourceVersion = version;
     };
 
+    /**
+     * Lists into the cache and returns the list's resourceVersion. A function of its own so that the
+     * listed objects (as the server sent them, managedFields included) are garbage once it returns,
+     * not held by the loop's frame for as long as the watch that follows runs.
+     */
+    async function relist(): Promise<string | undefined> {
+      const listed = await list(namespace);
+      if (stopping.signal.aborted) return undefined;
+      replace(listed.items.map(keep));
+      if (!synced) {
+        synced = true;
+        lastError = undefined;
+        log.debug({ objects: listed.items.length }, 'informer synced');
+        reportSynced();
+      }
+      return listed.metadata?.resourceVersion ?? '';
+    }
+
     async function run(): Promise<void> {
       while (!stopping.signal.aborted) {
         try {
-          if (resourceVersion === undefined) {
-            const listed = await list(namespace);
-            if (stopping.signal.aborted) return;
-            replace(listed.items.map(keep));
-            resourceVersion = listed.metadata?.resourceVersion ?? '';
-            if (!synced) {
-              synced = true;
-              lastError = undefined;
-              log.debug({ objects: listed.items.length }, 'informer synced');
-              reportSynced();
-            }
-          }
+          resourceVersion ??= await relist();
+          if (resourceVersion === undefined) return;
           await watchStream(
             access,
             {

@@ -25,6 +25,18 @@ describe('ReadYourWrites', () => {
     expect(written.read(obj('1', 'cache'))?.marker).toBe('cache');
   });
 
+  it.each<[string, string, string]>([
+    ['the informer delivered the write: it is dropped', '2', 'cache'],
+    ['the informer delivered something newer: dropped', '3', 'cache'],
+    ['the informer delivered the overwritten version again: kept', '1', 'written'],
+  ])('%s', (_name, deliveredRv, expected) => {
+    const written = new ReadYourWrites<ReturnType<typeof obj>>();
+    written.remember(obj('1', 'before'), obj('2', 'written'));
+    written.delivered(obj(deliveredRv, 'cache'));
+    // What a later read of the stale version gets tells whether the write was still held.
+    expect(written.read(obj('1', 'cache'))?.marker).toBe(expected);
+  });
+
   it('passes through objects it never wrote, and absence', () => {
     const written = new ReadYourWrites<ReturnType<typeof obj>>();
     expect(written.read(obj('5', 'cache'))?.marker).toBe('cache');

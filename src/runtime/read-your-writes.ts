@@ -23,6 +23,15 @@ export class ReadYourWrites<T extends KubernetesObject> {
     this.#written.delete(key);
   }
 
+  /**
+   * The informer delivered this version: a write it supersedes is dropped now, not at the object's next
+   * read (a Ready object is read again only at its resync; until then every object written would be
+   * held twice).
+   */
+  delivered(cached: T): void {
+    this.read(cached);
+  }
+
   read(cached: T | undefined): T | undefined {
     if (!cached) return cached;
     const key = objectKey(cached);

@@ -199,6 +199,7 @@ export function startAgentDeploymentController(
       enqueue(obj);
     },
     onUpdate: (oldObj, newObj) => {
+      written.delivered(newObj);
       index.set(newObj);
       claims.set(newObj);
       arrivals.delivered(newObj);

@@ -4,6 +4,7 @@
  * snapshot, and enqueues only the objects whose deployment changed or vanished. Reconciles read a fresh
  * snapshot instead of a GET, so a poll of N steady objects costs ceil(N/100) calls.
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
@@ -13,9 +14,13 @@ export const IDS_PER_LIST = 100;
 
 interface Snapshot {
   deployment: Deployment;
+  /** A digest of the deployment as listed, to tell a change: not the JSON itself, 10,000 of which add up. */
   fingerprint: string;
   at: number;
 }
+
+const fingerprintOf = (deployment: Deployment): string =>
+  createHash('sha256').update(JSON.stringify(deployment)).digest('base64');
 
 interface Tracked {
   credentials: Credentials;
@@ -56,7 +61,7 @@ export class DeploymentObserver {
   remember(deployment: Deployment): void {
     this.#snapshots.set(deployment.id, {
       deployment,
-      fingerprint: JSON.stringify(deployment),
+      fingerprint: fingerprintOf(deployment),
       at: this.#now(),
     });
   }
@@ -143,7 +148,7 @@ export class DeploymentObserver {
           seen.add(deployment.id);
           const before = this.#snapshots.get(deployment.id);
           if (before && before.at > startedAt) continue;
-          const fingerprint = JSON.stringify(deployment);
+          const fingerprint = fingerprintOf(deployment);
           this.#snapshots.set(deployment.id, { deployment, fingerprint, at: this.#now() });
           const key = keysById.get(deployment.id);
           if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);

@@ -91,8 +91,10 @@ export function startSandboxTemplateController(
     logger: logger.child({ informer: 'sandboxtemplates' }),
     onAdd: enqueue,
     onUpdate: (oldObj, newObj) => {
+      written.delivered(newObj);
       if (shouldEnqueueUpdate(oldObj, newObj)) enqueue(newObj);
     },
+    onDelete: (obj) => written.forget(objectKey(obj)),
   });
 
   const snapshots = new TemplateSnapshots();
