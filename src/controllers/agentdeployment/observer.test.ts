@@ -28,10 +28,11 @@ afterEach(() => {
 });
 
 /** An observer tracking `n` new deployments as objects ns/obj-<i>; `changed` collects what it enqueues. */
-async function tracking(n: number) {
+async function tracking(n: number, now?: () => number) {
   const changed: string[] = [];
   const observer = new DeploymentObserver({
     pollIntervalMs: 60_000,
+    ...(now ? { now } : {}),
     clientFor: (c) => pools.clientFor(c),
     onChange: (key) => changed.push(key),
     logger: pino({ level: 'silent' }),
@@ -83,6 +84,20 @@ describe('DeploymentObserver.pollOnce', () => {
     sim.addFault({ method: 'GET', route: '/v2/deployments', status: 503 });
     await observer.pollOnce();
     expect(changed).toHaveLength(6);
+  });
+
+  it('a snapshot the latest poll took stays fresh however long that poll and the interval took', async () => {
+    const clock = { t: 0 };
+    const { observer, ids } = await tracking(2, () => clock.t);
+    const [listed, failing] = ids as [string, string];
+    await observer.pollOnce();
+    // The next poll is late (a long poll before it, a busy process): 1.5 intervals of the clock have gone.
+    clock.t = 100_000;
+    expect(observer.fresh(listed)?.id).toBe(listed);
+    // A poll whose listing fails leaves the snapshots it could not take stale.
+    sim.addFault({ method: 'GET', route: '/v2/deployments', status: 503 });
+    await observer.pollOnce();
+    expect(observer.fresh(failing)).toBeUndefined();
   });
 
   it('an untracked object is no longer listed', async () => {

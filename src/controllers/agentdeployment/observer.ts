@@ -42,6 +42,8 @@ export class DeploymentObserver {
   readonly #tracked = new Map<string, Tracked>();
   /** Credentials (by key) whose listing failed on the last poll. */
   #failing = new Set<string>();
+  /** When the latest completed poll started: every snapshot it listed is at least that recent. */
+  #lastPollStartedAt: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = true;
 
@@ -50,10 +52,17 @@ export class DeploymentObserver {
     this.#now = options.now ?? Date.now;
   }
 
-  /** A snapshot younger than 1.5 poll intervals (one batched poll always lands within that), if any. */
+  /**
+   * A snapshot the latest completed poll took (or confirmed), or one younger than 1.5 poll intervals
+   * (a reconcile's own read, before a poll covered it). Measured against the poll rather than the clock
+   * alone: at N = 10,000 a poll is 100 calls, and polls start an interval after the previous one ended,
+   * so a snapshot can be older than 1.5 intervals and still be the newest there is.
+   */
   fresh(deploymentId: string): Deployment | undefined {
     const snap = this.#snapshots.get(deploymentId);
-    if (!snap || this.#now() - snap.at > this.#options.pollIntervalMs * 1.5) return undefined;
+    if (!snap) return undefined;
+    const polled = this.#lastPollStartedAt !== undefined && snap.at >= this.#lastPollStartedAt;
+    if (!polled && this.#now() - snap.at > this.#options.pollIntervalMs * 1.5) return undefined;
     return snap.deployment;
   }
 
@@ -164,5 +173,6 @@ export class DeploymentObserver {
     }
     // Credentials whose listing failed this poll; any others (recovered, or gone) start afresh.
     this.#failing = failed;
+    this.#lastPollStartedAt = startedAt;
   }
 }
