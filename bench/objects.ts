@@ -14,7 +14,8 @@ import { startInformer } from '../src/runtime/informer.ts';
 export const IMAGE = 'registry.example.com/agent:1';
 export const UPDATED_IMAGE = 'registry.example.com/agent:2';
 
-const collection = (ns: string) => `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${AGENT_DEPLOYMENT.plural}`;
+export const agentDeploymentsPath = (ns: string) =>
+  `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${AGENT_DEPLOYMENT.plural}`;
 
 export const objectName = (i: number) => `agent-${String(i).padStart(5, '0')}`;
 
@@ -36,7 +37,7 @@ export async function createObject(
 ): Promise<void> {
   await kubeRequest(access, {
     method: 'POST',
-    path: collection(ns),
+    path: agentDeploymentsPath(ns),
     body: {
       apiVersion: API_VERSION,
       kind: AGENT_DEPLOYMENT.kind,
@@ -58,7 +59,7 @@ export async function setImage(
 ): Promise<void> {
   await kubeRequest(access, {
     method: 'PATCH',
-    path: `${collection(ns)}/${name}`,
+    path: `${agentDeploymentsPath(ns)}/${name}`,
     body: { spec: { sourceRevisionConfig: { imageUri } } },
     contentType: 'application/merge-patch+json',
   });

@@ -166,27 +166,37 @@ describe('WorkQueue', () => {
     const tenantOf = (key: string) =>
       key.startsWith('h') ? 'hostile' : key.startsWith('g') ? 'good' : undefined;
 
-    it('a tenant at its share gets another worker only while a second one stays idle', async () => {
+    it('a lone tenant uses every worker; a tenant below its share goes first once one frees', async () => {
       const queue = new WorkQueue({ tenantOf, maxPerTenant: 2 });
-      for (const key of ['h1', 'h2', 'h3', 'h4', 'h5']) queue.add(key);
+      for (const key of ['h1', 'h2', 'h3', 'h4', 'h5', 'h6']) queue.add(key);
       const workers = [track(queue), track(queue), track(queue), track(queue)];
       await flush();
-      // Two within the share, one more while a fourth worker stays idle; h4 waits.
-      expect(workers.map((w) => w.value)).toEqual(['h1', 'h2', 'h3', undefined]);
-      expect(queue.inFlightFor('hostile')).toBe(3);
-      // Another tenant's key goes to the idle worker, ahead of the hostile keys queued before it.
+      // Nobody else waits: past its share, the tenant takes the idle workers rather than leave them idle.
+      expect(workers.map((w) => w.value)).toEqual(['h1', 'h2', 'h3', 'h4']);
+      expect(queue.inFlightFor('hostile')).toBe(4);
+      // Another tenant's key waits for the first worker that frees, and takes it ahead of h5 and h6.
       queue.add('g1');
       await flush();
-      expect(workers[3]?.value).toBe('g1');
-      // h1 done: the tenant is at 2 of 2 with no idle worker to spare, so h4 still waits.
+      expect(queue.len()).toBe(3);
       queue.done('h1');
       const next = track(queue);
       await flush();
-      expect(next.settled).toBe(false);
-      queue.done('h2');
+      expect(next.value).toBe('g1');
+      // With g1 done and nothing else of another tenant waiting, the hostile keys go on.
+      queue.done('g1');
+      const after = track(queue);
       await flush();
-      expect(next.value).toBe('h4');
-      expect(queue.inFlightFor('hostile')).toBe(2);
+      expect(after.value).toBe('h5');
+    });
+
+    it('a tenant holding its share does not go ahead of one below it, whatever the order they queued in', async () => {
+      const queue = new WorkQueue({ tenantOf, maxPerTenant: 2 });
+      for (const key of ['h1', 'h2', 'h3', 'g1', 'g2']) queue.add(key);
+      const workers = [track(queue), track(queue), track(queue), track(queue)];
+      await flush();
+      // h1, h2 (within the share), then g1 and g2 ahead of h3, queued before them.
+      expect(workers.map((w) => w.value)).toEqual(['h1', 'h2', 'g1', 'g2']);
+      expect(queue.len()).toBe(1);
     });
 
     it('asks for the tenant of a key once as it joins the queue, not on every hand-out decision', async () => {
@@ -200,10 +210,15 @@ describe('WorkQueue', () => {
       const busy = [track(queue), track(queue)];
       for (let i = 0; i < 1_000; i++) queue.add(`h${i}`);
       await flush();
-      // One worker takes h0 while the other stays spare; the tenant is then at its share.
-      expect(busy.map((w) => w.value)).toEqual(['h0', undefined]);
-      // 1000 joins and one hand-out: the 999 keys waiting are not asked again on each decision.
-      expect(asked).toBeLessThanOrEqual(1_001);
+      // Both workers take a key; the tenant is then past its share, alone in the queue.
+      expect(busy.map((w) => w.value)).toEqual(['h0', 'h1']);
+      for (let i = 0; i < 50; i++) {
+        queue.done(`h${i}`);
+        track(queue);
+        await flush();
+      }
+      // 1000 joins and 52 hand-outs: the keys waiting are not asked again on each decision.
+      expect(asked).toBeLessThanOrEqual(1_000 + 52);
     });
 
     it('keys with no tenant are never held, and a tenant with nothing in flight is forgotten', async () => {

@@ -13,8 +13,9 @@ export interface WorkQueueOptions {
   onHandOut?: (waitMs: number) => void;
   /**
    * Per-tenant fairness: the tenant (e.g. the credentials) a key's reconcile calls out with. A tenant
-   * with maxPerTenant keys in flight gets another only while a second worker stays idle, so a tenant
-   * whose server is slow or hostile never holds every worker and the others keep converging.
+   * with maxPerTenant keys in flight never goes ahead of a waiting tenant below its share, so a tenant
+   * whose server is slow or hostile cannot keep the others from converging; when no other tenant waits
+   * it may use every worker (an idle worker helps nobody).
    */
   tenantOf?: (key: string) => string | undefined;
   maxPerTenant?: number;
@@ -174,13 +175,18 @@ export class WorkQueue {
     return this.#tenantInFlight.get(tenant) ?? 0;
   }
 
-  /** The first waiting key whose tenant may take a worker now, or -1. */
+  /**
+   * The key a free worker takes: the first whose tenant is below its share, so a tenant holding its share
+   * never goes ahead of one that is not; when every waiting tenant holds its share (the common case with
+   * one tenant), the oldest key, since the worker would otherwise stay idle. Work-conserving: a lone
+   * tenant may use every worker, and a tenant that arrives while they are all busy takes the first one
+   * that frees (at worst after a call's deadline, when the busy tenant's server hangs).
+   */
   #nextIndex(): number {
-    if (!this.#tenantOf || this.#waiters.length > 1) return 0; // a spare worker: any key may go
+    if (!this.#tenantOf) return 0;
     const mayGo = (tenant: string | undefined) =>
       tenant === undefined || this.inFlightFor(tenant) < this.#maxPerTenant;
-    // Every waiting tenant at its share (the common case with one tenant): no key may go, no scan.
-    if (![...this.#waitingPerTenant.keys()].some(mayGo)) return -1;
+    if (![...this.#waitingPerTenant.keys()].some(mayGo)) return 0;
     return this.#queue.findIndex((key) => mayGo(this.#waitingTenant.get(key)));
   }
 
