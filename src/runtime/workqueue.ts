@@ -1,3 +1,4 @@
+import { MinHeap } from '../lib/min-heap.ts';
 import { timerDelay } from '../lib/outbound.ts';
 import { type Clock, systemClock } from './clock.ts';
 
@@ -21,11 +22,6 @@ export interface WorkQueueOptions {
   maxPerTenant?: number;
 }
 
-interface Delayed {
-  at: number;
-  handle: unknown;
-}
-
 /**
  * A level-based queue of `namespace/name` keys in the manner of controller-runtime's work queue:
  * a key waits at most once, is in flight at most once, and a key added while in flight is handed out
@@ -42,7 +38,15 @@ export class WorkQueue {
   /** Keys that need processing: waiting in #queue, or added again while in flight. */
   readonly #dirty = new Set<string>();
   readonly #processing = new Set<string>();
-  readonly #delayed = new Map<string, Delayed>();
+  /**
+   * Keys waiting for a time, and one timer for the earliest: 10,000 objects each waiting for its resync
+   * cost a map entry and a heap entry each, not a timer each (a timer, its closure and the timer lists
+   * of its duration were over 1 KB per key). Heap entries of a key whose time moved earlier are skipped
+   * when they come up.
+   */
+  readonly #delayed = new Map<string, number>();
+  readonly #due = new MinHeap<string>();
+  #dueTimer: { at: number; handle: unknown } | undefined;
   readonly #failures = new Map<string, number>();
   readonly #waiters: Array<(key: string | undefined) => void> = [];
   #tokens: number;
@@ -118,15 +122,45 @@ export class WorkQueue {
     }
     const at = this.#clock.now() + ms;
     const existing = this.#delayed.get(key);
-    if (existing) {
-      if (existing.at <= at) return;
-      this.#clock.clearTimeout(existing.handle);
+    if (existing !== undefined && existing <= at) return;
+    this.#delayed.set(key, at);
+    this.#due.push(at, key);
+    this.#armDueTimer();
+  }
+
+  /** Adds every key whose time has come, then sets the timer for the next. */
+  #addDue(): void {
+    const now = this.#clock.now();
+    for (let next = this.#due.peek(); next && next.priority <= now; next = this.#due.peek()) {
+      this.#due.pop();
+      // A key whose time moved earlier (already added, or still waiting for another time) is skipped.
+      if (this.#delayed.get(next.item) !== next.priority) continue;
+      this.#delayed.delete(next.item);
+      this.add(next.item);
     }
-    const handle = this.#clock.setTimeout(() => {
-      this.#delayed.delete(key);
-      this.add(key);
-    }, ms);
-    this.#delayed.set(key, { at, handle });
+    this.#armDueTimer();
+  }
+
+  #armDueTimer(): void {
+    // Entries superseded by an earlier time for their key, when they come up: no timer for them.
+    let next = this.#due.peek();
+    while (next && this.#delayed.get(next.item) !== next.priority) {
+      this.#due.pop();
+      next = this.#due.peek();
+    }
+    if (this.#dueTimer && (!next || this.#dueTimer.at !== next.priority)) {
+      this.#clock.clearTimeout(this.#dueTimer.handle);
+      this.#dueTimer = undefined;
+    }
+    if (!next || this.#dueTimer) return;
+    const handle = this.#clock.setTimeout(
+      () => {
+        this.#dueTimer = undefined;
+        this.#addDue();
+      },
+      timerDelay(next.priority - this.#clock.now()),
+    );
+    this.#dueTimer = { at: next.priority, handle };
   }
 
   /**
@@ -209,8 +243,10 @@ export class WorkQueue {
   /** Stops handing out keys: pending and later get() calls resolve to undefined. */
   shutdown(): void {
     this.#shuttingDown = true;
-    for (const { handle } of this.#delayed.values()) this.#clock.clearTimeout(handle);
+    if (this.#dueTimer) this.#clock.clearTimeout(this.#dueTimer.handle);
+    this.#dueTimer = undefined;
     this.#delayed.clear();
+    this.#due.clear();
     if (this.#pumpTimer !== undefined) this.#clock.clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;
     for (const resolve of this.#waiters.splice(0)) resolve(undefined);
