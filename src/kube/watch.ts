@@ -4,6 +4,7 @@
  * half-open connection after a network fault) is cut by a deadline of its own, so a watch can never
  * hang forever. A line larger than any object the API server stores is refused, not buffered.
  */
+import type { Dispatcher } from 'undici';
 import type { KubeAccess } from './access.ts';
 import { requestPath, statusError } from './request.ts';
 
@@ -53,19 +54,28 @@ export async function watchStream(
   const deadline = AbortSignal.timeout(request.timeoutSeconds * 1000 + GRACE_MS);
   const signal = AbortSignal.any([request.signal, deadline]);
   const { headers, dispatcher } = await access.connection();
-  const response = await dispatcher.request({
-    origin: access.server,
-    path: requestPath(request.path, {
-      watch: 'true',
-      resourceVersion: request.resourceVersion,
-      allowWatchBookmarks: 'true',
-      timeoutSeconds: String(request.timeoutSeconds),
-      labelSelector: request.labelSelector,
-    }),
-    method: 'GET',
-    headers: { ...headers, accept: request.accept ?? 'application/json' },
-    signal,
-  });
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await dispatcher.request({
+      origin: access.server,
+      path: requestPath(request.path, {
+        watch: 'true',
+        resourceVersion: request.resourceVersion,
+        allowWatchBookmarks: 'true',
+        timeoutSeconds: String(request.timeoutSeconds),
+        labelSelector: request.labelSelector,
+      }),
+      method: 'GET',
+      headers: { ...headers, accept: request.accept ?? 'application/json' },
+      // The deadline above bounds the stream; undici's own 300 s idle limit would cut a quiet watch first.
+      bodyTimeout: 0,
+      signal,
+    });
+  } catch (err) {
+    if (request.signal.aborted) return;
+    if (deadline.aborted) throw new WatchError('the watch request had no answer before its deadline');
+    throw err;
+  }
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const text = await response.body.text().catch(() => '');
     if (response.statusCode === 401) access.refused();
