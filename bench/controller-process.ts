@@ -4,9 +4,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { freePorts } from '../src/localcluster/ports.ts';
+import { cpuSeconds, type MemoryBreakdown, memoryBreakdown } from './process-memory.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 
@@ -29,10 +29,11 @@ export function imageEntrypoint(dockerfile = readFileSync(resolve(REPO, 'Dockerf
 export interface ControllerProcess {
   readonly pid: number;
   readonly logFile: string;
-  /** VmRSS and VmHWM (peak) of the child, in bytes, from /proc/<pid>/status. */
-  memory(): Promise<{ rssBytes: number; peakRssBytes: number }>;
-  /** nodejs_heap_size_used_bytes from its /metrics. */
-  heapUsedBytes(): Promise<number>;
+  readonly nodeFlags: string[];
+  /** What its memory is made of now (process-memory.ts). */
+  memory(): Promise<MemoryBreakdown>;
+  /** Its user + system CPU time so far, in seconds. */
+  cpuSeconds(): Promise<number>;
   /** SIGTERM, then SIGKILL after `graceMs`. Idempotent. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -58,11 +59,14 @@ function tail(file: string, lines = 20): string {
 export async function startControllerProcess(options: {
   env: Record<string, string>;
   logFile: string;
+  /** Instead of the image's node flags (for experiments; the run records which were used). */
+  nodeFlags?: string[] | undefined;
   readyTimeoutMs?: number;
 }): Promise<ControllerProcess> {
   const [port] = await freePorts(1);
   const out = openSync(options.logFile, 'a');
-  const { flags, script } = imageEntrypoint();
+  const { flags: imageFlags, script } = imageEntrypoint();
+  const flags = options.nodeFlags ?? imageFlags;
   const child = spawn(process.execPath, [...flags, resolve(REPO, script)], {
     cwd: REPO,
     env: { ...process.env, ...options.env, HTTP_PORT: String(port) },
@@ -113,21 +117,9 @@ export async function startControllerProcess(options: {
   return {
     pid,
     logFile: options.logFile,
-    async memory() {
-      const status = await readFile(`/proc/${pid}/status`, 'utf8');
-      const kb = (field: string) => {
-        const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-        if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
-        return Number(match[1]) * 1024;
-      };
-      return { rssBytes: kb('VmRSS'), peakRssBytes: kb('VmHWM') };
-    },
-    async heapUsedBytes() {
-      const text = await (await fetch(`${base}/metrics`)).text();
-      const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([0-9.e+]+)/m.exec(text);
-      if (!match) throw new Error('the controller /metrics has no nodejs_heap_size_used_bytes');
-      return Number(match[1]);
-    },
+    nodeFlags: flags,
+    memory: () => memoryBreakdown(pid, `${base}/metrics`),
+    cpuSeconds: () => cpuSeconds(pid),
     stop,
   };
 }

@@ -47,6 +47,12 @@ const BenchOptionsSchema = z.object({
   reactionUpdates: count('reaction-updates'),
   /** Undefined: 60 s + 100 ms per object. */
   readyTimeoutMs: duration('ready-timeout').optional(),
+  /** Undefined: the image's (the Dockerfile's ENTRYPOINT). */
+  nodeFlags: z
+    .string()
+    .transform((v) => v.split(/\s+/).filter((f) => f !== ''))
+    .pipe(z.array(z.string().startsWith('--', '--node-flags: each flag must start with --')))
+    .optional(),
 });
 export type BenchOptions = z.infer<typeof BenchOptionsSchema>;
 
@@ -60,7 +66,8 @@ export const USAGE = `Usage: node bench/run.ts [flags]
   --qps 1000                   controller RECONCILE_RATE and CONTROL_PLANE_RPS (high, so the workers are the limit)
   --apply-concurrency 32       object creations in flight at once
   --reaction-updates 20        objects updated one at a time for the reaction time
-  --ready-timeout D            how long all N get to become Ready (default 60s + 100ms × N)`;
+  --ready-timeout D            how long all N get to become Ready (default 60s + 100ms × N)
+  --node-flags="--f ..."       node flags for the controller instead of the image's (experiments)`;
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -76,6 +83,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'apply-concurrency': { type: 'string', default: '32' },
       'reaction-updates': { type: 'string', default: '20' },
       'ready-timeout': { type: 'string' },
+      'node-flags': { type: 'string' },
     },
     strict: true,
   });
@@ -90,6 +98,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     applyConcurrency: values['apply-concurrency'],
     reactionUpdates: values['reaction-updates'],
     readyTimeoutMs: values['ready-timeout'],
+    nodeFlags: values['node-flags'],
   });
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('\n'));
   return parsed.data;

@@ -2,6 +2,7 @@
 import { MINIMUM_CALLS_TOTAL } from './calls.ts';
 import { IDEAL_FORMULA } from './ideal.ts';
 import type { BenchOptions } from './options.ts';
+import type { MemoryBreakdown } from './process-memory.ts';
 import type { ScenarioResult } from './scenario.ts';
 
 const ms = (v: number | undefined) => (v === undefined ? '-' : `${Math.round(v)} ms`);
@@ -49,12 +50,31 @@ function rows(results: readonly ScenarioResult[]): [string, ...string[]][] {
         `  reason ${reason}`,
         ...col((r) => String(r.steady.eventWritesByReason[reason] ?? 0)),
       ]),
-    ['controller RSS idle (no objects)', ...col((r) => mib(r.memory.idleRssBytes))],
-    ['controller RSS', ...col((r) => mib(r.memory.rssBytes))],
-    ['controller peak RSS', ...col((r) => mib(r.memory.peakRssBytes))],
-    ['controller heap used', ...col((r) => mib(r.memory.heapUsedBytes))],
+    ['controller CPU, apply to all Ready', ...col((r) => `${r.cpu.convergenceSeconds.toFixed(1)} s`)],
+    ['controller CPU, steady interval', ...col((r) => `${r.cpu.steadyIntervalSeconds.toFixed(2)} s`)],
+    ...memoryRows('idle (no objects)', (r) => r.memory.idle, col),
+    ...memoryRows('at all Ready', (r) => r.memory.afterConvergence, col),
+    ...memoryRows('after the steady interval', (r) => r.memory.steady, col),
+    ['controller peak RSS', ...col((r) => mib(r.memory.steady.peakRssBytes))],
     ['reaction update→PATCH p50', ...col((r) => ms(r.reaction.p50Ms))],
     ['reaction update→PATCH p99', ...col((r) => `${ms(r.reaction.p99Ms)} (of ${r.reaction.updates})`)],
+  ];
+}
+
+/** RSS, what it is made of, and the V8 heap, at one moment of the run. */
+function memoryRows(
+  when: string,
+  at: (r: ScenarioResult) => MemoryBreakdown,
+  col: (f: (r: ScenarioResult) => string) => string[],
+): [string, ...string[]][] {
+  return [
+    [`controller RSS, ${when}`, ...col((r) => mib(at(r).rssBytes))],
+    [
+      '  file-backed (node binary) / anonymous',
+      ...col((r) => `${mib(at(r).fileBytes)} / ${mib(at(r).anonymousBytes)}`),
+    ],
+    ['  V8 heap total / used', ...col((r) => `${mib(at(r).heapTotalBytes)} / ${mib(at(r).heapUsedBytes)}`)],
+    ['  external (Buffers) / sockets', ...col((r) => `${mib(at(r).externalBytes)} / ${at(r).sockets}`)],
   ];
 }
 

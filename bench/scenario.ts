@@ -31,6 +31,7 @@ import {
 } from './objects.ts';
 import type { BenchOptions } from './options.ts';
 import { mapLimit, percentile, sleep, waitFor } from './pool.ts';
+import type { MemoryBreakdown } from './process-memory.ts';
 
 export interface ScenarioResult {
   n: number;
@@ -72,8 +73,15 @@ export interface ScenarioResult {
     eventWritesByReason: Record<string, number>;
     targetWrites: 0;
   };
-  /** Idle: started and synced, no objects yet. The rest after the steady interval. */
-  memory: { idleRssBytes: number; rssBytes: number; peakRssBytes: number; heapUsedBytes: number };
+  /**
+   * Idle: started and synced, no objects yet; afterConvergence: when the last object turned Ready;
+   * steady: at the end of the steady interval (peakRssBytes there is the run's peak).
+   */
+  memory: { idle: MemoryBreakdown; afterConvergence: MemoryBreakdown; steady: MemoryBreakdown };
+  /** The controller's CPU time (user + system) from the first apply to all Ready, and in the steady interval. */
+  cpu: { convergenceSeconds: number; steadyIntervalSeconds: number };
+  /** The node flags the controller ran with (the image's, unless --node-flags replaced them). */
+  nodeFlags: string[];
   reaction: { updates: number; samplesMs: number[]; p50Ms: number | undefined; p99Ms: number | undefined };
 }
 
@@ -125,6 +133,7 @@ export async function runScenario(options: {
   log(`N=${n}: namespace ${ns}; controller log ${controllerLog}`);
   const controller = await startControllerProcess({
     logFile: controllerLog,
+    nodeFlags: bench.nodeFlags,
     env: {
       KUBECONFIG: options.kubeconfigPath,
       CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
@@ -146,7 +155,8 @@ export async function runScenario(options: {
 
   try {
     await sleep(IDLE_SETTLE_MS);
-    const idleRssBytes = (await controller.memory()).rssBytes;
+    const idle = await controller.memory();
+    const cpuAtStart = await controller.cpuSeconds();
 
     // Apply
     sim.resetRequests();
@@ -163,6 +173,8 @@ export async function runScenario(options: {
       describe: () => notReadyReport(watch, names, sim),
     });
     const allReadyAt = Math.max(...watch.readyAt.values());
+    const cpuAtReady = await controller.cpuSeconds();
+    const afterConvergence = await controller.memory();
     const kubeWrites = watch.totalWrites();
     const deployments = sim.deployments();
     const nameById = new Map(deployments.map((d) => [d.id, d.name]));
@@ -182,8 +194,10 @@ export async function runScenario(options: {
     const writesBefore = watch.totalWrites();
     const eventsBefore = await eventVersions(access, ns);
     log(`N=${n}: measuring one steady poll interval (${bench.pollIntervalMs} ms)`);
+    const cpuBeforeWindow = await controller.cpuSeconds();
     await sleep(bench.pollIntervalMs);
     const windowEnd = Date.now();
+    const cpuAfterWindow = await controller.cpuSeconds();
     const statusWrites = watch.totalWrites() - writesBefore;
     const eventsAfter = await eventVersions(access, ns);
     const eventsWritten = [...eventsAfter.entries()].filter(
@@ -193,10 +207,10 @@ export async function runScenario(options: {
     for (const [, e] of eventsWritten)
       eventWritesByReason[e.reason] = (eventWritesByReason[e.reason] ?? 0) + 1;
     const steadyRecords = sim.requests().filter((r) => r.at >= windowStart && r.at < windowEnd);
-    const memory = {
-      idleRssBytes,
-      ...(await controller.memory()),
-      heapUsedBytes: await controller.heapUsedBytes(),
+    const memory = { idle, afterConvergence, steady: await controller.memory() };
+    const cpu = {
+      convergenceSeconds: cpuAtReady - cpuAtStart,
+      steadyIntervalSeconds: cpuAfterWindow - cpuBeforeWindow,
     };
 
     // Reaction time: one update at a time, until its PATCH reaches the simulator
@@ -239,6 +253,8 @@ export async function runScenario(options: {
         targetWrites: 0,
       },
       memory,
+      cpu,
+      nodeFlags: controller.nodeFlags,
       reaction,
     };
   } finally {
