@@ -27,5 +27,7 @@ EXPOSE 8080
 # node is PID 1 and handles SIGTERM itself (main.js drains the work queue and releases the Lease).
 # No HEALTHCHECK: Kubernetes probes /healthz and /readyz.
 # A 1 MiB young generation (V8 reserves 16 MiB by default, three times over) keeps the resident size
-# close to the live heap; `make bench` starts the controller with these same flags (README, Performance).
-ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "dist/main.js"]
+# close to the live heap. V8's memory saver mode lets its memory reducer give freed heap pages back to the
+# system (without it, RSS stays at the peak of a convergence for good: 187 against 126 MiB after one of
+# 1,000 objects, at the same CPU time). `make bench` starts the controller with these same flags.
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "--memory-saver-mode", "dist/main.js"]

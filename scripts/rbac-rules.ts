@@ -51,7 +51,7 @@ const WATCHED_NAMESPACE_RULES: readonly DocumentedRule[] = [
     apiGroups: [''],
     resources: ['secrets'],
     verbs: ['get', 'list', 'watch'],
-    why: 'runtime/secret-cache.ts: list/watch to learn of changes (values kept only for referenced Secrets; RBAC cannot narrow list/watch to them), get to read one referenced later (read-only)',
+    why: 'runtime/secret-cache.ts: list/watch as metadata only (PartialObjectMetadata; RBAC cannot tell a metadata list from a full one), get to read the values of the Secrets an object references (read-only)',
   },
   {
     apiGroups: [''],
