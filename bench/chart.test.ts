@@ -16,6 +16,20 @@ describe('readyChartSvg', () => {
     expect(svg).toContain('N=3 measured');
     expect(svg).toContain('N=2 ideal');
     expect(svg).toContain('all Ready &lt;fast&gt;');
+    // Each panel states its figures: all Ready, the ideal and their ratio.
+    expect(svg).toContain('all Ready 0.3 s, ideal 0.3 s (1.20× ideal)');
+    expect(svg).toContain('all Ready 0.4 s, ideal 0.3 s (1.33× ideal)');
+  });
+
+  it('gives each N a panel of its own, side by side', () => {
+    const svg = readyChartSvg(
+      [100, 1000, 10_000].map((n) => ({ n, readyMs: [n], idealMs: n, idealFirstReadyMs: 0 })),
+      't',
+    );
+    expect(svg).toContain('width="1020"');
+    // Each panel's time axis ends at its own N's time, not the largest.
+    expect(svg).toContain('>0.1 s</text>');
+    expect(svg).toContain('>10 s</text>');
   });
 
   it('keeps a 10,000-object curve to a few hundred points', () => {
