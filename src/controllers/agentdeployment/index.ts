@@ -271,7 +271,10 @@ export function startAgentDeploymentController(
     logger: logger.child({ component: 'observer' }),
   });
 
-  const written = new ReadYourWrites<AgentDeployment>();
+  const written = new ReadYourWrites<AgentDeployment>((key) => {
+    const { namespace, name } = splitKey(key);
+    return objects.get(namespace, name);
+  });
   const reconcile = agentDeploymentReconciler({
     observer,
     ...options.settings,

@@ -18,7 +18,7 @@ import { kubeRequest } from '../../kube/request.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
-import { objectKey } from '../../runtime/keys.ts';
+import { objectKey, splitKey } from '../../runtime/keys.ts';
 import { type ObjectRef, patchStatus, resourcePath } from '../../runtime/objects.ts';
 import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
 import type { SecretCache } from '../../runtime/secret-cache.ts';
@@ -103,7 +103,10 @@ export function startSandboxTemplateController(
       .clientFor(credentials)
       .listAllSandboxTemplates(options.pageSize ? { pageSize: options.pageSize } : {});
 
-  const written = new ReadYourWrites<SandboxTemplate>();
+  const written = new ReadYourWrites<SandboxTemplate>((key) => {
+    const { namespace, name } = splitKey(key);
+    return objects.get(namespace, name);
+  });
   const reconcile = sandboxTemplateReconciler({
     getObject: (namespace, name) => written.read(objects.get(namespace, name)),
     readSecret: (namespace, name) => secrets.read(namespace, name),
