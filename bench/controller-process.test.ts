@@ -5,8 +5,14 @@ describe('imageEntrypoint', () => {
   it('reads the node flags and the script of the image ENTRYPOINT', () => {
     expect(
       imageEntrypoint('FROM x\nENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "dist/main.js"]\n'),
-    ).toEqual({ flags: ['--max-semi-space-size=1'], script: 'dist/main.js' });
+    ).toEqual({ flags: ['--max-semi-space-size=1'], script: 'dist/main.js', env: {} });
     expect(imageEntrypoint().script).toBe('dist/main.js');
+  });
+
+  it('reads the environment the ENV lines set', () => {
+    const dockerfile = 'FROM x\nENV A=1\nENV B=two C=x=y\nENTRYPOINT ["/nodejs/bin/node", "main.js"]\n';
+    expect(imageEntrypoint(dockerfile).env).toEqual({ A: '1', B: 'two', C: 'x=y' });
+    expect(imageEntrypoint().env).toMatchObject({ NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' });
   });
 
   it.each([

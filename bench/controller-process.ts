@@ -11,19 +11,29 @@ import { cpuSeconds, type MemoryBreakdown, memoryBreakdown } from './process-mem
 const REPO = resolve(import.meta.dirname, '..');
 
 /**
- * The node flags and the script of the image's ENTRYPOINT, so that the benchmark runs what users get:
- * the compiled controller (scripts/build.ts writes it to dist/) with the same flags.
+ * The node flags and the script of the image's ENTRYPOINT, and the environment its ENV lines set, so that
+ * the benchmark runs what users get: the compiled controller (scripts/build.ts writes it to dist/) with
+ * the same flags and the same allocator settings.
  */
 export function imageEntrypoint(dockerfile = readFileSync(resolve(REPO, 'Dockerfile'), 'utf8')): {
   flags: string[];
   script: string;
+  env: Record<string, string>;
 } {
   const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
   if (!entrypoint) throw new Error('the Dockerfile has no ENTRYPOINT in exec form');
   const args = (JSON.parse(entrypoint) as string[]).slice(1);
   const script = args.at(-1);
   if (!script || script.startsWith('--')) throw new Error('the Dockerfile ENTRYPOINT names no script');
-  return { flags: args.filter((arg) => arg.startsWith('--')), script };
+  const env: Record<string, string> = {};
+  for (const [, pairs] of dockerfile.matchAll(/^ENV (.+)$/gm)) {
+    for (const pair of (pairs as string).trim().split(/\s+/)) {
+      const [key, ...value] = pair.split('=');
+      if (!key || value.length === 0) throw new Error(`the Dockerfile's ENV ${pair} is not KEY=VALUE`);
+      env[key] = value.join('=');
+    }
+  }
+  return { flags: args.filter((arg) => arg.startsWith('--')), script, env };
 }
 
 export interface ControllerProcess {
@@ -65,11 +75,11 @@ export async function startControllerProcess(options: {
 }): Promise<ControllerProcess> {
   const [port] = await freePorts(1);
   const out = openSync(options.logFile, 'a');
-  const { flags: imageFlags, script } = imageEntrypoint();
+  const { flags: imageFlags, script, env: imageEnv } = imageEntrypoint();
   const flags = options.nodeFlags ?? imageFlags;
   const child = spawn(process.execPath, [...flags, resolve(REPO, script)], {
     cwd: REPO,
-    env: { ...process.env, ...options.env, HTTP_PORT: String(port) },
+    env: { ...process.env, ...imageEnv, ...options.env, HTTP_PORT: String(port) },
     stdio: ['ignore', out, out],
   });
   if (child.pid === undefined) throw new Error('the controller process did not start');
