@@ -61,4 +61,19 @@ describe('ClaimIndex', () => {
     expect(ix.claims({ tenant: 'sha256:a', name: 'x', ids: ['d-2'] })).toEqual([]);
     expect(ix.keysNamed('x')).toEqual([]);
   });
+
+  it('one name shared by three objects: each leaves in turn, the others stay found', () => {
+    const ix = index();
+    for (const ns of ['a', 'b', 'c']) ix.set(obj(ns, 'shared'));
+    expect(ix.keysNamed('shared').sort()).toEqual(['a/shared', 'b/shared', 'c/shared']);
+    ix.delete('b/shared');
+    expect(ix.keysNamed('shared').sort()).toEqual(['a/shared', 'c/shared']);
+    ix.delete('a/shared');
+    expect(ix.keysNamed('shared')).toEqual(['c/shared']);
+    // Set again (an update) with only one holder left: still one, not two.
+    ix.set(obj('c', 'shared'));
+    expect(ix.keysNamed('shared')).toEqual(['c/shared']);
+    ix.set(obj('a', 'shared'));
+    expect(ix.keysNamed('shared').sort()).toEqual(['a/shared', 'c/shared']);
+  });
 });

@@ -11,8 +11,8 @@ import { objectKey } from '../../runtime/keys.ts';
 
 export class ClaimIndex {
   readonly #objects = new Map<string, AgentDeployment>();
-  readonly #byName = new Map<string, Set<string>>();
-  readonly #byId = new Map<string, Set<string>>();
+  readonly #byName = new KeysBy();
+  readonly #byId = new KeysBy();
   readonly #tenantOf: (obj: AgentDeployment) => string | undefined;
 
   constructor(tenantOf: (obj: AgentDeployment) => string | undefined) {
@@ -23,26 +23,26 @@ export class ClaimIndex {
     const key = objectKey(obj);
     this.delete(key);
     this.#objects.set(key, obj);
-    add(this.#byName, deploymentNameOf(obj), key);
-    for (const id of idsOf(obj)) add(this.#byId, id, key);
+    this.#byName.add(deploymentNameOf(obj), key);
+    for (const id of idsOf(obj)) this.#byId.add(id, key);
   }
 
   delete(key: string): void {
     const obj = this.#objects.get(key);
     if (!obj) return;
     this.#objects.delete(key);
-    this.#byName.get(deploymentNameOf(obj))?.delete(key);
-    for (const id of idsOf(obj)) this.#byId.get(id)?.delete(key);
+    this.#byName.remove(deploymentNameOf(obj), key);
+    for (const id of idsOf(obj)) this.#byId.remove(id, key);
   }
 
   /** Keys of the objects claiming this deployment name (to wake them when a holder goes). */
   keysNamed(name: string): string[] {
-    return [...(this.#byName.get(name) ?? [])];
+    return this.#byName.keys(name);
   }
 
   claims(query: { tenant: string; name?: string; ids?: readonly string[] }): Claim[] {
     const keys = new Set<string>(query.name ? this.keysNamed(query.name) : []);
-    for (const id of query.ids ?? []) for (const key of this.#byId.get(id) ?? []) keys.add(key);
+    for (const id of query.ids ?? []) for (const key of this.#byId.keys(id)) keys.add(key);
     const out: Claim[] = [];
     for (const key of keys) {
       const obj = this.#objects.get(key);
@@ -60,8 +60,31 @@ function idsOf(obj: AgentDeployment): string[] {
   return [obj.status?.deploymentId, adopt].filter((id): id is string => !!id);
 }
 
-function add(index: Map<string, Set<string>>, value: string, key: string): void {
-  const keys = index.get(value) ?? new Set<string>();
-  keys.add(key);
-  index.set(value, keys);
+/**
+ * Object keys by a value (a deployment name or id). Nearly every value has one object: it is stored as
+ * the key itself, a Set only when a second object shares it (10,000 one-element Sets cost megabytes);
+ * a value with no object left is dropped.
+ */
+class KeysBy {
+  readonly #map = new Map<string, string | Set<string>>();
+
+  add(value: string, key: string): void {
+    const held = this.#map.get(value);
+    if (held === undefined || held === key) this.#map.set(value, key);
+    else if (typeof held === 'string') this.#map.set(value, new Set([held, key]));
+    else held.add(key);
+  }
+
+  remove(value: string, key: string): void {
+    const held = this.#map.get(value);
+    if (held === key) this.#map.delete(value);
+    else if (typeof held !== 'string' && held?.delete(key)) {
+      if (held.size === 1) this.#map.set(value, held.values().next().value as string);
+    }
+  }
+
+  keys(value: string): string[] {
+    const held = this.#map.get(value);
+    return held === undefined ? [] : typeof held === 'string' ? [held] : [...held];
+  }
 }

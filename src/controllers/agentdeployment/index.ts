@@ -15,6 +15,7 @@ import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
 import type { KubeAccess } from '../../kube/access.ts';
 import { ConflictError } from '../../kube/errors.ts';
+import { Interner } from '../../lib/interner.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
@@ -36,6 +37,7 @@ import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { ClaimIndex } from './claim-index.ts';
 import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
+import { internAgentDeployment, internDeployment } from './intern.ts';
 import { DeploymentObserver } from './observer.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';
 import type { AgentDeploymentDeps } from './types.ts';
@@ -100,7 +102,8 @@ export class SecretIndex {
     this.#drop(key);
     const ns = obj.metadata.namespace ?? '';
     const secrets = referencedSecretNames(obj.spec).map((name) => `${ns}/${name}`);
-    this.#reads.set(key, secrets);
+    // Most objects read no Secret: no entry for them.
+    if (secrets.length > 0) this.#reads.set(key, secrets);
     for (const s of secrets) {
       const readers = this.#readers.get(s);
       if (readers) {
@@ -165,6 +168,8 @@ export function startAgentDeploymentController(
       for (const key of index.readersOf(secretKey)) queue.add(key);
     },
   });
+  // One copy of the values many objects and their deployments repeat.
+  const interner = new Interner();
   // What a pass applied when its status write failed: the next pass must not send it again.
   const unwritten = new UnwrittenStatus<AgentDeployment>();
   const enqueue = (obj: AgentDeployment) => queue.add(objectKey(obj));
@@ -188,6 +193,7 @@ export function startAgentDeploymentController(
   const objects = startInformer<AgentDeployment>({
     access,
     path: resourcePath(resource),
+    transform: (obj) => internAgentDeployment(interner, obj),
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
     logger: logger.child({ informer: 'agentdeployments' }),
@@ -266,6 +272,7 @@ export function startAgentDeploymentController(
 
   const observer = new DeploymentObserver({
     pollIntervalMs: options.settings.pollIntervalMs,
+    keep: (deployment) => internDeployment(interner, deployment),
     clientFor: (credentials) => options.pools.clientFor(credentials),
     onChange: (key) => queue.add(key),
     logger: logger.child({ component: 'observer' }),

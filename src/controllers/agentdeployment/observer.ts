@@ -23,12 +23,15 @@ const fingerprintOf = (deployment: Deployment): string =>
   createHash('sha256').update(JSON.stringify(deployment)).digest('base64');
 
 interface Tracked {
-  credentials: Credentials;
+  /** credentialsKey of its credentials, kept once in #credentials. */
+  credentialsId: string;
   deploymentId: string;
 }
 
 export interface DeploymentObserverOptions {
   pollIntervalMs: number;
+  /** What of a deployment is kept as its snapshot (e.g. with repeated values interned); default all. */
+  keep?: (deployment: Deployment) => Deployment;
   clientFor: (credentials: Credentials) => ControlPlaneClient;
   onChange: (key: string) => void;
   logger: Logger;
@@ -40,6 +43,7 @@ export class DeploymentObserver {
   readonly #now: () => number;
   readonly #snapshots = new Map<string, Snapshot>();
   readonly #tracked = new Map<string, Tracked>();
+  readonly #credentials = new Map<string, { id: string; credentials: Credentials; users: Set<string> }>();
   /** Credentials (by key) whose listing failed on the last poll. */
   #failing = new Set<string>();
   /** When the latest completed poll started: every snapshot it listed is at least that recent. */
@@ -69,10 +73,14 @@ export class DeploymentObserver {
   /** What a reconcile saw first-hand (GET, POST or PATCH response). */
   remember(deployment: Deployment): void {
     this.#snapshots.set(deployment.id, {
-      deployment,
+      deployment: this.#keep(deployment),
       fingerprint: fingerprintOf(deployment),
       at: this.#now(),
     });
+  }
+
+  #keep(deployment: Deployment): Deployment {
+    return this.#options.keep ? this.#options.keep(deployment) : deployment;
   }
 
   forget(deploymentId: string): void {
@@ -80,13 +88,32 @@ export class DeploymentObserver {
   }
 
   track(key: string, credentials: Credentials, deploymentId: string): void {
-    this.#tracked.set(key, { credentials, deploymentId });
+    // Each pass resolves its credentials anew: keep one object per credential, not one per key.
+    let credentialsId = credentialsKey(credentials);
+    const shared = this.#credentials.get(credentialsId);
+    if (shared) {
+      shared.users.add(key);
+      credentialsId = shared.id; // the one copy of the id string, not this pass's
+    } else {
+      this.#credentials.set(credentialsId, { id: credentialsId, credentials, users: new Set([key]) });
+    }
+    const before = this.#tracked.get(key);
+    if (before && before.credentialsId !== credentialsId) this.#release(key, before.credentialsId);
+    this.#tracked.set(key, { credentialsId, deploymentId });
   }
 
   untrack(key: string): void {
     const tracked = this.#tracked.get(key);
     this.#tracked.delete(key);
-    if (tracked) this.#snapshots.delete(tracked.deploymentId);
+    if (!tracked) return;
+    this.#snapshots.delete(tracked.deploymentId);
+    this.#release(key, tracked.credentialsId);
+  }
+
+  #release(key: string, credentialsId: string): void {
+    const shared = this.#credentials.get(credentialsId);
+    shared?.users.delete(key);
+    if (shared?.users.size === 0) this.#credentials.delete(credentialsId);
   }
 
   start(): void {
@@ -119,11 +146,10 @@ export class DeploymentObserver {
     const startedAt = this.#now();
     const groups = new Map<string, { credentials: Credentials; keysById: Map<string, string> }>();
     for (const [key, t] of this.#tracked) {
-      const groupKey = credentialsKey(t.credentials);
-      const group = groups.get(groupKey) ?? {
-        credentials: t.credentials,
-        keysById: new Map<string, string>(),
-      };
+      const groupKey = t.credentialsId;
+      const credentials = this.#credentials.get(groupKey)?.credentials;
+      if (!credentials) continue;
+      const group = groups.get(groupKey) ?? { credentials, keysById: new Map<string, string>() };
       group.keysById.set(t.deploymentId, key);
       groups.set(groupKey, group);
     }
@@ -158,7 +184,11 @@ export class DeploymentObserver {
           const before = this.#snapshots.get(deployment.id);
           if (before && before.at > startedAt) continue;
           const fingerprint = fingerprintOf(deployment);
-          this.#snapshots.set(deployment.id, { deployment, fingerprint, at: this.#now() });
+          this.#snapshots.set(deployment.id, {
+            deployment: this.#keep(deployment),
+            fingerprint,
+            at: this.#now(),
+          });
           const key = keysById.get(deployment.id);
           if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);
         }
