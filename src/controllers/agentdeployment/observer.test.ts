@@ -3,7 +3,7 @@
  * brings back (only those whose deployment changed or vanished), and what a failed listing does.
  */
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import { ControlPlanePools } from '../../controlplane/pools.ts';
 import { DEFAULT_API_KEY, type Simulator, startSimulator } from '../../simulator/index.ts';
@@ -106,5 +106,40 @@ describe('DeploymentObserver.pollOnce', () => {
     observer.untrack('ns/obj-1');
     await observer.pollOnce();
     expect(listCalls()).toBe(0);
+  });
+});
+
+describe('DeploymentObserver.start', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it.each<[string, number, number]>([
+    ['polls shorter than the interval start one interval apart', 400, 1000],
+    ['a poll longer than the interval is followed at once by the next', 1500, 1500],
+  ])('%s', async (_name, pollMs, gap) => {
+    vi.useFakeTimers({ now: 0 });
+    const observer = new DeploymentObserver({
+      pollIntervalMs: 1000,
+      clientFor: () => {
+        throw new Error('not called');
+      },
+      onChange: () => {},
+      logger: pino({ level: 'silent' }),
+    });
+    const starts: number[] = [];
+    observer.pollOnce = async () => {
+      starts.push(Date.now());
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    };
+    observer.start();
+    await vi.advanceTimersByTimeAsync(4_100);
+    observer.stop();
+    expect(starts[0]).toBe(1000);
+    const gaps = starts.slice(1).map((at, i) => at - (starts[i] as number));
+    expect(gaps.length).toBeGreaterThanOrEqual(2);
+    // A timer of 0 ms fires after 1: the next poll may start a millisecond late, never an interval late.
+    for (const g of gaps) expect(g - gap).toBeGreaterThanOrEqual(0);
+    for (const g of gaps) expect(g - gap).toBeLessThanOrEqual(2);
   });
 });

@@ -126,18 +126,31 @@ export class DeploymentObserver {
     if (this.#timer) clearTimeout(this.#timer);
   }
 
-  #schedule(): void {
+  /**
+   * Polls start one interval apart (start to start), not an interval after the previous one ended: at
+   * N = 10,000 a poll takes seconds, and each poll interval must hold one poll, no more and no fewer.
+   * A poll that outlasts the interval is followed at once by the next.
+   */
+  #schedule(lastStartedAt?: number): void {
     if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.pollOnce()
-        .catch((err: unknown) =>
-          this.#options.logger.warn(
-            { error: err instanceof Error ? err.message : String(err) },
-            'batched poll failed',
-          ),
-        )
-        .finally(() => this.#schedule());
-    }, this.#options.pollIntervalMs);
+    const delay =
+      lastStartedAt === undefined
+        ? this.#options.pollIntervalMs
+        : lastStartedAt + this.#options.pollIntervalMs - this.#now();
+    this.#timer = setTimeout(
+      () => {
+        const startedAt = this.#now();
+        this.pollOnce()
+          .catch((err: unknown) =>
+            this.#options.logger.warn(
+              { error: err instanceof Error ? err.message : String(err) },
+              'batched poll failed',
+            ),
+          )
+          .finally(() => this.#schedule(startedAt));
+      },
+      Math.max(0, delay),
+    );
   }
 
   /** One pass over every tracked deployment, ceil(n/100) list calls per credential. */
