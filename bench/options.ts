@@ -57,7 +57,7 @@ const BenchOptionsSchema = z.object({
 export type BenchOptions = z.infer<typeof BenchOptionsSchema>;
 
 export const USAGE = `Usage: node bench/run.ts [flags]
-  --n 100,1000                 object counts, one run each (at most ${MAX_N})
+  --n 100,1000,10000           object counts, one run each (at most ${MAX_N}); --n 100,1000 for a quick run
   --latency-ms 20              fixed simulator latency per control-plane call
   --workers 4                  controller WORKERS
   --poll-interval 10s          controller POLL_INTERVAL (also the steady window measured)
@@ -73,7 +73,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
-      n: { type: 'string', default: '100,1000' },
+      n: { type: 'string', default: '100,1000,10000' },
       'latency-ms': { type: 'string', default: '20' },
       workers: { type: 'string', default: '4' },
       'poll-interval': { type: 'string', default: '10s' },
