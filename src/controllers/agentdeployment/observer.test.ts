@@ -100,6 +100,14 @@ describe('DeploymentObserver.pollOnce', () => {
     expect(observer.fresh(failing)).toBeUndefined();
   });
 
+  it('a listing cancelled by stop() (shutdown, lost leadership) enqueues nothing and logs nothing', async () => {
+    const { observer, changed } = await tracking(3);
+    observer.stop();
+    sim.addFault({ method: 'GET', route: '/v2/deployments', status: 503 });
+    await observer.pollOnce();
+    expect(changed).toEqual([]);
+  });
+
   it('an untracked object is no longer listed', async () => {
     const { observer } = await tracking(2);
     observer.untrack('ns/obj-0');

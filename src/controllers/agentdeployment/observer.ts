@@ -50,6 +50,8 @@ export class DeploymentObserver {
   #lastPollStartedAt: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = true;
+  /** stop() was called after a start(): a poll in flight ends without reporting its cancelled calls. */
+  #halted = false;
 
   constructor(options: DeploymentObserverOptions) {
     this.#options = options;
@@ -118,11 +120,13 @@ export class DeploymentObserver {
 
   start(): void {
     this.#stopped = false;
+    this.#halted = false;
     this.#schedule();
   }
 
   stop(): void {
     this.#stopped = true;
+    this.#halted = true;
     if (this.#timer) clearTimeout(this.#timer);
   }
 
@@ -176,6 +180,8 @@ export class DeploymentObserver {
         try {
           page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
         } catch (err) {
+          // Stopped (shutdown, lost leadership) while listing: nothing to tell anyone.
+          if (this.#halted) return;
           failed.add(groupKey);
           // Ready objects wait for this poll to bring them back: when a listing starts failing, let
           // each find out first-hand (its own read fails the same way, says so in its conditions and
