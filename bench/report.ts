@@ -13,7 +13,7 @@ const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 function rows(results: readonly ScenarioResult[]): [string, ...string[]][] {
   const operations = [...new Set(results.flatMap((r) => Object.keys(r.calls.perObjectByOperation)))].sort();
   const steadyOperations = [
-    ...new Set(results.flatMap((r) => Object.keys(r.steady.callsByOperation))),
+    ...new Set(results.flatMap((r) => Object.keys(r.steady.callsPerIntervalByOperation))),
   ].sort();
   const col = (f: (r: ScenarioResult) => string) => results.map(f);
   return [
@@ -33,17 +33,17 @@ function rows(results: readonly ScenarioResult[]): [string, ...string[]][] {
     ]),
     ['  minimum', ...col(() => String(MINIMUM_CALLS_TOTAL))],
     ['  ratio to minimum', ...col((r) => x(r.calls.ratio))],
-    ['steady interval: calls', ...col((r) => String(r.steady.calls))],
+    ['steady: calls per poll interval', ...col((r) => num(r.steady.callsPerInterval))],
     ...steadyOperations.map((op): [string, ...string[]] => [
       `  ${op}`,
-      ...col((r) => String(r.steady.callsByOperation[op] ?? 0)),
+      ...col((r) => num(r.steady.callsPerIntervalByOperation[op] ?? 0)),
     ]),
     [
       '  target (deployment calls)',
-      ...col((r) => `${r.steady.targetCalls} (measured ${r.steady.deploymentCalls})`),
+      ...col((r) => `${r.steady.targetCalls} (measured ${num(r.steady.deploymentCallsPerInterval)})`),
     ],
-    ['steady interval: status writes', ...col((r) => `${r.steady.statusWrites} (target 0)`)],
-    ['steady interval: event writes', ...col((r) => `${r.steady.eventWrites} (target 0)`)],
+    ['steady: status writes in the window', ...col((r) => `${r.steady.statusWrites} (target 0)`)],
+    ['steady: event writes in the window', ...col((r) => `${r.steady.eventWrites} (target 0)`)],
     ...[...new Set(results.flatMap((r) => Object.keys(r.steady.eventWritesByReason)))]
       .sort()
       .map((reason): [string, ...string[]] => [
@@ -51,10 +51,10 @@ function rows(results: readonly ScenarioResult[]): [string, ...string[]][] {
         ...col((r) => String(r.steady.eventWritesByReason[reason] ?? 0)),
       ]),
     ['controller CPU, apply to all Ready', ...col((r) => `${r.cpu.convergenceSeconds.toFixed(1)} s`)],
-    ['controller CPU, steady interval', ...col((r) => `${r.cpu.steadyIntervalSeconds.toFixed(2)} s`)],
+    ['controller CPU per steady poll interval', ...col((r) => `${r.cpu.steadyIntervalSeconds.toFixed(2)} s`)],
     ...memoryRows('idle (no objects)', (r) => r.memory.idle, col),
     ...memoryRows('at all Ready', (r) => r.memory.afterConvergence, col),
-    ...memoryRows('after the steady interval', (r) => r.memory.steady, col),
+    ...memoryRows('after the steady intervals', (r) => r.memory.steady, col),
     ['controller peak RSS', ...col((r) => mib(r.memory.steady.peakRssBytes))],
     ['reaction update→PATCH p50', ...col((r) => ms(r.reaction.p50Ms))],
     ['reaction update→PATCH p99', ...col((r) => `${ms(r.reaction.p99Ms)} (of ${r.reaction.updates})`)],
