@@ -83,7 +83,8 @@ function panel(s: ChartSeries, index: number, left: number): string {
  * leave the first a vertical line).
  */
 export function readyChartSvg(series: readonly ChartSeries[], title: string): string {
-  const width = Math.max(1, series.length) * PANEL_WIDTH;
+  // At least two panels wide: the title of a one-N run must fit.
+  const width = Math.max(2, series.length) * PANEL_WIDTH;
   const height = PANEL_HEIGHT + 20;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">`,

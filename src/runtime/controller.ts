@@ -13,6 +13,8 @@ export interface ReconcileContext {
 export interface ReconcileResult {
   /** Reconcile this key again after about this long (jittered). */
   requeueAfterMs?: number;
+  /** The object is mid-change (following a revision): its next pass goes ahead of objects not started. */
+  continuing?: boolean;
 }
 
 export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<ReconcileResult>;
@@ -49,7 +51,9 @@ export function runController(options: ControllerOptions): RunningController {
     try {
       const result = await reconcile(key, { signal: abort.signal, log: reconcileLog });
       queue.forget(key);
-      if (result.requeueAfterMs !== undefined) queue.addAfter(key, jitter(result.requeueAfterMs));
+      if (result.requeueAfterMs !== undefined) {
+        queue.addAfter(key, jitter(result.requeueAfterMs), { first: result.continuing });
+      }
     } catch (err) {
       // Message only: error objects from HTTP clients can carry request headers.
       reconcileLog.error({ error: err instanceof Error ? err.message : String(err) }, 'reconcile failed');

@@ -158,7 +158,10 @@ export async function reconcileWithShell<
   if (changed) await shell.writeStatus(base, after, pass.signal);
   if (failure) throw failure;
   const requeue = pass.requeueAfterMs ?? shell.requeueAfter(pass, outcome);
-  return requeue === undefined ? {} : { requeueAfterMs: requeue };
+  if (requeue === undefined) return {};
+  return outcome.kind === 'progressing'
+    ? { requeueAfterMs: requeue, continuing: true }
+    : { requeueAfterMs: requeue };
 }
 
 function emit<O extends ReconciledObject<S>, S extends ObjectStatus, P extends Pass<O, S>>(

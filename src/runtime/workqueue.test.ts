@@ -162,6 +162,73 @@ describe('WorkQueue', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  describe('keys that continue work go first', () => {
+    /** Hands out every waiting key, in order. */
+    const drain = async (queue: WorkQueue) => {
+      const order: string[] = [];
+      while (queue.len() > 0) {
+        const key = await queue.get();
+        if (key === undefined) break;
+        order.push(key);
+        queue.done(key);
+      }
+      return order;
+    };
+
+    it.each<[string, (q: WorkQueue) => void, string[]]>([
+      [
+        'ahead of keys not started, in the order they came among themselves',
+        (q) => {
+          for (const key of ['new-1', 'new-2']) q.add(key);
+          q.add('cont-1', { first: true });
+          q.add('new-3');
+          q.add('cont-2', { first: true });
+        },
+        ['cont-1', 'cont-2', 'new-1', 'new-2', 'new-3'],
+      ],
+      [
+        'a waiting key added again as continuing moves up',
+        (q) => {
+          for (const key of ['a', 'b', 'c']) q.add(key);
+          q.add('c', { first: true });
+        },
+        ['c', 'a', 'b'],
+      ],
+      [
+        'a continuing key added again plainly keeps its place',
+        (q) => {
+          q.add('a');
+          q.add('b', { first: true });
+          q.add('b');
+        },
+        ['b', 'a'],
+      ],
+    ])('%s', async (_name, adds, expected) => {
+      const queue = new WorkQueue({ qps: 1e9, burst: 1e9 });
+      adds(queue);
+      expect(await drain(queue)).toEqual(expected);
+    });
+
+    it('a delayed continuing key, when due, goes ahead of the keys that waited meanwhile', async () => {
+      const queue = new WorkQueue({ qps: 1e9, burst: 1e9 });
+      queue.addAfter('following', 400, { first: true });
+      queue.addAfter('resync', 300);
+      for (const key of ['new-1', 'new-2']) queue.add(key);
+      await vi.advanceTimersByTimeAsync(500);
+      expect(await drain(queue)).toEqual(['following', 'new-1', 'new-2', 'resync']);
+    });
+
+    it('a key made continuing while in flight goes first once done', async () => {
+      const queue = new WorkQueue({ qps: 1e9, burst: 1e9 });
+      queue.add('busy');
+      expect(await queue.get()).toBe('busy');
+      queue.add('other');
+      queue.add('busy', { first: true });
+      queue.done('busy');
+      expect(await drain(queue)).toEqual(['busy', 'other']);
+    });
+  });
+
   describe('per-tenant fairness', () => {
     const tenantOf = (key: string) =>
       key.startsWith('h') ? 'hostile' : key.startsWith('g') ? 'good' : undefined;

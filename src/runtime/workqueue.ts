@@ -35,6 +35,11 @@ export class WorkQueue {
   readonly #burst: number;
 
   readonly #queue: string[] = [];
+  /** The first #continuing keys of #queue continue work under way (added with `first`). */
+  #continuing = 0;
+  /** Delayed keys, and keys added while in flight, that go first when they are queued. */
+  readonly #firstWhenDue = new Set<string>();
+  readonly #firstWhenDone = new Set<string>();
   /** Keys that need processing: waiting in #queue, or added again while in flight. */
   readonly #dirty = new Set<string>();
   readonly #processing = new Set<string>();
@@ -83,17 +88,44 @@ export class WorkQueue {
     this.#maxPerTenant = Math.max(1, options.maxPerTenant ?? Number.POSITIVE_INFINITY);
   }
 
-  add(key: string): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
+  /**
+   * `first`: the key continues work under way (a revision being followed): it goes ahead of keys not
+   * started yet, behind others that continue. Without it, 10,000 new objects queued ahead of their own
+   * follow-ups turned Ready all at the end of a convergence instead of one after another.
+   */
+  add(key: string, options: { first?: boolean | undefined } = {}): void {
+    if (this.#shuttingDown) return;
+    if (this.#dirty.has(key)) {
+      if (options.first && this.#processing.has(key)) this.#firstWhenDone.add(key);
+      else if (options.first) this.#moveToFirst(key);
+      return;
+    }
     this.#dirty.add(key);
     this.#addedAt.set(key, this.#clock.now());
-    if (this.#processing.has(key)) return;
-    this.#enqueue(key);
+    if (this.#processing.has(key)) {
+      if (options.first) this.#firstWhenDone.add(key);
+      return;
+    }
+    this.#enqueue(key, options.first);
     this.#pump();
   }
 
-  #enqueue(key: string): void {
-    this.#queue.push(key);
+  /** A waiting key that continues work moves up to the continuing keys. */
+  #moveToFirst(key: string): void {
+    const index = this.#queue.indexOf(key);
+    if (index < this.#continuing) return; // already among them
+    this.#queue.splice(index, 1);
+    this.#queue.splice(this.#continuing, 0, key);
+    this.#continuing += 1;
+  }
+
+  #enqueue(key: string, first = false): void {
+    if (first) {
+      this.#queue.splice(this.#continuing, 0, key);
+      this.#continuing += 1;
+    } else {
+      this.#queue.push(key);
+    }
     if (!this.#tenantOf) return;
     const tenant = this.#tenantOf(key);
     this.#waitingTenant.set(key, tenant);
@@ -102,6 +134,7 @@ export class WorkQueue {
 
   #dequeue(index: number): string {
     const key = this.#queue.splice(index, 1)[0] as string;
+    if (index < this.#continuing) this.#continuing -= 1;
     if (!this.#tenantOf) return key;
     const tenant = this.#waitingTenant.get(key);
     this.#waitingTenant.delete(key);
@@ -111,19 +144,21 @@ export class WorkQueue {
     return key;
   }
 
-  /** Adds the key after ms; when the key is already scheduled, the earlier time wins. */
-  addAfter(key: string, delayMs: number): void {
+  /** Adds the key after ms (see add for `first`); when the key is already scheduled, the earlier time wins. */
+  addAfter(key: string, delayMs: number, options: { first?: boolean | undefined } = {}): void {
     if (this.#shuttingDown) return;
     // Longer than a timer can wait would fire at once (setTimeout overflows to 1 ms).
     const ms = timerDelay(delayMs);
     if (ms <= 0) {
-      this.add(key);
+      this.add(key, options);
       return;
     }
     const at = this.#clock.now() + ms;
     const existing = this.#delayed.get(key);
     if (existing !== undefined && existing <= at) return;
     this.#delayed.set(key, at);
+    if (options.first) this.#firstWhenDue.add(key);
+    else this.#firstWhenDue.delete(key);
     this.#due.push(at, key);
     this.#armDueTimer();
   }
@@ -136,7 +171,8 @@ export class WorkQueue {
       // A key whose time moved earlier (already added, or still waiting for another time) is skipped.
       if (this.#delayed.get(next.item) !== next.priority) continue;
       this.#delayed.delete(next.item);
-      this.add(next.item);
+      const first = this.#firstWhenDue.delete(next.item);
+      this.add(next.item, { first });
     }
     this.#armDueTimer();
   }
@@ -199,7 +235,8 @@ export class WorkQueue {
   done(key: string): void {
     this.#processing.delete(key);
     this.#releaseTenant(key);
-    if (this.#dirty.has(key) && !this.#shuttingDown) this.#enqueue(key);
+    const first = this.#firstWhenDone.delete(key);
+    if (this.#dirty.has(key) && !this.#shuttingDown) this.#enqueue(key, first);
     // A tenant below its share again may have keys waiting.
     this.#pump();
   }
@@ -247,6 +284,8 @@ export class WorkQueue {
     this.#dueTimer = undefined;
     this.#delayed.clear();
     this.#due.clear();
+    this.#firstWhenDue.clear();
+    this.#firstWhenDone.clear();
     if (this.#pumpTimer !== undefined) this.#clock.clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;
     for (const resolve of this.#waiters.splice(0)) resolve(undefined);
