@@ -70,6 +70,11 @@ export interface ScenarioResult {
     callsPerIntervalByOperation: Record<string, number>;
     deploymentCallsPerInterval: number;
     targetCalls: number;
+    /**
+     * Each call of the window: ms after its start, operation, status, and what a list asked for (how
+     * many deployment ids, or a name), so a count above the target can be explained from the JSON.
+     */
+    log: Array<{ atMs: number; operation: string; status: number; ids?: number; name?: string }>;
     /** Over the whole window (and the Event listings around it). */
     statusWrites: number;
     eventWrites: number;
@@ -269,6 +274,13 @@ export async function runScenario(options: {
         ),
         deploymentCallsPerInterval:
           steadyRecords.filter((r) => r.route.startsWith('/v2/deployments')).length / STEADY_INTERVALS,
+        log: steadyRecords.map((r) => ({
+          atMs: r.at - windowStart,
+          operation: operationOf(r),
+          status: r.status,
+          ...(r.query.deployment_ids ? { ids: r.query.deployment_ids.split(',').length } : {}),
+          ...(r.query.name_contains ? { name: r.query.name_contains } : {}),
+        })),
         targetCalls: Math.ceil(n / 100),
         statusWrites,
         eventWrites: eventsWritten.length,
