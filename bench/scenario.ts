@@ -207,8 +207,9 @@ export async function runScenario(options: {
     const fromLastApplyMs = allReadyAt - lastApplyAt;
     log(`N=${n}: all Ready ${fromLastApplyMs} ms after the last apply (ideal ${ideal} ms)`);
 
-    // One steady poll interval
-    await sleep(SETTLE_MS);
+    // Steady: after one more poll interval, so the polls that ran long under the convergence's last
+    // load (at N = 10,000 the first poll after it took 14 s, and the next followed at once) are over.
+    await sleep(bench.pollIntervalMs + SETTLE_MS);
     // Status and Event writes are counted over a span that holds the interval (listing the Events of
     // 10,000 objects takes a second): stricter for a target of 0. Calls and CPU over the interval alone.
     const writesBefore = watch.totalWrites();
