@@ -75,3 +75,24 @@ export function callsPerConvergedObject(options: {
   );
   return { byOperation, total: counted.length / n, sharedCalls };
 }
+
+/**
+ * When the first steady poll at or after `since` began: the first batched status list (`deployment_ids`)
+ * that follows at least `quietMs` without one. Undefined while no such poll has started. The steady
+ * window starts there, so it holds whole polls: a window cut at an arbitrary moment holds the tail of
+ * one poll and the head of another, and at N = 10,000 (one poll spread over 5 s) that reads as 103 calls
+ * per interval where each poll made 100.
+ */
+export function pollStartAfter(
+  records: readonly RequestRecord[],
+  since: number,
+  quietMs: number,
+): number | undefined {
+  let previous = Number.NEGATIVE_INFINITY;
+  for (const r of records) {
+    if (operationOf(r) !== LOOKUP_OP || r.query.deployment_ids === undefined) continue;
+    if (r.at >= since && r.at - previous >= quietMs) return r.at;
+    previous = r.at;
+  }
+  return undefined;
+}

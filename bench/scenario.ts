@@ -14,6 +14,7 @@ import {
   MINIMUM_CALLS_TOTAL,
   operationOf,
   PATCH_OP,
+  pollStartAfter,
 } from './calls.ts';
 import type { Cleanup } from './cleanup.ts';
 import { startControllerProcess } from './controller-process.ts';
@@ -95,12 +96,12 @@ export interface ScenarioResult {
 }
 
 const SETTLE_MS = 1_000;
-/**
- * Poll intervals the steady window spans. One poll's calls are spread over seconds at N = 10,000, so a
- * single interval cut at an arbitrary moment holds parts of two polls whose timings differ a little:
- * averaged over three, the calls per interval are within a few of one poll's.
- */
+/** Poll intervals the steady window spans: whole polls, so every one of them is seen to cost the same. */
 const STEADY_INTERVALS = 3;
+/** A pause between batched lists at least this long separates two polls (within one they are ms apart). */
+const POLL_QUIET_MS = 1_000;
+/** How long before the first poll's first call the steady window opens. */
+const WINDOW_LEAD_MS = 500;
 /** How long a started controller is left alone before its idle memory is read. */
 const IDLE_SETTLE_MS = 3_000;
 const REACTION_TIMEOUT_MS = 30_000;
@@ -215,10 +216,18 @@ export async function runScenario(options: {
     const writesBefore = watch.totalWrites();
     const eventsBefore = await eventVersions(access, ns);
     log(`N=${n}: measuring ${STEADY_INTERVALS} steady poll intervals (${bench.pollIntervalMs} ms each)`);
+    // The window opens just before a poll starts and spans whole intervals, so it holds exactly
+    // STEADY_INTERVALS polls (they start one interval apart, start to start).
+    const searchFrom = Date.now();
+    const pollStart = await waitFor(() => pollStartAfter(sim.requests(), searchFrom, POLL_QUIET_MS), {
+      timeoutMs: 3 * bench.pollIntervalMs,
+      everyMs: 100,
+      describe: () => `no steady poll started within ${3 * bench.pollIntervalMs} ms`,
+    });
     const cpuBeforeWindow = await controller.cpuSeconds();
-    const windowStart = Date.now();
-    await sleep(bench.pollIntervalMs * STEADY_INTERVALS);
-    const windowEnd = Date.now();
+    const windowStart = pollStart - WINDOW_LEAD_MS;
+    const windowEnd = windowStart + bench.pollIntervalMs * STEADY_INTERVALS;
+    await sleep(windowEnd - Date.now());
     const cpuAfterWindow = await controller.cpuSeconds();
     const statusWrites = watch.totalWrites() - writesBefore;
     const eventsAfter = await eventVersions(access, ns);
