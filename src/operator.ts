@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { Agent } from 'undici';
 import type { Config } from './config.ts';
 import { startAgentDeploymentController } from './controllers/agentdeployment/index.ts';
 import { startSandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
@@ -16,6 +15,7 @@ import { defaultCredentialsScope } from './controlplane/default-credentials-scop
 import { ControlPlanePools } from './controlplane/pools.ts';
 import { startHttpEndpoints } from './http.ts';
 import type { KubeAccess } from './kube/access.ts';
+import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';

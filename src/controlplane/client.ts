@@ -2,9 +2,10 @@
  * The control-plane HTTP client: one method per endpoint, every response body read and checked with
  * its zod schema, every failure turned into a typed error (errors.ts). Only GETs are retried.
  */
-import { type Dispatcher, Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { OutboundError, outboundCall } from '../lib/outbound.ts';
+import { Pool } from '../lib/undici.ts';
 import { sleep } from '../runtime/clock.ts';
 import { authHeaders, type Credentials, parseCredentials } from './credentials.ts';
 import {

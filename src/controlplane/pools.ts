@@ -2,7 +2,7 @@
  * Connection pools for the control plane: one undici Pool per origin, shared by every client of that
  * origin whatever its credentials (authentication is per request, not per connection).
  */
-import { Pool } from 'undici';
+import { Pool } from '../lib/undici.ts';
 import { ControlPlaneClient, type ControlPlaneClientOptions, DEFAULT_TIMEOUTS } from './client.ts';
 import { type Credentials, credentialsKey, parseCredentials } from './credentials.ts';
 import { RequestLimiter } from './limiter.ts';

@@ -6,7 +6,8 @@
  * credential expires or once the API server refused it.
  */
 import { readFile } from 'node:fs/promises';
-import { Agent, type Dispatcher, ProxyAgent } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, ProxyAgent } from '../lib/undici.ts';
 import { type ExecCredentialResult, runExecCredential } from './exec-credential.ts';
 import { defaultTarget, type KubeTarget, loadKubeconfigFiles, targetOf } from './kubeconfig.ts';
 

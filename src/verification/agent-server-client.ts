@@ -6,10 +6,11 @@
  * service answers. Only the `detail` or `message` string of a JSON error body is quoted, short and
  * printable; of any other body, only its size.
  */
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { authHeaders, type Credentials } from '../controlplane/credentials.ts';
 import { OutboundError, outboundCall } from '../lib/outbound.ts';
+import { getGlobalDispatcher } from '../lib/undici.ts';
 
 const TIMEOUT_MS = 10_000;
 /** Answers a verification reads are small; a run's output beyond this is not waited for. */
@@ -146,7 +147,10 @@ export class AgentServerClient {
       const response = await outboundCall(
         { deadlineMs: timeoutMs, maxBodyBytes: this.#maxBodyBytes, signal: cancel },
         async (signal) => {
-          const sent = await request(`${this.#base}${path}`, {
+          const url = new URL(`${this.#base}${path}`);
+          const sent = await (this.#dispatcher ?? getGlobalDispatcher()).request({
+            origin: url.origin,
+            path: `${url.pathname}${url.search}`,
             method,
             headers:
               body === undefined ? this.#headers : { ...this.#headers, 'content-type': 'application/json' },
@@ -154,7 +158,6 @@ export class AgentServerClient {
             headersTimeout: timeoutMs,
             bodyTimeout: timeoutMs,
             signal,
-            ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
           });
           return { status: sent.statusCode, headers: sent.headers, body: sent.body };
         },

@@ -1,0 +1,25 @@
+/**
+ * The parts of undici the controller uses, each loaded from its own file. undici's index loads all of it
+ * (fetch, WebSocket, EventSource, the mock agents, cache stores and interceptors: 109 files), which costs
+ * about 10 MiB of RSS before the first request; these are three dispatchers and the request API.
+ *
+ * undici's package.json has no "exports", so its files resolve by path; undici.test.ts fails when an
+ * upgrade moves them or they stop being the classes the index exports. Types still come from 'undici'.
+ */
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
+
+const require = createRequire(import.meta.url);
+
+const Dispatcher = require('undici/lib/dispatcher/dispatcher') as typeof Undici.Dispatcher;
+// What undici's index does: every dispatcher gets request(), stream(), pipeline(), connect(), upgrade().
+Object.assign(Dispatcher.prototype, require('undici/lib/api'));
+
+export const Pool = require('undici/lib/dispatcher/pool') as typeof Undici.Pool;
+export type Pool = Undici.Pool;
+export const Agent = require('undici/lib/dispatcher/agent') as typeof Undici.Agent;
+export type Agent = Undici.Agent;
+export const ProxyAgent = require('undici/lib/dispatcher/proxy-agent') as typeof Undici.ProxyAgent;
+export type ProxyAgent = Undici.ProxyAgent;
+/** The dispatcher undici's top-level request() uses when it is given none. */
+export const getGlobalDispatcher = (require('undici/lib/global') as typeof Undici).getGlobalDispatcher;
