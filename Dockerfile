@@ -33,5 +33,8 @@ EXPOSE 8080
 # A 1 MiB young generation (V8 reserves 16 MiB by default, three times over) keeps the resident size
 # close to the live heap. V8's memory saver mode lets its memory reducer give freed heap pages back to the
 # system (without it, RSS stays at the peak of a convergence for good: 187 against 126 MiB after one of
-# 1,000 objects, at the same CPU time). `make bench` starts the controller with these same flags.
-ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "--memory-saver-mode", "dist/main.js"]
+# 1,000 objects, at the same CPU time). --max-opt=1 stops V8's tiers at its baseline compiler (Sparkplug):
+# the controller waits on the network, and Maglev's and TurboFan's code, compilations and optimized
+# code cost 11 MiB idle (87 -> 76) and 16 at the peak of 1,000 objects (120 -> 104), for a third more CPU
+# while converging (14 -> 19 s per 1,000 objects). `make bench` starts the controller with these flags.
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "--memory-saver-mode", "--max-opt=1", "dist/main.js"]
