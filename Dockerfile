@@ -35,6 +35,6 @@ EXPOSE 8080
 # system (without it, RSS stays at the peak of a convergence for good: 187 against 126 MiB after one of
 # 1,000 objects, at the same CPU time). --max-opt=1 stops V8's tiers at its baseline compiler (Sparkplug):
 # the controller waits on the network, and Maglev's and TurboFan's code, compilations and optimized
-# code cost 11 MiB idle (87 -> 76) and 16 at the peak of 1,000 objects (120 -> 104), for a third more CPU
+# code cost 8 MiB idle (84 -> 76) and 16 at the peak of 1,000 objects (120 -> 104), for a third more CPU
 # while converging (14 -> 19 s per 1,000 objects). `make bench` starts the controller with these flags.
 ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "--memory-saver-mode", "--max-opt=1", "dist/main.js"]
