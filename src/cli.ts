@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type ControlPlaneAllowList, controlPlaneAllowList } from './controlplane/allowed-control-planes.ts';
 import { ControlPlaneClient } from './controlplane/client.ts';
 import { type Credentials, credentialsKey } from './controlplane/credentials.ts';
 /**
@@ -32,6 +33,9 @@ Options:
       --control-plane-url URL  the controller's control-plane URL (or CONTROL_PLANE_URL)
       --api-key-file PATH      a file holding the controller's API key (or CONTROL_PLANE_API_KEY;
                                CONTROL_PLANE_BEARER_TOKEN and CONTROL_PLANE_TENANT_ID are read too)
+      --allowed-control-plane-urls URLS
+                               control planes a credentials Secret may name, as the controller's setting
+                               (or ALLOWED_CONTROL_PLANE_URLS; default: the controller's URL only)
       --operator-namespace NS  read the controller's key Secret there, to compare secret values exactly
                                as the controller does (or set SECRETS_DIGEST_KEY, as the controller's)
   -h, --help                   this text
@@ -47,6 +51,7 @@ interface Options {
   output: OutputFormat;
   cluster: boolean;
   credentials: Partial<Credentials>;
+  allowedControlPlanes: ControlPlaneAllowList;
   operatorNamespace: string | undefined;
   digestKey: string | undefined;
 }
@@ -63,6 +68,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
         'no-cluster': { type: 'boolean', default: false },
         'control-plane-url': { type: 'string' },
         'api-key-file': { type: 'string' },
+        'allowed-control-plane-urls': { type: 'string' },
         'operator-namespace': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -87,6 +93,15 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
   const keyFile = values['api-key-file'];
   const apiKey = keyFile ? readFileSync(keyFile, 'utf8').trim() : env.CONTROL_PLANE_API_KEY;
   const baseUrl = values['control-plane-url'] ?? env.CONTROL_PLANE_URL;
+  let allowedControlPlanes: ControlPlaneAllowList;
+  try {
+    allowedControlPlanes = controlPlaneAllowList(
+      values['allowed-control-plane-urls'] ?? env.ALLOWED_CONTROL_PLANE_URLS ?? '',
+      baseUrl,
+    );
+  } catch (err) {
+    throw new UsageError(`--allowed-control-plane-urls: ${err instanceof Error ? err.message : String(err)}`);
+  }
   return {
     files: values.filename ?? [],
     namespace: values.namespace,
@@ -98,6 +113,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
       ...(env.CONTROL_PLANE_BEARER_TOKEN ? { bearerToken: env.CONTROL_PLANE_BEARER_TOKEN } : {}),
       ...(env.CONTROL_PLANE_TENANT_ID ? { tenantId: env.CONTROL_PLANE_TENANT_ID } : {}),
     },
+    allowedControlPlanes,
     operatorNamespace: values['operator-namespace'],
     digestKey: env.SECRETS_DIGEST_KEY || undefined,
   };
@@ -143,6 +159,7 @@ export async function runCli(io: CliIo): Promise<number> {
     const world: PlanWorld = {
       kube: access ? kubePlanReads(access) : undefined,
       defaultCredentials: options.credentials,
+      allowedControlPlanes: options.allowedControlPlanes,
       digestKey,
       controlPlane(credentials) {
         const key = credentialsKey(credentials);

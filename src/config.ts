@@ -3,8 +3,14 @@
  * with zod so a bad value stops start-up with a message naming the flag and the rule. Every option is
  * listed in OPTIONS, which also generates the README's table (`node src/main.ts --help`).
  */
+
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import {
+  type ControlPlaneAllowList,
+  ControlPlaneAllowListError,
+  controlPlaneAllowList,
+} from './controlplane/allowed-control-planes.ts';
 import { parseDuration } from './lib/duration.ts';
 import { LabelSelectorError, parseLabelSelector } from './lib/label-selector.ts';
 import {
@@ -56,6 +62,12 @@ export const OPTIONS = [
     flag: 'default-credentials-namespace-selector',
     env: 'DEFAULT_CREDENTIALS_NAMESPACE_SELECTOR',
     help: 'Label selector of namespaces whose objects may use the default credentials (besides the listed ones; needs namespace read access).',
+    default: '',
+  },
+  {
+    flag: 'allowed-control-plane-urls',
+    env: 'ALLOWED_CONTROL_PLANE_URLS',
+    help: "Comma-separated control-plane base URLs a namespace's credentials Secret may name (scheme, host and port must match; a path allows what is below it); the default credentials' URL is always allowed, and with no list it is the only one.",
     default: '',
   },
   {
@@ -231,6 +243,7 @@ const ConfigFields = z.object({
       });
     }
   }),
+  allowedControlPlaneUrls: z.string(),
   agentServerAllowedHosts: z.string().optional(),
   watchNamespaces: commaList,
   labelSelector: z.string(),
@@ -303,7 +316,15 @@ const ConfigSchema = ConfigFields.refine(
       ctx.addIssue({ code: 'custom', message: `--agent-server-allowed-hosts: ${err.message}` });
       return z.NEVER;
     }
-    return { ...c, agentServerHosts };
+    let allowedControlPlanes: ControlPlaneAllowList;
+    try {
+      allowedControlPlanes = controlPlaneAllowList(c.allowedControlPlaneUrls, c.controlPlaneUrl);
+    } catch (err) {
+      if (!(err instanceof ControlPlaneAllowListError)) throw err;
+      ctx.addIssue({ code: 'custom', message: `--allowed-control-plane-urls: ${err.message}` });
+      return z.NEVER;
+    }
+    return { ...c, agentServerHosts, allowedControlPlanes };
   });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -172,6 +172,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     }),
     settings: {
       defaultCredentials,
+      allowedControlPlanes: config.allowedControlPlanes,
       digestKey: await digestKey(config, operatorKey),
       pollIntervalMs: config.pollInterval,
       revisionPollMs: config.revisionPollInterval,
@@ -189,6 +190,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     labelSelector: config.labelSelector,
     secrets: agentDeployments.secrets,
     defaultCredentials,
+    allowedControlPlanes: config.allowedControlPlanes,
     defaultCredentialsScope: agentDeployments.defaultCredentialsScope,
     pollIntervalMs: config.templatePollInterval ?? config.pollInterval,
     importNamespace: config.importTemplatesNamespace,

@@ -64,6 +64,16 @@ export const Reason = {
    * credentials (--default-credentials-namespaces, --default-credentials-namespace-selector).
    */
   DefaultCredentialsNotAllowed: 'DefaultCredentialsNotAllowed',
+  /**
+   * The credentials Secret names a baseUrl that is not among the control planes the administrator allows
+   * (--allowed-control-plane-urls): no request is made to it.
+   */
+  ControlPlaneNotAllowed: 'ControlPlaneNotAllowed',
+  /**
+   * A bound that keeps one tenant from taking the controller's memory or time was reached: a listing's
+   * pages or bytes, or the size of the Secret values one object references. The message names the bound.
+   */
+  BudgetExceeded: 'BudgetExceeded',
   /** The control plane answered 401/403. */
   Unauthorized: 'Unauthorized',
   /** The control plane refused the request (400 or 422); the message quotes it. */

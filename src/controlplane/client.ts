@@ -9,6 +9,7 @@ import { Pool } from '../lib/undici.ts';
 import { sleep } from '../runtime/clock.ts';
 import { authHeaders, type Credentials, parseCredentials } from './credentials.ts';
 import {
+  BudgetExceededError,
   CancelledError,
   ControlPlaneError,
   errorFromResponse,
@@ -59,8 +60,11 @@ export type ControlPlaneClientOptions = {
   onRequest?: (event: RequestEvent) => void;
   /** Shared by every client of one credential: pace, concurrency, and pauses asked by 429/503. */
   limiter?: RequestLimiter;
-  /** Bytes of response body read before the call is abandoned. Default 16 MiB. */
+  /** Bytes of response body read before the call is abandoned. Default 2 MiB. */
   maxBodyBytes?: number;
+  /** Bounds of one walk over a listing's pages. Defaults WALK_MAX_PAGES and WALK_MAX_BYTES. */
+  walkMaxPages?: number;
+  walkMaxBytes?: number;
   /** Aborts every call of this client, waits included (shutdown, the end of a pass). */
   signal?: AbortSignal | undefined;
 };
@@ -94,12 +98,21 @@ export const DEFAULT_TIMEOUTS: Timeouts = {
   bodyMs: 10_000,
   totalMs: 30_000,
 };
-export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/**
+ * One response's body: a page of 100 deployments is tens of KiB. The bound is what a hostile server can
+ * make one call cost: the text, its parse and its schema check together are a few times this.
+ */
+export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** Every page of one walk together (a name lookup, the template listing). */
+export const WALK_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * A listing longer than this many pages is taken as a server that never ends it: 20,000 deployments whose
+ * names contain the one looked up, or 100,000 templates.
+ */
+export const WALK_MAX_PAGES = 200;
 const DEFAULT_GET_RETRIES = 2;
 const DEPLOYMENTS_MAX_PAGE = 100;
 const TEMPLATES_MAX_PAGE = 500;
-/** A listing longer than this many pages is taken as a server that never ends it. */
-const MAX_PAGES = 1_000;
 const MAX_LISTED_ISSUES = 10;
 
 type Call<T> = {
@@ -113,9 +126,14 @@ type Call<T> = {
   schema?: z.ZodType<T>;
   /** Values of the request to strip from anything the server says back. */
   secrets?: readonly string[];
+  /** The byte budget of the walk this call is a page of: the body may use what is left of it. */
+  walk?: WalkBudget;
+  /** Checks the parsed answer belongs to the request (the id asked for); a message when it does not. */
+  mismatch?: (answer: T) => string | undefined;
 };
 
 type Page<T> = { items: T[]; offset: number };
+type WalkBudget = { bytesLeft: number };
 
 export class ControlPlaneClient {
   readonly #origin: string;
@@ -131,6 +149,8 @@ export class ControlPlaneClient {
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
   readonly #limiter: RequestLimiter | undefined;
   readonly #maxBodyBytes: number;
+  readonly #walkMaxPages: number;
+  readonly #walkMaxBytes: number;
   readonly #signal: AbortSignal | undefined;
 
   /** Throws CredentialsConfigError when the credentials cannot be used. */
@@ -154,6 +174,8 @@ export class ControlPlaneClient {
     this.#onRequest = options.onRequest;
     this.#limiter = options.limiter;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#walkMaxPages = options.walkMaxPages ?? WALK_MAX_PAGES;
+    this.#walkMaxBytes = options.walkMaxBytes ?? WALK_MAX_BYTES;
     this.#signal = options.signal;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
@@ -176,6 +198,8 @@ export class ControlPlaneClient {
       body: req,
       schema: Deployment,
       secrets: secretValues(req.secrets),
+      mismatch: (d) =>
+        d.name === req.name ? undefined : `answered with deployment ${d.id} named ${d.name}, not ${req.name}`,
     });
   }
 
@@ -186,6 +210,7 @@ export class ControlPlaneClient {
       route: '/v2/deployments/{deployment_id}',
       path: `/v2/deployments/${encodeURIComponent(deploymentId)}`,
       schema: Deployment,
+      mismatch: deploymentIdIs(deploymentId),
     });
   }
 
@@ -198,6 +223,7 @@ export class ControlPlaneClient {
       body: patch,
       schema: Deployment,
       secrets: secretValues(patch.secrets),
+      mismatch: deploymentIdIs(deploymentId),
     });
   }
 
@@ -216,7 +242,7 @@ export class ControlPlaneClient {
     });
   }
 
-  listDeployments(q: ListDeploymentsQuery = {}): Promise<DeploymentList> {
+  listDeployments(q: ListDeploymentsQuery = {}, walk?: WalkBudget): Promise<DeploymentList> {
     const query = new URLSearchParams();
     if (q.nameContains !== undefined) query.set('name_contains', q.nameContains);
     for (const id of q.deploymentIds ?? []) query.append('deployment_ids', id);
@@ -229,17 +255,24 @@ export class ControlPlaneClient {
       path: '/v2/deployments',
       query,
       schema: DeploymentList,
+      ...(walk ? { walk } : {}),
+      ...(q.deploymentIds ? { mismatch: onlyIds(q.deploymentIds) } : {}),
     });
   }
 
   /** Every deployment whose name is exactly `name` (the listing filter is a substring match). */
   async findDeploymentsByName(name: string, opts: { pageSize?: number } = {}): Promise<Deployment[]> {
     const limit = opts.pageSize ?? DEPLOYMENTS_MAX_PAGE;
-    const all = await this.#allPages('findDeploymentsByName', limit, async (offset) => {
-      const page = await this.listDeployments({ nameContains: name, limit, offset });
-      return { items: page.resources, offset: page.offset };
-    });
-    return all.filter((d) => d.name === name);
+    return this.#allPages(
+      'findDeploymentsByName',
+      limit,
+      async (offset, walk) => {
+        const page = await this.listDeployments({ nameContains: name, limit, offset }, walk);
+        return { items: page.resources, offset: page.offset };
+      },
+      // Only exact matches are kept as pages arrive: a substring filter may match thousands.
+      (d) => d.name === name,
+    );
   }
 
   // ---- revisions ----
@@ -251,6 +284,8 @@ export class ControlPlaneClient {
       route: '/v2/deployments/{deployment_id}/revisions/{revision_id}',
       path: `/v2/deployments/${encodeURIComponent(deploymentId)}/revisions/${encodeURIComponent(revisionId)}`,
       schema: Revision,
+      mismatch: (r) =>
+        r.id === revisionId ? undefined : `answered with revision ${r.id}, not ${revisionId}`,
     });
   }
 
@@ -262,6 +297,7 @@ export class ControlPlaneClient {
       route: '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
       path: `/v2/deployments/${encodeURIComponent(deploymentId)}/revisions/${encodeURIComponent(revisionId)}/redeploy`,
       schema: Deployment,
+      mismatch: deploymentIdIs(deploymentId),
     });
   }
 
@@ -282,7 +318,7 @@ export class ControlPlaneClient {
 
   // ---- sandbox templates ----
 
-  listSandboxTemplates(q: ListSandboxTemplatesQuery = {}): Promise<SandboxTemplateList> {
+  listSandboxTemplates(q: ListSandboxTemplatesQuery = {}, walk?: WalkBudget): Promise<SandboxTemplateList> {
     const query = new URLSearchParams();
     if (q.nameContains !== undefined) query.set('name_contains', q.nameContains);
     if (q.sortBy !== undefined) query.set('sort_by', q.sortBy);
@@ -295,18 +331,22 @@ export class ControlPlaneClient {
       path: '/v2/sandboxes/templates',
       query,
       schema: SandboxTemplateList,
+      ...(walk ? { walk } : {}),
     });
   }
 
   /** Every template (whose name contains `nameContains`, case-insensitive, when given), all pages. */
   listAllSandboxTemplates(q: { nameContains?: string; pageSize?: number } = {}): Promise<SandboxTemplate[]> {
     const limit = q.pageSize ?? TEMPLATES_MAX_PAGE;
-    return this.#allPages('listAllSandboxTemplates', limit, async (offset) => {
-      const page = await this.listSandboxTemplates({
-        ...(q.nameContains === undefined ? {} : { nameContains: q.nameContains }),
-        limit,
-        offset,
-      });
+    return this.#allPages('listAllSandboxTemplates', limit, async (offset, walk) => {
+      const page = await this.listSandboxTemplates(
+        {
+          ...(q.nameContains === undefined ? {} : { nameContains: q.nameContains }),
+          limit,
+          offset,
+        },
+        walk,
+      );
       return { items: page.templates, offset: page.offset };
     });
   }
@@ -327,22 +367,26 @@ export class ControlPlaneClient {
 
   /**
    * Follows the response's `offset` until a page is short or empty, or the offset stops advancing
-   * (a server that repeats a page must not loop us). Items seen twice (the list shifted) count once.
+   * (a server that repeats a page must not loop us). Items seen twice (the list shifted) count once;
+   * only those `keep` accepts are held. Past WALK_MAX_PAGES pages or WALK_MAX_BYTES of bodies the walk
+   * ends with BudgetExceededError: memory and time stay bounded whatever the server sends.
    */
   async #allPages<T extends { id: string }>(
     operation: string,
     pageSize: number,
-    fetchPage: (offset: number) => Promise<Page<T>>,
+    fetchPage: (offset: number, walk: WalkBudget) => Promise<Page<T>>,
+    keep: (item: T) => boolean = () => true,
   ): Promise<T[]> {
     const byId = new Map<string, T>();
+    const walk: WalkBudget = { bytesLeft: this.#walkMaxBytes };
     let offset = 0;
-    for (let pages = 0; pages < MAX_PAGES; pages++) {
-      const page = await fetchPage(offset);
-      for (const item of page.items) if (!byId.has(item.id)) byId.set(item.id, item);
+    for (let pages = 0; pages < this.#walkMaxPages; pages++) {
+      const page = await fetchPage(offset, walk);
+      for (const item of page.items) if (!byId.has(item.id) && keep(item)) byId.set(item.id, item);
       if (page.items.length < pageSize || page.offset <= offset) return [...byId.values()];
       offset = page.offset;
     }
-    throw new MalformedResponseError(operation, 200, `the listing did not end after ${MAX_PAGES} pages`);
+    throw new BudgetExceededError(operation, `the listing did not end within ${this.#walkMaxPages} pages`);
   }
 
   async #call<T>(call: Call<T>): Promise<T> {
@@ -358,7 +402,7 @@ export class ControlPlaneClient {
   }
 
   /** How long to wait before trying again, or undefined to give up. */
-  #retryDelay(call: Call<unknown>, err: unknown, attempt: number): number | undefined {
+  #retryDelay(call: Pick<Call<unknown>, 'method'>, err: unknown, attempt: number): number | undefined {
     if (call.method !== 'GET' || attempt >= this.#getRetries) return undefined;
     if (!(err instanceof ControlPlaneError) || !err.retryable) return undefined;
     const ceiling = Math.min(this.#retryMaxMs, this.#retryBaseMs * 2 ** attempt);
@@ -403,10 +447,12 @@ export class ControlPlaneClient {
     let statusCode: number;
     let responseHeaders: Dispatcher.ResponseData['headers'];
     let text: string;
+    const walk = call.walk;
+    const maxBodyBytes = walk ? Math.min(this.#maxBodyBytes, walk.bytesLeft) : this.#maxBodyBytes;
     try {
       // The body is always read, errors included, so the connection goes back to the pool.
       const res = await outboundCall(
-        { deadlineMs: this.#timeouts.totalMs, maxBodyBytes: this.#maxBodyBytes, signal: this.#signal },
+        { deadlineMs: this.#timeouts.totalMs, maxBodyBytes, signal: this.#signal },
         async (signal) => {
           const sent = await this.#dispatcher.request({
             origin: this.#origin,
@@ -426,9 +472,16 @@ export class ControlPlaneClient {
       text = res.text;
     } catch (err) {
       report('error');
+      if (walk && maxBodyBytes < this.#maxBodyBytes && isTooLarge(err)) {
+        throw new BudgetExceededError(
+          call.operation,
+          `the listing's pages passed ${this.#walkMaxBytes} bytes`,
+        );
+      }
       throw transportError(call.operation, err);
     }
     report(statusCode);
+    if (walk) walk.bytesLeft -= Buffer.byteLength(text);
 
     if (statusCode < 200 || statusCode >= 300) {
       throw errorFromResponse({
@@ -440,9 +493,28 @@ export class ControlPlaneClient {
       });
     }
     if (call.schema === undefined) return undefined as T;
-    return parseBody(call.operation, statusCode, text, call.schema);
+    const answer = parseBody(call.operation, statusCode, text, call.schema);
+    // An answer about something else is never stored: a server must not plant another's deployment.
+    const mismatch = call.mismatch?.(answer);
+    if (mismatch) throw new MalformedResponseError(call.operation, statusCode, mismatch);
+    return answer;
   }
 }
+
+const deploymentIdIs =
+  (id: string) =>
+  (d: Deployment): string | undefined =>
+    d.id === id ? undefined : `answered with deployment ${d.id}, not ${id}`;
+
+const onlyIds = (ids: readonly string[]) => {
+  const asked = new Set(ids);
+  return (list: DeploymentList): string | undefined => {
+    const other = list.resources.find((d) => !asked.has(d.id));
+    return other ? `listed deployment ${other.id}, which was not asked for` : undefined;
+  };
+};
+
+const isTooLarge = (err: unknown) => err instanceof OutboundError && err.kind === 'body-too-large';
 
 function setPaging(query: URLSearchParams, q: { limit?: number; offset?: number }): void {
   if (q.limit !== undefined) query.set('limit', String(q.limit));

@@ -162,6 +162,16 @@ export class MalformedResponseError extends ControlPlaneError {
   }
 }
 
+/**
+ * A walk over a listing's pages reached a bound no real tenant reaches (pages or bytes): the server never
+ * ends it. Not retried soon: the object waits with the bound named, and the controller's memory is safe.
+ */
+export class BudgetExceededError extends ControlPlaneError {
+  constructor(operation: string, what: string) {
+    super(`${operation}: ${what}; the listing was abandoned`, { operation, status: 200 }, false);
+  }
+}
+
 /** Any other status the contract does not describe. */
 export class UnexpectedStatusError extends ControlPlaneError {
   constructor(operation: string, status: number) {
@@ -264,6 +274,9 @@ export function outcomeOfControlPlaneError(err: unknown): Outcome | undefined {
   // Fixed in a Secret or on the service side, not in the object: keep trying at the poll interval.
   if (err instanceof UnauthorizedError || err instanceof CredentialsConfigError) {
     return { kind: 'waiting', reason: 'Unauthorized', message: err.message };
+  }
+  if (err instanceof BudgetExceededError) {
+    return { kind: 'waiting', reason: 'BudgetExceeded', message: err.message };
   }
   if (err instanceof MalformedResponseError) {
     return { kind: 'transient', reason: 'MalformedResponse', message: err.message };

@@ -1,19 +1,40 @@
 /**
  * Which control-plane credentials an AgentDeployment uses: the controller's defaults, or a Secret in the
  * object's own namespace named by spec.credentialsSecretRef (keys apiKey, bearerToken, tenantId,
- * baseUrl; baseUrl falls back to the controller's). Never another namespace's Secret.
+ * baseUrl; baseUrl falls back to the controller's). Never another namespace's Secret, and never a base
+ * URL the administrator has not allowed.
  */
-import { Wait } from '../runtime/outcome.ts';
+import { Stall, Wait } from '../runtime/outcome.ts';
 import type { SecretLookup } from '../translate/secrets.ts';
+import {
+  ALLOWED_CONTROL_PLANES_SETTING,
+  type ControlPlaneAllowList,
+  controlPlaneAllowList,
+} from './allowed-control-planes.ts';
 import { Credentials } from './credentials.ts';
 
 export const CREDENTIAL_KEYS = ['apiKey', 'bearerToken', 'tenantId', 'baseUrl'] as const;
 
+/** What every resolution is measured against: the controller's credentials and the allowed control planes. */
+export interface CredentialsPolicy {
+  defaults: Partial<Credentials>;
+  allowed: ControlPlaneAllowList;
+}
+
+/** The policy of a controller or plan; no list given: the default credentials' control plane only. */
+export function credentialsPolicy(
+  defaults: Partial<Credentials>,
+  allowed?: ControlPlaneAllowList,
+): CredentialsPolicy {
+  return { defaults, allowed: allowed ?? controlPlaneAllowList('', defaults.baseUrl) };
+}
+
 export function resolveCredentials(
   ref: { name: string } | undefined,
   lookup: SecretLookup,
-  defaults: Partial<Credentials>,
+  policy: CredentialsPolicy,
 ): Credentials {
+  const { defaults } = policy;
   let candidate: Record<string, unknown> = { ...defaults };
   let source = 'the controller credentials';
   if (ref) {
@@ -32,6 +53,13 @@ export function resolveCredentials(
     // zod messages here describe the rule, never the value.
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'credentials'}: ${i.message}`);
     throw new Wait('InvalidCredentials', `${source} cannot be used: ${problems.join('; ')}`);
+  }
+  // The controller's own credentials name the one control plane that is always allowed.
+  if (ref && !policy.allowed.allows(parsed.data.baseUrl)) {
+    throw new Stall(
+      'ControlPlaneNotAllowed',
+      `${source} names baseUrl ${parsed.data.baseUrl}, which is not among the control planes the administrator allows (${ALLOWED_CONTROL_PLANES_SETTING}: ${policy.allowed.entries.join(', ') || 'none'}); nothing was sent to it`,
+    );
   }
   return parsed.data;
 }

@@ -7,7 +7,7 @@ import { AgentDeploymentSpec, type AgentDeploymentStatus } from '../api/agentdep
 import { Annotation } from '../api/names.ts';
 import { NotFoundError } from '../controlplane/errors.ts';
 import { isDeleting } from '../controlplane/progress.ts';
-import { resolveCredentials } from '../controlplane/resolve-credentials.ts';
+import { credentialsPolicy, resolveCredentials } from '../controlplane/resolve-credentials.ts';
 import type { Deployment, DeploymentCreateRequest } from '../controlplane/schemas.ts';
 import { tenantDigest } from '../controlplane/tenant.ts';
 import { valueAt } from '../lib/paths.ts';
@@ -102,7 +102,11 @@ async function plan(input: InputObject, namespace: string, world: PlanWorld, not
     data.set(name, world.inputSecret?.(namespace, name) ?? (await kube?.secret(namespace, name)));
   }
   const lookup = (name: string) => data.get(name);
-  const credentials = resolveCredentials(spec.credentialsSecretRef, lookup, world.defaultCredentials);
+  const credentials = resolveCredentials(
+    spec.credentialsSecretRef,
+    lookup,
+    credentialsPolicy(world.defaultCredentials, world.allowedControlPlanes),
+  );
   const tenant = tenantDigest(credentials);
 
   const desired = desiredDeployment(obj, lookup, world.digestKey ?? 'no-digest-key');

@@ -2,6 +2,7 @@
  * What `kubectl agd plan` says about each object, and what it needs from the world to say it. The
  * planners read through `PlanWorld` only, so the tests hand them fakes or the real thing.
  */
+import type { ControlPlaneAllowList } from '../controlplane/allowed-control-planes.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
 import type { Deployment, SandboxTemplate } from '../controlplane/schemas.ts';
 
@@ -65,6 +66,8 @@ export interface PlanWorld {
   kube: PlanKube | undefined;
   /** The controller's credentials (flags or environment), as the controller's defaults. */
   defaultCredentials: Partial<Credentials>;
+  /** Control planes a credentials Secret may name (default: the default credentials' only). */
+  allowedControlPlanes?: ControlPlaneAllowList;
   /** A Secret given in the input (what will be applied); undefined when none of that name was. */
   inputSecret?(namespace: string, name: string): Record<string, string> | undefined;
   /** The controller's secrets-digest key; undefined: secret values are not compared. */

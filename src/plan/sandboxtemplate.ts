@@ -3,7 +3,7 @@
  * would report: in sync, the drift (field by field), not found, or ambiguous.
  */
 import { SandboxTemplateSpec } from '../api/sandboxtemplate.ts';
-import { resolveCredentials } from '../controlplane/resolve-credentials.ts';
+import { credentialsPolicy, resolveCredentials } from '../controlplane/resolve-credentials.ts';
 import { describeDrift, templateDrift } from '../reconcile/template-drift.ts';
 import { observedFacts } from '../reconcile/template-observed.ts';
 import { resolveTemplate } from '../reconcile/template-resolve.ts';
@@ -45,7 +45,11 @@ export async function planSandboxTemplate(
     const data = ref
       ? (world.inputSecret?.(namespace, ref.name) ?? (await kube?.secret(namespace, ref.name)))
       : undefined;
-    const credentials = resolveCredentials(ref, () => data, world.defaultCredentials);
+    const credentials = resolveCredentials(
+      ref,
+      () => data,
+      credentialsPolicy(world.defaultCredentials, world.allowedControlPlanes),
+    );
     const templates = await world.controlPlane(credentials).listAllSandboxTemplates();
     const found = resolveTemplate(templates, spec.templateName);
     if (found.kind === 'notFound') {

@@ -80,6 +80,7 @@ function passWith(
     obj,
     spec: obj.spec,
     tenant: TENANT,
+    credentials: { baseUrl: 'https://cp.example.com', apiKey: 'test-key' },
     status: { ...(deploymentId ? { deploymentId } : {}), ...status },
     events: [],
   } as unknown as AgentDeploymentPass;

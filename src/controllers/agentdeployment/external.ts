@@ -8,6 +8,7 @@
  */
 import { Annotation, EventReason, Reason } from '../../api/names.ts';
 import { DEFAULT_TIMEOUTS } from '../../controlplane/client.ts';
+import { credentialsKey } from '../../controlplane/credentials.ts';
 import {
   BadRequestError,
   ConflictError,
@@ -78,12 +79,14 @@ export function externalDeployment(
   const { obj, status } = pass;
   const deploymentName = deploymentNameOf({ ...obj, spec: pass.spec });
   const tenant = pass.tenant;
+  if (!pass.credentials) throw new Error('external resource used before credentials were resolved');
+  const identity = credentialsKey(pass.credentials);
   const note = (reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
     pass.events.push({ type, reason, message });
 
   const read = async (id: string): Promise<Deployment> => {
     const current = await client.getDeployment(id);
-    observer.remember(current);
+    observer.remember(identity, current);
     return current;
   };
 
@@ -101,7 +104,7 @@ export function externalDeployment(
     status.deploymentId = d.id;
     if (tenant) status.credentialsDigest = tenant;
     delete status.createPendingSince;
-    observer.remember(d);
+    observer.remember(identity, d);
   };
 
   /** Another object (namespace/name) of this tenant that records or adopts `id`, if any. */
@@ -148,7 +151,7 @@ export function externalDeployment(
     if (err instanceof ConflictError) {
       const current = await getIfExists(id);
       if (current && isDeleting(current.status)) {
-        observer.remember(current);
+        observer.remember(identity, current);
         throw new Wait('Deleting', deletedElsewhere(current));
       }
     }
@@ -177,13 +180,13 @@ export function externalDeployment(
     status.credentialsDigest !== undefined && tenant !== undefined && status.credentialsDigest !== tenant;
 
   const observeRecorded = async (id: string): Promise<Deployment | undefined> => {
-    const cached = observer.fresh(id);
+    const cached = observer.fresh(identity, id);
     if (cached) return cached;
     try {
       return await read(id);
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
-      observer.forget(id);
+      observer.forget(identity, id);
       if (credentialsDiffer()) throw credentialsChanged(id, 'nothing is created in its place');
       note(
         EventReason.DeploymentMissing,
@@ -281,7 +284,7 @@ export function externalDeployment(
       const patched = await client
         .patchDeployment(deploymentId, patch)
         .catch((err: unknown) => waitIfDeleting(deploymentId, err));
-      observer.remember(patched);
+      observer.remember(identity, patched);
       const revision =
         patched.latest_revision_id !== status.latestRevisionId
           ? `; new revision ${patched.latest_revision_id}`
@@ -337,7 +340,7 @@ export function externalDeployment(
       const redeployed = await client
         .redeployRevision(deploymentId, revisionId)
         .catch((err: unknown) => waitIfDeleting(deploymentId, err));
-      observer.remember(redeployed);
+      observer.remember(identity, redeployed);
       note(
         EventReason.Redeployed,
         `redeployed revision ${revisionId} (${why}); new revision ${redeployed.latest_revision_id}`,

@@ -11,7 +11,7 @@ import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
 import { CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
 import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
-import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
 import type { KubeAccess } from '../../kube/access.ts';
 import { ConflictError } from '../../kube/errors.ts';
@@ -54,7 +54,12 @@ export interface AgentDeploymentControllerOptions {
   defaultCredentialsScope: DefaultCredentialsScope;
   settings: Pick<
     AgentDeploymentDeps,
-    'defaultCredentials' | 'digestKey' | 'pollIntervalMs' | 'revisionPollMs' | 'verifier'
+    | 'defaultCredentials'
+    | 'allowedControlPlanes'
+    | 'digestKey'
+    | 'pollIntervalMs'
+    | 'revisionPollMs'
+    | 'verifier'
   >;
 }
 
@@ -173,14 +178,16 @@ export function startAgentDeploymentController(
   // What a pass applied when its status write failed: the next pass must not send it again.
   const unwritten = new UnwrittenStatus<AgentDeployment>();
   const enqueue = (obj: AgentDeployment) => queue.add(objectKey(obj));
+  const policy = credentialsPolicy(
+    options.settings.defaultCredentials,
+    options.settings.allowedControlPlanes,
+  );
   const claims = new ClaimIndex((obj) => {
     try {
       const ns = obj.metadata.namespace ?? '';
       // Synchronous: what the cache holds (an object's own pass reads its credentials Secret first).
       const lookup = (name: string) => secrets.peek(ns, name);
-      return tenantDigest(
-        resolveCredentials(obj.spec.credentialsSecretRef, lookup, options.settings.defaultCredentials),
-      );
+      return tenantDigest(resolveCredentials(obj.spec.credentialsSecretRef, lookup, policy));
     } catch {
       return undefined; // its credentials do not resolve: it cannot write anything yet
     }

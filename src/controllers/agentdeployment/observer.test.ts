@@ -4,7 +4,7 @@
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Credentials } from '../../controlplane/credentials.ts';
+import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import { ControlPlanePools } from '../../controlplane/pools.ts';
 import { DEFAULT_API_KEY, type Simulator, startSimulator } from '../../simulator/index.ts';
 import { createDeployment, externalImageCreate } from '../../simulator/test-support.ts';
@@ -47,6 +47,8 @@ async function tracking(n: number, now?: () => number) {
   return { observer, changed, ids };
 }
 
+const identity = () => credentialsKey(credentials);
+
 const listCalls = () => sim.requests({ method: 'GET', route: '/v2/deployments' }).length;
 
 describe('DeploymentObserver.pollOnce', () => {
@@ -56,7 +58,7 @@ describe('DeploymentObserver.pollOnce', () => {
     await observer.pollOnce();
     expect(listCalls()).toBe(4);
     expect(changed).toEqual([]);
-    expect(observer.fresh(ids[0] as string)?.id).toBe(ids[0]);
+    expect(observer.fresh(identity(), ids[0] as string)?.id).toBe(ids[0]);
   });
 
   it('enqueues only the object whose deployment changed, and the one whose deployment vanished', async () => {
@@ -66,7 +68,7 @@ describe('DeploymentObserver.pollOnce', () => {
     sim.deleteDeploymentBehindOperator(ids[2] as string);
     await observer.pollOnce();
     expect(changed.sort()).toEqual(['ns/obj-1', 'ns/obj-2']);
-    expect(observer.fresh(ids[2] as string)).toBeUndefined();
+    expect(observer.fresh(identity(), ids[2] as string)).toBeUndefined();
   });
 
   it('a listing that starts failing enqueues the objects of that chunk once, so each finds out first-hand', async () => {
@@ -93,11 +95,11 @@ describe('DeploymentObserver.pollOnce', () => {
     await observer.pollOnce();
     // The next poll is late (a long poll before it, a busy process): 1.5 intervals of the clock have gone.
     clock.t = 100_000;
-    expect(observer.fresh(listed)?.id).toBe(listed);
+    expect(observer.fresh(identity(), listed)?.id).toBe(listed);
     // A poll whose listing fails leaves the snapshots it could not take stale.
     sim.addFault({ method: 'GET', route: '/v2/deployments', status: 503 });
     await observer.pollOnce();
-    expect(observer.fresh(failing)).toBeUndefined();
+    expect(observer.fresh(identity(), failing)).toBeUndefined();
   });
 
   it('a listing cancelled by stop() (shutdown, lost leadership) enqueues nothing and logs nothing', async () => {
@@ -149,5 +151,13 @@ describe('DeploymentObserver.start', () => {
     // A timer of 0 ms fires after 1: the next poll may start a millisecond late, never an interval late.
     for (const g of gaps) expect(g - gap).toBeGreaterThanOrEqual(0);
     for (const g of gaps) expect(g - gap).toBeLessThanOrEqual(2);
+  });
+
+  it('a snapshot is read back only under the credentials that took it', async () => {
+    const { observer, ids } = await tracking(1);
+    await observer.pollOnce();
+    const other = credentialsKey({ baseUrl: sim.url, apiKey: 'another-tenants-key' });
+    expect(observer.fresh(identity(), ids[0] as string)?.id).toBe(ids[0]);
+    expect(observer.fresh(other, ids[0] as string)).toBeUndefined();
   });
 });

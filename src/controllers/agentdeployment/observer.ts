@@ -3,6 +3,10 @@
  * the list endpoint with `deployment_ids` (100 per call, grouped by credentials), keeps each as a
  * snapshot, and enqueues only the objects whose deployment changed or vanished. Reconciles read a fresh
  * snapshot instead of a GET, so a poll of N steady objects costs ceil(N/100) calls.
+ *
+ * Snapshots are keyed by the credential identity (credentialsKey: base URL, tenant and key, as a digest)
+ * and the id: what one control plane says can only ever be read back under the credentials that asked
+ * it, so a server answering with another tenant's deployment id plants nothing in that tenant's view.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -18,6 +22,8 @@ interface Snapshot {
   fingerprint: string;
   at: number;
 }
+
+const snapshotKey = (identity: string, deploymentId: string) => `${identity}/${deploymentId}`;
 
 const fingerprintOf = (deployment: Deployment): string =>
   createHash('sha256').update(JSON.stringify(deployment)).digest('base64');
@@ -64,17 +70,17 @@ export class DeploymentObserver {
    * alone: at N = 10,000 a poll is 100 calls, and polls start an interval after the previous one ended,
    * so a snapshot can be older than 1.5 intervals and still be the newest there is.
    */
-  fresh(deploymentId: string): Deployment | undefined {
-    const snap = this.#snapshots.get(deploymentId);
+  fresh(identity: string, deploymentId: string): Deployment | undefined {
+    const snap = this.#snapshots.get(snapshotKey(identity, deploymentId));
     if (!snap) return undefined;
     const polled = this.#lastPollStartedAt !== undefined && snap.at >= this.#lastPollStartedAt;
     if (!polled && this.#now() - snap.at > this.#options.pollIntervalMs * 1.5) return undefined;
     return snap.deployment;
   }
 
-  /** What a reconcile saw first-hand (GET, POST or PATCH response). */
-  remember(deployment: Deployment): void {
-    this.#snapshots.set(deployment.id, {
+  /** What a reconcile saw first-hand (GET, POST or PATCH response) under the credentials `identity`. */
+  remember(identity: string, deployment: Deployment): void {
+    this.#snapshots.set(snapshotKey(identity, deployment.id), {
       deployment: this.#keep(deployment),
       fingerprint: fingerprintOf(deployment),
       at: this.#now(),
@@ -85,8 +91,8 @@ export class DeploymentObserver {
     return this.#options.keep ? this.#options.keep(deployment) : deployment;
   }
 
-  forget(deploymentId: string): void {
-    this.#snapshots.delete(deploymentId);
+  forget(identity: string, deploymentId: string): void {
+    this.#snapshots.delete(snapshotKey(identity, deploymentId));
   }
 
   track(key: string, credentials: Credentials, deploymentId: string): void {
@@ -108,7 +114,7 @@ export class DeploymentObserver {
     const tracked = this.#tracked.get(key);
     this.#tracked.delete(key);
     if (!tracked) return;
-    this.#snapshots.delete(tracked.deploymentId);
+    this.#snapshots.delete(snapshotKey(tracked.credentialsId, tracked.deploymentId));
     this.#release(key, tracked.credentialsId);
   }
 
@@ -200,10 +206,11 @@ export class DeploymentObserver {
         const seen = new Set<string>();
         for (const deployment of page.resources) {
           seen.add(deployment.id);
-          const before = this.#snapshots.get(deployment.id);
+          const at = snapshotKey(groupKey, deployment.id);
+          const before = this.#snapshots.get(at);
           if (before && before.at > startedAt) continue;
           const fingerprint = fingerprintOf(deployment);
-          this.#snapshots.set(deployment.id, {
+          this.#snapshots.set(at, {
             deployment: this.#keep(deployment),
             fingerprint,
             at: this.#now(),
@@ -212,9 +219,10 @@ export class DeploymentObserver {
           if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);
         }
         for (const id of chunk) {
-          if (seen.has(id) || (this.#snapshots.get(id)?.at ?? 0) > startedAt) continue;
+          const at = snapshotKey(groupKey, id);
+          if (seen.has(id) || (this.#snapshots.get(at)?.at ?? 0) > startedAt) continue;
           // Gone (or not listed): let the object's reconcile find out first-hand.
-          this.#snapshots.delete(id);
+          this.#snapshots.delete(at);
           const key = keysById.get(id);
           if (key) this.#options.onChange(key);
         }

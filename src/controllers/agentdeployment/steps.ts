@@ -6,7 +6,7 @@
  */
 import { Annotation, EventReason, FINALIZER, STICKY_STALL_REASONS } from '../../api/names.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
-import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
 import { type ClaimConflict, claimConflict, claimOf, createContest } from '../../reconcile/claims.ts';
@@ -55,8 +55,9 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     if (!pass.client) throw new Error('external resource used before credentials were resolved');
     return externalDeployment(deps, pass, pass.client);
   };
+  const policy = credentialsPolicy(deps.defaultCredentials, deps.allowedControlPlanes);
   const credentialsOf = (pass: AgentDeploymentPass) =>
-    resolveCredentials(pass.spec.credentialsSecretRef, pass.lookup, deps.defaultCredentials);
+    resolveCredentials(pass.spec.credentialsSecretRef, pass.lookup, policy);
   const useCredentials = (pass: AgentDeploymentPass, credentials: Credentials) => {
     pass.credentials = credentials;
     pass.tenant = tenantDigest(credentials);

@@ -2,11 +2,13 @@
  * What the AgentDeployment reconciler needs from the world (so tests can hand it fakes), and the state
  * one pass carries from step to step.
  */
+
 import type {
   AgentDeployment,
   AgentDeploymentSpec,
   AgentDeploymentStatus,
 } from '../../api/agentdeployment.ts';
+import type { ControlPlaneAllowList } from '../../controlplane/allowed-control-planes.ts';
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
@@ -51,6 +53,8 @@ export interface AgentDeploymentDeps {
   /** Batched observation: fresh snapshots instead of GETs, and which deployments to poll. */
   observer: Pick<DeploymentObserver, 'fresh' | 'remember' | 'forget' | 'track' | 'untrack'>;
   defaultCredentials: Partial<Credentials>;
+  /** Control planes a namespace's credentials Secret may name (default: the default credentials' only). */
+  allowedControlPlanes?: ControlPlaneAllowList;
   /**
    * Claims of the watched objects (informer cache) in one tenant, on a deployment name or ids; the
    * caller leaves its own object out (by uid).

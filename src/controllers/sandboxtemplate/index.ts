@@ -7,11 +7,12 @@
 import type { Logger } from 'pino';
 import { GROUP, SANDBOX_TEMPLATE, VERSION } from '../../api/group.ts';
 import type { SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
+import type { ControlPlaneAllowList } from '../../controlplane/allowed-control-planes.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import { credentialsKey } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
-import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import type { KubeAccess } from '../../kube/access.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { kubeRequest } from '../../kube/request.ts';
@@ -44,6 +45,8 @@ export interface SandboxTemplateControllerOptions {
    */
   secrets: SecretCache;
   defaultCredentials: Partial<Credentials>;
+  /** Control planes a namespace's credentials Secret may name (default: the default credentials' only). */
+  allowedControlPlanes?: ControlPlaneAllowList;
   /**
    * Whether objects of a namespace may use the default credentials (shared with the AgentDeployment
    * controller, which reads namespace labels). The import namespace always may: the administrator chose it.
@@ -130,6 +133,7 @@ export function startSandboxTemplateController(
     listTemplates: listAll,
     snapshots,
     defaultCredentials: options.defaultCredentials,
+    ...(options.allowedControlPlanes ? { allowedControlPlanes: options.allowedControlPlanes } : {}),
     defaultCredentialsScope: (namespace) =>
       namespace === importNamespace ? { allowed: true } : options.defaultCredentialsScope(namespace),
     pollIntervalMs: options.pollIntervalMs,
@@ -144,7 +148,11 @@ export function startSandboxTemplateController(
           hasSynced: () => objects.hasSynced(),
           existing: () => objects.list(importNamespace),
           listTemplates: async () => {
-            const credentials = resolveCredentials(undefined, () => undefined, options.defaultCredentials);
+            const credentials = resolveCredentials(
+              undefined,
+              () => undefined,
+              credentialsPolicy(options.defaultCredentials),
+            );
             const snapshot = await snapshots.get(credentialsKey(credentials), options.pollIntervalMs, () =>
               listAll(credentials),
             );

@@ -8,10 +8,11 @@
 
 import { ConditionType, Reason } from '../../api/names.ts';
 import type { Drift, SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
+import type { ControlPlaneAllowList } from '../../controlplane/allowed-control-planes.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
-import { resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import type { SandboxTemplate as ListedTemplate } from '../../controlplane/schemas.ts';
 import { canonicalJson } from '../../lib/canonical-json.ts';
 import { describeDrift, templateDrift } from '../../reconcile/template-drift.ts';
@@ -46,6 +47,8 @@ export interface SandboxTemplateDeps {
   listTemplates(credentials: Credentials): Promise<ListedTemplate[]>;
   snapshots: TemplateSnapshots;
   defaultCredentials: Partial<Credentials>;
+  /** Control planes a namespace's credentials Secret may name (default: the default credentials' only). */
+  allowedControlPlanes?: ControlPlaneAllowList;
   /** Whether objects of this namespace may use the default credentials (the administrator's scope). */
   defaultCredentialsScope(namespace: string): ScopeDecision;
   pollIntervalMs: number;
@@ -93,7 +96,11 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
         if (!scope.allowed) throw new Stall('DefaultCredentialsNotAllowed', scope.message);
       }
       const data = ref ? await deps.readSecret(namespace, ref.name) : undefined;
-      const credentials = resolveCredentials(ref, () => data, deps.defaultCredentials);
+      const credentials = resolveCredentials(
+        ref,
+        () => data,
+        credentialsPolicy(deps.defaultCredentials, deps.allowedControlPlanes),
+      );
       const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);
       const snapshot = await deps.snapshots.get(credentialsKey(credentials), maxAgeMs, () =>
         deps.listTemplates(credentials),
