@@ -8,16 +8,21 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
     const config = loadConfig([], BASE);
     expect(config.defaultCredentialsNamespaces).toEqual([]);
     expect(config.defaultCredentialsNamespaceSelector).toBe('');
-    expect(config.agentServerHosts.entries).toEqual(['api.example.com', '*.example.com']);
+    expect(config.agentServerHosts.entries).toEqual(['https://api.example.com', 'https://*.example.com']);
+    expect(config.allowedControlPlanes.entries).toEqual(['https://api.example.com']);
   });
 
   it.each<[string, Record<string, string>, string[]]>([
     [
       'set by variable',
-      { AGENT_SERVER_ALLOWED_HOSTS: '*.agents.example.net, 10.0.0.5:8443' },
-      ['*.agents.example.net', '10.0.0.5:8443'],
+      { AGENT_SERVER_ALLOWED_HOSTS: '*.agents.example.net, 10.0.0.5:8443, http://127.0.0.1:8080' },
+      ['https://*.agents.example.net', 'https://10.0.0.5:8443', 'http://127.0.0.1:8080'],
     ],
-    ['empty: derived', { AGENT_SERVER_ALLOWED_HOSTS: '' }, ['api.example.com', '*.example.com']],
+    [
+      'empty: derived',
+      { AGENT_SERVER_ALLOWED_HOSTS: '' },
+      ['https://api.example.com', 'https://*.example.com'],
+    ],
   ])('allowed hosts %s', (_case, env, entries) => {
     expect(loadConfig([], { ...BASE, ...env }).agentServerHosts.entries).toEqual(entries);
   });
@@ -36,9 +41,14 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
 
   it.each<[string, Record<string, string>, RegExp]>([
     [
-      'a scheme in an allowed host',
-      { AGENT_SERVER_ALLOWED_HOSTS: 'https://a.example.com' },
-      /--agent-server-allowed-hosts: "https:\/\/a.example.com" is not an allowed-host entry/,
+      'a path in an allowed host',
+      { AGENT_SERVER_ALLOWED_HOSTS: 'https://a.example.com/x' },
+      /--agent-server-allowed-hosts: "https:\/\/a.example.com\/x" is not an allowed-host entry/,
+    ],
+    [
+      'a control-plane URL that is not one',
+      { ALLOWED_CONTROL_PLANE_URLS: 'cp.example.com' },
+      /--allowed-control-plane-urls: "cp.example.com" is not an allowed control-plane URL/,
     ],
     ['a bare wildcard', { AGENT_SERVER_ALLOWED_HOSTS: '*' }, /--agent-server-allowed-hosts: "\*"/],
     [

@@ -78,7 +78,7 @@ describe('chart lint and values.schema.json', () => {
     ['extraEnv[0].name=1BAD', "at '/extraEnv/0/name'"],
     ['credentials.apikey=typo', "'apikey' not allowed"],
     ['unknownKey=1', "'unknownKey' not allowed"],
-    ['agentServer.allowedHosts[0]=https://agents.example.com', "at '/agentServer/allowedHosts/0'"],
+    ['agentServer.allowedHosts[0]=https://agents.example.com/path', "at '/agentServer/allowedHosts/0'"],
     ['defaultCredentials.namespaces[0]=Team_A', "at '/defaultCredentials/namespaces/0'"],
     ['replicaCount=2,leaderElection.enabled=false', "at '/leaderElection/enabled'"],
   ])('refuses --set %s with a message naming the value', async (set, message) => {

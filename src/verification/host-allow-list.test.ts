@@ -3,24 +3,59 @@ import { defaultHostAllowList, HostAllowListError, parseHostAllowList } from './
 
 describe('parseHostAllowList: allows', () => {
   it.each<[string, string, string, boolean]>([
-    ['exact host, any port', 'agents.example.com', 'https://agents.example.com/x', true],
-    ['exact host on another port', 'agents.example.com', 'http://agents.example.com:8443', true],
+    ['exact host, https on its default port', 'agents.example.com', 'https://agents.example.com/x', true],
+    [
+      'exact host, https on port 443 written out',
+      'agents.example.com',
+      'https://agents.example.com:443/',
+      true,
+    ],
+    ['exact host on another port', 'agents.example.com', 'https://agents.example.com:8443', false],
+    [
+      'exact host over http: the key would travel in clear text',
+      'agents.example.com',
+      'http://agents.example.com/',
+      false,
+    ],
+    [
+      'http on another port under an https entry',
+      'agents.example.com',
+      'http://agents.example.com:9999/',
+      false,
+    ],
+    [
+      'an http:// entry allows http on port 80',
+      'http://agents.example.com',
+      'http://agents.example.com/',
+      true,
+    ],
+    [
+      'an http:// entry does not allow https',
+      'http://agents.example.com',
+      'https://agents.example.com/',
+      false,
+    ],
+    ['an https:// entry written out', 'https://agents.example.com', 'https://agents.example.com', true],
     ['exact host is case-insensitive', 'Agents.Example.com', 'https://AGENTS.example.com', true],
     ['exact host with a trailing dot in the URL', 'agents.example.com', 'https://agents.example.com./', true],
     ['another host', 'agents.example.com', 'https://evil.example.net', false],
     ['a subdomain of an exact host', 'example.com', 'https://a.example.com', false],
     ['a look-alike suffix', 'example.com', 'https://notexample.com', false],
-    ['host:port, that port', '127.0.0.1:8787', 'http://127.0.0.1:8787/deployments/1', true],
-    ['host:port, another port', '127.0.0.1:8787', 'http://127.0.0.1:9999/', false],
+    ['http host:port, that port', 'http://127.0.0.1:8787', 'http://127.0.0.1:8787/deployments/1', true],
+    ['http host:port, another port', 'http://127.0.0.1:8787', 'http://127.0.0.1:9999/', false],
+    ['host:port without a scheme is https', '127.0.0.1:8787', 'http://127.0.0.1:8787/', false],
     ['host:443 and https without a port', 'agents.example.com:443', 'https://agents.example.com', true],
     ['host:443 and http without a port', 'agents.example.com:443', 'http://agents.example.com', false],
     ['wildcard, a subdomain', '*.example.com', 'https://a.example.com', true],
+    ['wildcard, a subdomain on another port', '*.example.com', 'https://a.example.com:9999', false],
+    ['wildcard, a subdomain over http', '*.example.com', 'http://x.example.com:9999/', false],
     ['wildcard, a deeper subdomain', '*.example.com', 'https://a.b.example.com', true],
     ['wildcard, the domain itself', '*.example.com', 'https://example.com', false],
     ['wildcard, a look-alike', '*.example.com', 'https://a.evilexample.com', false],
     ['wildcard with a port', '*.example.com:8443', 'https://a.example.com:8443', true],
     ['wildcard with a port, another port', '*.example.com:8443', 'https://a.example.com', false],
-    ['IPv6', '[::1]:8080', 'http://[::1]:8080/', true],
+    ['http wildcard with a port', 'http://*.example.com:8080', 'http://a.example.com:8080', true],
+    ['IPv6', 'http://[::1]:8080', 'http://[::1]:8080/', true],
     [
       'userinfo does not fool it',
       'agents.example.com',
@@ -38,7 +73,7 @@ describe('parseHostAllowList: allows', () => {
 
 describe('parseHostAllowList: refuses', () => {
   it.each<[string, string]>([
-    ['a scheme', 'https://agents.example.com'],
+    ['another scheme', 'ftp://agents.example.com'],
     ['a path', 'agents.example.com/x'],
     ['a wildcard inside', 'a.*.example.com'],
     ['a bare wildcard', '*'],
@@ -53,12 +88,16 @@ describe('parseHostAllowList: refuses', () => {
 
 describe('defaultHostAllowList', () => {
   it.each<[string, string | undefined, string[]]>([
-    ['a DNS name', 'https://api.example.com', ['api.example.com', '*.example.com']],
-    ['a deeper DNS name', 'https://api.eu.example.com/v2', ['api.eu.example.com', '*.eu.example.com']],
-    ['a two-label name', 'https://example.com', ['example.com', '*.example.com']],
-    ['a port', 'https://api.example.com:8443', ['api.example.com:8443', '*.example.com']],
-    ['the local simulator', 'http://127.0.0.1:8787', ['127.0.0.1:8787']],
-    ['localhost', 'http://localhost:8787', ['localhost:8787']],
+    ['a DNS name', 'https://api.example.com', ['https://api.example.com', 'https://*.example.com']],
+    [
+      'a deeper DNS name',
+      'https://api.eu.example.com/v2',
+      ['https://api.eu.example.com', 'https://*.eu.example.com'],
+    ],
+    ['a two-label name', 'https://example.com', ['https://example.com', 'https://*.example.com']],
+    ['a port', 'https://api.example.com:8443', ['https://api.example.com:8443', 'https://*.example.com']],
+    ['the local simulator', 'http://127.0.0.1:8787', ['http://127.0.0.1:8787']],
+    ['localhost', 'http://localhost:8787', ['http://localhost:8787']],
     ['no control plane', undefined, []],
   ])('%s', (_case, controlPlaneUrl, entries) => {
     expect(defaultHostAllowList(controlPlaneUrl).entries).toEqual(entries);

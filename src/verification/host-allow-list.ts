@@ -1,8 +1,10 @@
 /**
  * Which agent-server hosts may receive the controller's own credentials (post-deploy verification calls
- * status.url with them). An entry is `host`, `host:port`, `*.domain` or `*.domain:port`: an entry with a
- * port allows that port only, one without allows any port; `*.domain` allows every subdomain of `domain`
- * (not `domain` itself). A namespace's own credentials are not limited by this list: they go to that
+ * status.url with them). An entry is `host`, `host:port`, `*.domain` or `*.domain:port`, optionally
+ * preceded by `https://` or `http://`. The scheme is part of the match: https unless the entry says
+ * `http://`, so the key never travels in clear text by default. So is the port: an entry without one
+ * means its scheme's default port (443, or 80). `*.domain` allows every subdomain of `domain` (not
+ * `domain` itself). A namespace's own credentials are not limited by this list: they go to that
  * namespace's URLs.
  */
 
@@ -14,23 +16,32 @@ export interface HostAllowList {
 }
 
 interface Entry {
+  scheme: 'https:' | 'http:';
   /** The host, or with `wildcard` the domain whose subdomains match. */
   host: string;
   wildcard: boolean;
-  /** undefined: any port. */
-  port: string | undefined;
+  /** Always set: the scheme's default when the entry names none. */
+  port: string;
 }
 
-const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
+const DEFAULT_PORTS: Record<string, string> & Record<'http:' | 'https:', string> = {
+  'http:': '80',
+  'https:': '443',
+};
 
 export class HostAllowListError extends Error {}
 
 function parseEntry(raw: string): Entry {
-  const wildcard = raw.startsWith('*.');
-  const rest = wildcard ? raw.slice(2) : raw;
+  const schemed = /^(https?):\/\/(.*)$/.exec(raw);
+  const scheme = schemed?.[1] === 'http' ? 'http:' : 'https:';
+  const hostPart = schemed ? (schemed[2] as string) : raw;
+  const wildcard = hostPart.startsWith('*.');
+  const rest = wildcard ? hostPart.slice(2) : hostPart;
   const refuse = (rule: string) => new HostAllowListError(`"${raw}" is not an allowed-host entry: ${rule}`);
   if (rest === '' || /[/?#@\s*]/.test(rest)) {
-    throw refuse('write host, host:port, *.domain or *.domain:port (no scheme, path or other wildcard)');
+    throw refuse(
+      'write host, host:port, *.domain or *.domain:port, optionally after https:// or http:// (no other scheme, no path, no other wildcard)',
+    );
   }
   let url: URL;
   try {
@@ -42,10 +53,12 @@ function parseEntry(raw: string): Entry {
   const written = /:(\d+)$/.exec(rest)?.[1];
   if (wildcard && !url.hostname.includes('.'))
     throw refuse('a wildcard needs a domain of two labels or more');
-  return { host: url.hostname, wildcard, port: written === undefined ? undefined : String(Number(written)) };
+  const port = written === undefined ? DEFAULT_PORTS[scheme] : String(Number(written));
+  return { scheme, host: url.hostname, wildcard, port };
 }
 
-const format = (e: Entry) => `${e.wildcard ? '*.' : ''}${e.host}${e.port === undefined ? '' : `:${e.port}`}`;
+const format = (e: Entry) =>
+  `${e.scheme}//${e.wildcard ? '*.' : ''}${e.host}${e.port === DEFAULT_PORTS[e.scheme] ? '' : `:${e.port}`}`;
 
 function allowListOf(entries: Entry[]): HostAllowList {
   return {
@@ -62,7 +75,8 @@ function allowListOf(entries: Entry[]): HostAllowList {
       const host = url.hostname.replace(/\.$/, '');
       return entries.some(
         (e) =>
-          (e.port === undefined || e.port === port) &&
+          e.scheme === url.protocol &&
+          e.port === port &&
           (e.wildcard ? host.endsWith(`.${e.host}`) : host === e.host),
       );
     },
@@ -81,20 +95,22 @@ export function parseHostAllowList(value: string): HostAllowList {
 const isIp = (hostname: string) => hostname.startsWith('[') || /^\d+(\.\d+){3}$/.test(hostname);
 
 /**
- * The default: the control plane's own host (with its port when the URL names one) and the subdomains of
- * its domain (`api.example.com` gives `api.example.com` and `*.example.com`; `example.com` gives
- * `*.example.com` too). An IP address or a single-label host (`localhost`) gives itself only. No control
- * plane URL: an empty list (the controller's credentials go to no agent server).
+ * The default, under the control plane's own scheme: its host (and port) and the subdomains of its domain
+ * on the scheme's default port (`https://api.example.com` gives `https://api.example.com` and
+ * `https://*.example.com`; `example.com` gives `*.example.com` too). An IP address or a single-label host
+ * (`localhost`) gives itself only. No control plane URL: an empty list (the controller's credentials go
+ * to no agent server).
  */
 export function defaultHostAllowList(controlPlaneUrl: string | undefined): HostAllowList {
   if (!controlPlaneUrl) return allowListOf([]);
   const url = new URL(controlPlaneUrl);
+  const scheme = url.protocol === 'http:' ? 'http:' : 'https:';
   const host = url.hostname.replace(/\.$/, '');
-  const entries: Entry[] = [{ host, wildcard: false, port: url.port || undefined }];
+  const entries: Entry[] = [{ scheme, host, wildcard: false, port: url.port || DEFAULT_PORTS[scheme] }];
   const labels = host.split('.');
   if (!isIp(host) && labels.length >= 2) {
     const domain = labels.length === 2 ? host : labels.slice(1).join('.');
-    entries.push({ host: domain, wildcard: true, port: undefined });
+    entries.push({ scheme, host: domain, wildcard: true, port: DEFAULT_PORTS[scheme] });
   }
   return allowListOf(entries);
 }

@@ -38,7 +38,7 @@ afterAll(async () => {
 
 const verifierFor = () =>
   new Verifier({
-    allowedHosts: parseHostAllowList(new URL(allowedUrl).host),
+    allowedHosts: parseHostAllowList(`http://${new URL(allowedUrl).host}`),
     backoffBaseMs: 1_000,
     now: () => new Date('2026-01-01T00:00:00Z'),
   });
