@@ -163,6 +163,18 @@ export class MalformedResponseError extends ControlPlaneError {
 }
 
 /**
+ * The credential's circuit is open (circuit-breaker.ts): no request was sent. Retry after retryAfterMs,
+ * when the breaker's own probe may have found the server answering again.
+ */
+export class CircuitOpenError extends ControlPlaneError {
+  readonly retryAfterMs: number;
+  constructor(operation: string, message: string, retryAfterMs: number) {
+    super(`${operation}: ${message}`, { operation }, true);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
  * A walk over a listing's pages reached a bound no real tenant reaches (pages or bytes): the server never
  * ends it. Not retried soon: the object waits with the bound named, and the controller's memory is safe.
  */

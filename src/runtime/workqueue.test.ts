@@ -288,6 +288,41 @@ describe('WorkQueue', () => {
       expect(asked).toBeLessThanOrEqual(1_000 + 52);
     });
 
+    it('bulkheads: past the shared slots, a reserve worker takes only a tenant with nothing in flight, and a namespace holds at most its share of them', async () => {
+      // A tenant per credential identity (the part after '/' up to '-'); namespaces before '/'.
+      const identity = (key: string) => key.slice(key.indexOf('/') + 1).split('-')[0];
+      const queue = new WorkQueue({ tenantOf: identity, maxPerTenant: 2, sharedSlots: 4 });
+      // One namespace with eight credentials, three namespaces on broken servers: all their calls hang.
+      for (let i = 1; i <= 8; i++) queue.add(`evil/t${i}-1`);
+      for (const ns of ['b1', 'b2', 'b3']) {
+        queue.add(`${ns}/${ns}-1`);
+        queue.add(`${ns}/${ns}-2`);
+      }
+      const workers = Array.from({ length: 8 }, () => track(queue));
+      await flush();
+      // Evil's eight credentials are one namespace: it holds two shared slots, b1 the other two; a reserve
+      // worker then takes only a tenant with nothing in flight (b2, b3), never evil's again.
+      expect(workers.map((w) => w.value)).toEqual([
+        'evil/t1-1',
+        'evil/t2-1',
+        'b1/b1-1',
+        'b1/b1-2',
+        'b2/b2-1',
+        'b3/b3-1',
+        undefined,
+        undefined,
+      ]);
+      // A healthy tenant arriving while every shared worker hangs starts at once, on a reserve worker.
+      queue.add('good/g-1');
+      await flush();
+      expect(workers[6]?.value).toBe('good/g-1');
+      // The reserve is one key per tenant: its second key waits for a shared slot.
+      queue.add('good/g-2');
+      await flush();
+      expect(workers[7]?.value).toBeUndefined();
+      expect(queue.inFlightFor('g')).toBe(1);
+    });
+
     it('keys with no tenant are never held, and a tenant with nothing in flight is forgotten', async () => {
       const queue = new WorkQueue({ tenantOf, maxPerTenant: 1 });
       queue.add('h1');

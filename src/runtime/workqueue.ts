@@ -20,6 +20,14 @@ export interface WorkQueueOptions {
    */
   tenantOf?: (key: string) => string | undefined;
   maxPerTenant?: number;
+  /**
+   * Bulkheads: once this many keys are in flight, a further worker (the controller runs some beyond this
+   * number, the reserve) takes only a key whose tenant has nothing in flight and whose namespace holds
+   * fewer than maxPerTenant: a tenant whose calls hang on a broken server fills the shared workers at
+   * most, and a tenant arriving then still starts at once instead of waiting out a call's deadline. A
+   * namespace cannot take the reserve by naming many credentials. Default: no reserve.
+   */
+  sharedSlots?: number;
 }
 
 /**
@@ -74,6 +82,12 @@ export class WorkQueue {
    */
   readonly #waitingTenant = new Map<string, string | undefined>();
   readonly #waitingPerTenant = new Map<string | undefined, number>();
+  readonly #waitingPerNamespace = new Map<string, number>();
+  readonly #sharedSlots: number;
+  /** Keys in flight per namespace (the part of the key before '/'), for the reserve's rule. */
+  readonly #namespaceInFlight = new Map<string, number>();
+  /** Keys in flight on a reserve worker: the shared slots in use are the others. */
+  readonly #onReserve = new Set<string>();
 
   constructor(options: WorkQueueOptions = {}) {
     this.#clock = options.clock ?? systemClock;
@@ -86,6 +100,7 @@ export class WorkQueue {
     this.#onHandOut = options.onHandOut;
     this.#tenantOf = options.tenantOf;
     this.#maxPerTenant = Math.max(1, options.maxPerTenant ?? Number.POSITIVE_INFINITY);
+    this.#sharedSlots = options.sharedSlots ?? Number.POSITIVE_INFINITY;
   }
 
   /**
@@ -130,6 +145,7 @@ export class WorkQueue {
     const tenant = this.#tenantOf(key);
     this.#waitingTenant.set(key, tenant);
     this.#waitingPerTenant.set(tenant, (this.#waitingPerTenant.get(tenant) ?? 0) + 1);
+    bump(this.#waitingPerNamespace, namespaceOf(key), 1);
   }
 
   #dequeue(index: number): string {
@@ -141,6 +157,7 @@ export class WorkQueue {
     const left = (this.#waitingPerTenant.get(tenant) ?? 1) - 1;
     if (left > 0) this.#waitingPerTenant.set(tenant, left);
     else this.#waitingPerTenant.delete(tenant);
+    bump(this.#waitingPerNamespace, namespaceOf(key), -1);
     return key;
   }
 
@@ -234,6 +251,7 @@ export class WorkQueue {
 
   done(key: string): void {
     this.#processing.delete(key);
+    this.#onReserve.delete(key);
     this.#releaseTenant(key);
     const first = this.#firstWhenDone.delete(key);
     if (this.#dirty.has(key) && !this.#shuttingDown) this.#enqueue(key, first);
@@ -255,10 +273,38 @@ export class WorkQueue {
    */
   #nextIndex(): number {
     if (!this.#tenantOf) return 0;
-    const mayGo = (tenant: string | undefined) =>
+    if (this.#sharedInUse() >= this.#sharedSlots) return this.#reserveIndex();
+    // A key goes ahead when its tenant and its namespace are both below their share: one namespace
+    // naming eight credentials is not eight tenants. Nobody below both: the oldest (work-conserving).
+    const tenantMayGo = (tenant: string | undefined) =>
       tenant === undefined || this.inFlightFor(tenant) < this.#maxPerTenant;
-    if (![...this.#waitingPerTenant.keys()].some(mayGo)) return 0;
-    return this.#queue.findIndex((key) => mayGo(this.#waitingTenant.get(key)));
+    const namespaceMayGo = (ns: string) => ns === '' || this.#namespaceLoad(ns) < this.#maxPerTenant;
+    if (![...this.#waitingPerTenant.keys()].some(tenantMayGo)) return 0;
+    if (![...this.#waitingPerNamespace.keys()].some(namespaceMayGo)) return 0;
+    const index = this.#queue.findIndex(
+      (key) => tenantMayGo(this.#waitingTenant.get(key)) && namespaceMayGo(namespaceOf(key)),
+    );
+    return index < 0 ? 0 : index;
+  }
+
+  #namespaceLoad(ns: string): number {
+    return this.#namespaceInFlight.get(ns) ?? 0;
+  }
+
+  #sharedInUse(): number {
+    return this.#processing.size - this.#onReserve.size;
+  }
+
+  /** The first key a reserve worker may take (see sharedSlots), or -1. */
+  #reserveIndex(): number {
+    if (![...this.#waitingPerTenant.keys()].some((t) => t === undefined || this.inFlightFor(t) === 0)) {
+      return -1;
+    }
+    return this.#queue.findIndex((key) => {
+      const tenant = this.#waitingTenant.get(key);
+      if (tenant !== undefined && this.inFlightFor(tenant) > 0) return false;
+      return this.#namespaceLoad(namespaceOf(key)) < this.#maxPerTenant;
+    });
   }
 
   #countTenant(key: string): void {
@@ -266,6 +312,7 @@ export class WorkQueue {
     if (tenant === undefined) return;
     this.#tenantOfProcessing.set(key, tenant);
     this.#tenantInFlight.set(tenant, this.inFlightFor(tenant) + 1);
+    bump(this.#namespaceInFlight, namespaceOf(key), 1);
   }
 
   #releaseTenant(key: string): void {
@@ -275,6 +322,7 @@ export class WorkQueue {
     const left = this.inFlightFor(tenant) - 1;
     if (left > 0) this.#tenantInFlight.set(tenant, left);
     else this.#tenantInFlight.delete(tenant);
+    bump(this.#namespaceInFlight, namespaceOf(key), -1);
   }
 
   /** Stops handing out keys: pending and later get() calls resolve to undefined. */
@@ -302,8 +350,10 @@ export class WorkQueue {
         return;
       }
       this.#tokens -= 1;
+      const onReserve = this.#sharedInUse() >= this.#sharedSlots;
       const key = this.#dequeue(index);
       this.#dirty.delete(key);
+      if (onReserve) this.#onReserve.add(key);
       this.#processing.add(key);
       this.#countTenant(key);
       const addedAt = this.#addedAt.get(key);
@@ -327,4 +377,14 @@ export class WorkQueue {
       this.#pump();
     }, timerDelay(ms));
   }
+}
+
+/** The namespace of a `namespace/name` key; '' (no namespace rule) for a key of another shape. */
+const namespaceOf = (key: string) => key.slice(0, Math.max(0, key.indexOf('/')));
+
+/** Adds `by` to a count; a count that reaches zero is removed, so the maps hold only what is under way. */
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }

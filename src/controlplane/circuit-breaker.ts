@@ -1,0 +1,117 @@
+/**
+ * A circuit breaker per credential identity: after `threshold` failures in a row that say the server is
+ * broken (no answer in time, a dropped connection, a 5xx, a body over its bound), the credential is
+ * parked: its calls fail at once with CircuitOpenError carrying when to come back, so an object of that
+ * tenant ends its pass and is requeued for then instead of holding a worker until a deadline. The
+ * breaker probes the server itself, on its own timer and with exponential backoff, and closes on the
+ * first probe that succeeds: no worker ever waits on a parked server.
+ */
+import { timerDelay } from '../lib/outbound.ts';
+import {
+  BudgetExceededError,
+  CircuitOpenError,
+  ControlPlaneError,
+  MalformedResponseError,
+  UnavailableError,
+} from './errors.ts';
+
+export interface CircuitBreakerOptions {
+  /** Failures in a row that open the circuit. Default 3. */
+  threshold?: number;
+  /** How long the first opening lasts; doubled on each failed probe. Default 5 s. */
+  baseOpenMs?: number;
+  /** Longest opening. Default 5 minutes. */
+  maxOpenMs?: number;
+  /** One cheap call that proves the server answers again; resolves or throws. */
+  probe: () => Promise<void>;
+  now?: () => number;
+  onChange?: (state: 'open' | 'closed') => void;
+}
+
+/** Whether a failure says the server (not the request) is broken. */
+export function breaksCircuit(err: unknown): boolean {
+  if (!(err instanceof ControlPlaneError)) return false;
+  return (
+    err instanceof UnavailableError || err instanceof MalformedResponseError || err instanceof BudgetExceededError
+  );
+}
+
+export class CircuitBreaker {
+  readonly #threshold: number;
+  readonly #baseOpenMs: number;
+  readonly #maxOpenMs: number;
+  readonly #probe: () => Promise<void>;
+  readonly #now: () => number;
+  readonly #onChange: ((state: 'open' | 'closed') => void) | undefined;
+  #failures = 0;
+  #openings = 0;
+  #openUntil = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  constructor(options: CircuitBreakerOptions) {
+    this.#threshold = options.threshold ?? 3;
+    this.#baseOpenMs = options.baseOpenMs ?? 5_000;
+    this.#maxOpenMs = options.maxOpenMs ?? 5 * 60_000;
+    this.#probe = options.probe;
+    this.#now = options.now ?? Date.now;
+    this.#onChange = options.onChange;
+  }
+
+  get open(): boolean {
+    return this.#openings > 0;
+  }
+
+  /** Throws CircuitOpenError while the circuit is open. */
+  admit(operation: string): void {
+    if (!this.open) return;
+    const leftMs = Math.max(this.#openUntil - this.#now(), 1_000);
+    throw new CircuitOpenError(
+      operation,
+      `calls to this control plane are paused after ${this.#threshold} failures in a row; the controller probes it and resumes when it answers (next probe in ${Math.ceil(leftMs / 1000)}s)`,
+      leftMs,
+    );
+  }
+
+  /** The outcome of a call that was admitted. */
+  record(err: unknown): void {
+    if (this.open) return; // calls admitted before the opening end as they may; the probe decides
+    if (err === undefined) {
+      this.#failures = 0;
+      return;
+    }
+    if (!breaksCircuit(err)) return;
+    this.#failures += 1;
+    if (this.#failures >= this.#threshold) this.#openFor();
+  }
+
+  /** Stops probing (the credential was dropped, or the controller stops). */
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #openFor(): void {
+    const ms = Math.min(this.#maxOpenMs, this.#baseOpenMs * 2 ** this.#openings);
+    if (this.#openings === 0) this.#onChange?.('open');
+    this.#openings += 1;
+    this.#openUntil = this.#now() + ms;
+    if (this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#probe().then(
+        () => this.#reset(),
+        () => this.#openFor(),
+      );
+    }, timerDelay(ms));
+    this.#timer.unref?.();
+  }
+
+  #reset(): void {
+    this.#failures = 0;
+    this.#openings = 0;
+    this.#openUntil = 0;
+    this.#onChange?.('closed');
+  }
+}
