@@ -111,6 +111,18 @@ export const OPTIONS = [
   },
   { flag: 'workers', env: 'WORKERS', help: 'Reconciles run at once.', default: '4' },
   {
+    flag: 'reserve-workers',
+    env: 'RESERVE_WORKERS',
+    help: 'AgentDeployment workers beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
+    default: '4',
+  },
+  {
+    flag: 'reconcile-timeout',
+    env: 'RECONCILE_TIMEOUT',
+    help: "Deadline of one reconcile pass's calls to the control plane and agent servers, all together.",
+    default: '2m',
+  },
+  {
     flag: 'reconcile-rate',
     env: 'RECONCILE_RATE',
     help: 'Reconciles started per second, all objects together.',
@@ -255,6 +267,13 @@ const ConfigFields = z.object({
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, '--import-templates-namespace must be a namespace name')
     .optional(),
   workers: positiveInt('workers'),
+  reserveWorkers: z.coerce
+    .number({ error: '--reserve-workers must be a number' })
+    .int('--reserve-workers must be a whole number')
+    .min(0, '--reserve-workers must be 0 or more'),
+  reconcileTimeout: duration('reconcile-timeout').refine((ms) => ms >= 5_000, {
+    message: '--reconcile-timeout must be at least 5s',
+  }),
   reconcileRate: positiveInt('reconcile-rate'),
   controlPlaneRps: positiveInt('control-plane-rps'),
   controlPlaneConcurrency: positiveInt('control-plane-concurrency'),

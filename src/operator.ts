@@ -68,6 +68,7 @@ function startKindWorkers(
   kind: string,
   queue: WorkQueue,
   workers: number,
+  passDeadlineMs: number,
   logger: Logger,
   metrics: OperatorMetrics,
   reconcile: Reconciler,
@@ -77,6 +78,7 @@ function startKindWorkers(
     name: kind.toLowerCase(),
     queue,
     workers,
+    passDeadlineMs,
     logger,
     reconcile: async (key, ctx) => {
       const { namespace, name } = splitKey(key);
@@ -124,9 +126,14 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       qps: config.reconcileRate,
       burst: config.reconcileRate * 2,
       onHandOut: (waitMs) => metrics.queueWait.observe({ kind }, waitMs / 1000),
-      // One tenant holds at most half the workers (more only while others sit idle).
+      // One tenant (credential identity), and one namespace, holds at most half the shared workers (more
+      // only while others sit idle); the reserve workers start only tenants with nothing in flight.
       ...(fair
-        ? { tenantOf: (key: string) => tenantOf?.(key), maxPerTenant: Math.ceil(config.workers / 2) }
+        ? {
+            tenantOf: (key: string) => tenantOf?.(key),
+            maxPerTenant: Math.ceil(config.workers / 2),
+            sharedSlots: config.workers,
+          }
         : {}),
     });
     metrics.watchQueueDepth(kind, () => queue.len());
@@ -230,7 +237,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       startKindWorkers(
         'AgentDeployment',
         queue,
-        config.workers,
+        config.workers + config.reserveWorkers,
+        config.reconcileTimeout,
         logger,
         metrics,
         agentDeployments.reconcile,
@@ -240,6 +248,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         'SandboxTemplate',
         templateQueue,
         config.workers,
+        config.reconcileTimeout,
         logger,
         metrics,
         sandboxTemplates.reconcile,

@@ -32,7 +32,9 @@ export interface CircuitBreakerOptions {
 export function breaksCircuit(err: unknown): boolean {
   if (!(err instanceof ControlPlaneError)) return false;
   return (
-    err instanceof UnavailableError || err instanceof MalformedResponseError || err instanceof BudgetExceededError
+    err instanceof UnavailableError ||
+    err instanceof MalformedResponseError ||
+    err instanceof BudgetExceededError
   );
 }
 
@@ -66,9 +68,10 @@ export class CircuitBreaker {
   admit(operation: string): void {
     if (!this.open) return;
     const leftMs = Math.max(this.#openUntil - this.#now(), 1_000);
+    // No time in the message: it lands in a condition, which must not change on every pass.
     throw new CircuitOpenError(
       operation,
-      `calls to this control plane are paused after ${this.#threshold} failures in a row; the controller probes it and resumes when it answers (next probe in ${Math.ceil(leftMs / 1000)}s)`,
+      `calls to this control plane are paused after ${this.#threshold} failures in a row; the controller probes it and resumes when it answers`,
       leftMs,
     );
   }

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { OutboundError, outboundCall } from '../lib/outbound.ts';
 import { Pool } from '../lib/undici.ts';
 import { sleep } from '../runtime/clock.ts';
+import type { CircuitBreaker } from './circuit-breaker.ts';
 import { authHeaders, type Credentials, parseCredentials } from './credentials.ts';
 import {
   BudgetExceededError,
@@ -60,6 +61,8 @@ export type ControlPlaneClientOptions = {
   onRequest?: (event: RequestEvent) => void;
   /** Shared by every client of one credential: pace, concurrency, and pauses asked by 429/503. */
   limiter?: RequestLimiter;
+  /** Shared by every client of one credential: parks it after repeated failures (circuit-breaker.ts). */
+  breaker?: CircuitBreaker;
   /** Bytes of response body read before the call is abandoned. Default 2 MiB. */
   maxBodyBytes?: number;
   /** Bounds of one walk over a listing's pages. Defaults WALK_MAX_PAGES and WALK_MAX_BYTES. */
@@ -148,6 +151,7 @@ export class ControlPlaneClient {
   readonly #retryMaxMs: number;
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
   readonly #limiter: RequestLimiter | undefined;
+  readonly #breaker: CircuitBreaker | undefined;
   readonly #maxBodyBytes: number;
   readonly #walkMaxPages: number;
   readonly #walkMaxBytes: number;
@@ -173,6 +177,7 @@ export class ControlPlaneClient {
     this.#retryMaxMs = options.retryDelay?.maxMs ?? 5_000;
     this.#onRequest = options.onRequest;
     this.#limiter = options.limiter;
+    this.#breaker = options.breaker;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#walkMaxPages = options.walkMaxPages ?? WALK_MAX_PAGES;
     this.#walkMaxBytes = options.walkMaxBytes ?? WALK_MAX_BYTES;
@@ -414,6 +419,20 @@ export class ControlPlaneClient {
   }
 
   async #attempt<T>(call: Call<T>): Promise<T> {
+    const breaker = this.#breaker;
+    if (!breaker) return this.#limited(call);
+    breaker.admit(call.operation);
+    try {
+      const answer = await this.#limited(call);
+      breaker.record(undefined);
+      return answer;
+    } catch (err) {
+      breaker.record(err);
+      throw err;
+    }
+  }
+
+  async #limited<T>(call: Call<T>): Promise<T> {
     if (!this.#limiter) return this.#send(call);
     const limiter = this.#limiter;
     try {

@@ -3,6 +3,7 @@
  * origin whatever its credentials (authentication is per request, not per connection).
  */
 import { Pool } from '../lib/undici.ts';
+import { CircuitBreaker } from './circuit-breaker.ts';
 import { ControlPlaneClient, type ControlPlaneClientOptions, DEFAULT_TIMEOUTS } from './client.ts';
 import { type Credentials, credentialsKey, parseCredentials } from './credentials.ts';
 import { RequestLimiter } from './limiter.ts';
@@ -20,6 +21,10 @@ export type ControlPlanePoolsOptions = {
   clientDefaults?: ClientOptions;
   /** Per-credential limits shared by all clients of one credential. Default: unlimited rate, 16 in flight. */
   limits?: { rps: number; concurrency: number };
+  /** Per-credential circuit breakers (circuit-breaker.ts); default threshold 3, first opening 5 s. */
+  breaker?: { threshold?: number; baseOpenMs?: number; maxOpenMs?: number };
+  /** Told when a credential's circuit opens or closes (the credential as its key, never its values). */
+  onCircuit?: (credentialsId: string, state: 'open' | 'closed') => void;
   /**
    * A credential's limiter, or an origin's pool, not asked for in this long and idle is dropped: tenants
    * come and go (a namespace deleted, a Secret rotated). Default 10 minutes.
@@ -30,7 +35,10 @@ export type ControlPlanePoolsOptions = {
 
 export class ControlPlanePools {
   readonly #pools = new Map<string, { pool: Pool; usedAt: number }>();
-  readonly #limiters = new Map<string, { limiter: RequestLimiter; usedAt: number }>();
+  readonly #limiters = new Map<
+    string,
+    { limiter: RequestLimiter; breaker: CircuitBreaker; usedAt: number }
+  >();
   readonly #now: () => number;
   readonly #idleMs: number;
   readonly #options: ControlPlanePoolsOptions;
@@ -55,14 +63,21 @@ export class ControlPlanePools {
     this.#prune();
     const origin = new URL(parseCredentials(credentials).baseUrl).origin;
     const signal = opts.signal ? AbortSignal.any([this.#closing.signal, opts.signal]) : this.#closing.signal;
+    const { limiter, breaker } = this.#guardsFor(credentials);
     return new ControlPlaneClient({
       ...this.#options.clientDefaults,
       ...opts,
       signal,
       credentials,
       dispatcher: this.#poolFor(origin),
-      limiter: this.#limiterFor(credentials),
+      limiter,
+      breaker,
     });
+  }
+
+  /** Whether the credential's circuit is open (its calls fail at once until a probe succeeds). */
+  parked(credentials: Credentials): boolean {
+    return this.#limiters.get(credentialsKey(credentials))?.breaker.open ?? false;
   }
 
   /** Cancels the calls still in flight and closes every pool. */
@@ -71,6 +86,7 @@ export class ControlPlanePools {
     this.#closing.abort();
     const pools = [...this.#pools.values()];
     this.#pools.clear();
+    for (const entry of this.#limiters.values()) entry.breaker.close();
     this.#limiters.clear();
     await Promise.all(pools.map((p) => p.pool.close()));
   }
@@ -79,7 +95,10 @@ export class ControlPlanePools {
   #prune(): void {
     const before = this.#now() - this.#idleMs;
     for (const [key, entry] of this.#limiters) {
-      if (entry.usedAt < before && entry.limiter.idle()) this.#limiters.delete(key);
+      if (entry.usedAt < before && entry.limiter.idle() && !entry.breaker.open) {
+        entry.breaker.close();
+        this.#limiters.delete(key);
+      }
     }
     for (const [origin, entry] of this.#pools) {
       const { running, pending } = entry.pool.stats;
@@ -90,16 +109,34 @@ export class ControlPlanePools {
     }
   }
 
-  #limiterFor(credentials: Credentials): RequestLimiter {
+  /** The credential's limiter and circuit breaker, shared by all its clients. */
+  #guardsFor(credentials: Credentials): { limiter: RequestLimiter; breaker: CircuitBreaker } {
     const key = credentialsKey(credentials);
     let entry = this.#limiters.get(key);
     if (entry === undefined) {
       const limits = this.#options.limits ?? { rps: Number.POSITIVE_INFINITY, concurrency: 16 };
-      entry = { limiter: new RequestLimiter(limits), usedAt: 0 };
+      const limiter = new RequestLimiter(limits);
+      const breaker = new CircuitBreaker({
+        ...this.#options.breaker,
+        // The probe goes around the breaker (it decides whether to close it) but through the limiter.
+        probe: async () => {
+          const probing = new ControlPlaneClient({
+            ...this.#options.clientDefaults,
+            getRetries: 0,
+            signal: this.#closing.signal,
+            credentials,
+            dispatcher: this.#poolFor(new URL(credentials.baseUrl).origin),
+            limiter,
+          });
+          await probing.listDeployments({ limit: 1 });
+        },
+        onChange: (state) => this.#options.onCircuit?.(key, state),
+      });
+      entry = { limiter, breaker, usedAt: 0 };
       this.#limiters.set(key, entry);
     }
     entry.usedAt = this.#now();
-    return entry.limiter;
+    return entry;
   }
 
   #poolFor(origin: string): Pool {

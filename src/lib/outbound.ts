@@ -65,7 +65,14 @@ export async function outboundCall(
   const signal = AbortSignal.any([deadline, overflow.signal, ...(limits.signal ? [limits.signal] : [])]);
   const why = (err: unknown): OutboundError => {
     if (err instanceof OutboundError) return err;
-    if (limits.signal?.aborted) return new OutboundError('aborted', 'the call was cancelled (stopping)');
+    if (limits.signal?.aborted) {
+      // The caller's deadline (a reconcile pass's) is a deadline, not a shutdown.
+      const reason: unknown = limits.signal.reason;
+      if (reason instanceof DOMException && reason.name === 'TimeoutError') {
+        return new OutboundError('deadline', 'the reconcile pass reached its deadline');
+      }
+      return new OutboundError('aborted', 'the call was cancelled (stopping)');
+    }
     if (deadline.aborted) {
       return new OutboundError('deadline', `no complete answer within ${formatDuration(limits.deadlineMs)}`);
     }

@@ -6,6 +6,12 @@ import type { WorkQueue } from './workqueue.ts';
 export interface ReconcileContext {
   /** Aborted when the controller stops and the grace period is over. */
   signal: AbortSignal;
+  /**
+   * Aborted as `signal`, or when the pass has run for the controller's pass deadline: for calls to
+   * servers a tenant chooses (control plane, agent server), so no pass holds a worker for hours. Writes to
+   * Kubernetes use `signal`, so a pass that ran out of time still records why.
+   */
+  deadline: AbortSignal;
   /** Carries the controller name, the key and a reconcile id. */
   log: Logger;
 }
@@ -27,12 +33,16 @@ export interface ControllerOptions {
   logger: Logger;
   /** Spreads requeues so objects created together do not poll together; default +-10%. */
   jitter?: (ms: number) => number;
+  /** The longest a pass may spend on outside calls (ReconcileContext.deadline). Default 2 minutes. */
+  passDeadlineMs?: number;
 }
 
 export interface RunningController {
   /** Stops taking work, aborts in-flight reconciles after graceMs, and waits for them. */
   stop(graceMs: number): Promise<void>;
 }
+
+export const DEFAULT_PASS_DEADLINE_MS = 120_000;
 
 export function tenPercentJitter(ms: number): number {
   return Math.round(ms * (0.9 + Math.random() * 0.2));
@@ -41,6 +51,7 @@ export function tenPercentJitter(ms: number): number {
 export function runController(options: ControllerOptions): RunningController {
   const { name, queue, reconcile, logger } = options;
   const jitter = options.jitter ?? tenPercentJitter;
+  const passDeadlineMs = options.passDeadlineMs ?? DEFAULT_PASS_DEADLINE_MS;
   const log = logger.child({ controller: name });
   const inFlight = new Set<AbortController>();
 
@@ -48,8 +59,9 @@ export function runController(options: ControllerOptions): RunningController {
     const abort = new AbortController();
     inFlight.add(abort);
     const reconcileLog = log.child({ key, reconcileId: randomUUID() });
+    const deadline = AbortSignal.any([abort.signal, AbortSignal.timeout(passDeadlineMs)]);
     try {
-      const result = await reconcile(key, { signal: abort.signal, log: reconcileLog });
+      const result = await reconcile(key, { signal: abort.signal, deadline, log: reconcileLog });
       queue.forget(key);
       if (result.requeueAfterMs !== undefined) {
         queue.addAfter(key, jitter(result.requeueAfterMs), { first: result.continuing });

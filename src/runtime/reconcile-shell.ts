@@ -39,8 +39,10 @@ export interface Pass<O extends ReconciledObject<S>, S extends ObjectStatus> {
   /** The status this pass will write (once, at the end, if it changed). */
   status: S;
   readonly log: Logger;
-  /** Aborted when the controller stops; passed to every I/O call. */
+  /** Aborted when the controller stops; passed to every Kubernetes call. */
   readonly signal: AbortSignal;
+  /** Aborted as `signal` or at the pass deadline; passed to every call to a tenant's servers. */
+  readonly deadline: AbortSignal;
   readonly now: Date;
   /**
    * When the steps reached the outcome (set by the shell before the summary): the time conditions carry,
@@ -109,6 +111,7 @@ export async function reconcileWithShell<
     status: structuredClone(before),
     log: ctx.log,
     signal: ctx.signal,
+    deadline: ctx.deadline,
     now: startedAt,
     decidedAt: startedAt,
     events: [],

@@ -6,7 +6,7 @@ import { ClaimIndex } from './claim-index.ts';
 const obj = (
   ns: string,
   name: string,
-  extra: { specName?: string; status?: object; adopt?: string; tenant?: string } = {},
+  extra: { specName?: string; status?: object; adopt?: string; tenant?: string; key?: string } = {},
 ): AgentDeployment =>
   ({
     metadata: {
@@ -15,14 +15,18 @@ const obj = (
       uid: `uid-${ns}-${name}`,
       creationTimestamp: '2026-01-01T00:00:00Z',
       annotations: extra.adopt ? { 'deploy.agents.dev/adopt-deployment-id': extra.adopt } : {},
-      labels: { tenant: extra.tenant ?? 'sha256:a' },
+      labels: { tenant: extra.tenant ?? 'sha256:a', key: extra.key ?? 'k1' },
     },
     spec: extra.specName ? { name: extra.specName } : {},
     status: extra.status,
   }) as unknown as AgentDeployment;
 
-/** The "current credentials" of an object, for the test: a label. */
-const index = () => new ClaimIndex((o) => o.metadata.labels?.tenant);
+/** The "current credentials" of an object, for the test: labels (the identity is the tenant and key). */
+const index = () =>
+  new ClaimIndex((o) => {
+    const tenant = o.metadata.labels?.tenant;
+    return tenant ? { tenant, identity: `${tenant}+${o.metadata.labels?.key}` } : undefined;
+  });
 const keys = (claims: { key: string }[]) => claims.map((c) => c.key).sort();
 
 describe('ClaimIndex', () => {
@@ -33,9 +37,17 @@ describe('ClaimIndex', () => {
     ix.set(obj('c', 'elsewhere', { specName: 'payments', tenant: 'sha256:b' }));
     ix.set(obj('d', 'owner', { status: { deploymentId: 'd-1', credentialsDigest: 'sha256:a' } }));
     ix.set(obj('e', 'adopter', { adopt: 'd-1' }));
-    expect(keys(ix.claims({ tenant: 'sha256:a', name: 'payments' }))).toEqual(['a/payments', 'b/other']);
-    expect(keys(ix.claims({ tenant: 'sha256:a', ids: ['d-1'] }))).toEqual(['d/owner', 'e/adopter']);
-    expect(keys(ix.claims({ tenant: 'sha256:b', name: 'payments' }))).toEqual(['c/elsewhere']);
+    expect(keys(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', name: 'payments' }))).toEqual([
+      'a/payments',
+      'b/other',
+    ]);
+    expect(keys(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', ids: ['d-1'] }))).toEqual([
+      'd/owner',
+      'e/adopter',
+    ]);
+    expect(keys(ix.claims({ tenant: 'sha256:b', identity: 'sha256:b+k1', name: 'payments' }))).toEqual([
+      'c/elsewhere',
+    ]);
   });
 
   it('a recorded id claims under the digest recorded with it, whatever the credentials say now', () => {
@@ -46,19 +58,21 @@ describe('ClaimIndex', () => {
         status: { deploymentId: 'd-1', credentialsDigest: 'sha256:then' },
       }),
     );
-    expect(keys(ix.claims({ tenant: 'sha256:then', ids: ['d-1'] }))).toEqual(['d/owner']);
-    expect(ix.claims({ tenant: 'sha256:now', ids: ['d-1'] })).toEqual([]);
+    expect(keys(ix.claims({ tenant: 'sha256:then', identity: 'sha256:then+k1', ids: ['d-1'] }))).toEqual([
+      'd/owner',
+    ]);
+    expect(ix.claims({ tenant: 'sha256:now', identity: 'sha256:now+k1', ids: ['d-1'] })).toEqual([]);
   });
 
   it('an update replaces the old claims; a delete removes them', () => {
     const ix = index();
     ix.set(obj('a', 'x', { adopt: 'd-1' }));
     ix.set(obj('a', 'x', { status: { deploymentId: 'd-2', credentialsDigest: 'sha256:a' } }));
-    expect(ix.claims({ tenant: 'sha256:a', ids: ['d-1'] })).toEqual([]);
-    expect(keys(ix.claims({ tenant: 'sha256:a', ids: ['d-2'] }))).toEqual(['a/x']);
+    expect(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', ids: ['d-1'] })).toEqual([]);
+    expect(keys(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', ids: ['d-2'] }))).toEqual(['a/x']);
     expect(ix.keysNamed('x')).toEqual(['a/x']);
     ix.delete('a/x');
-    expect(ix.claims({ tenant: 'sha256:a', name: 'x', ids: ['d-2'] })).toEqual([]);
+    expect(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', name: 'x', ids: ['d-2'] })).toEqual([]);
     expect(ix.keysNamed('x')).toEqual([]);
   });
 
@@ -75,5 +89,30 @@ describe('ClaimIndex', () => {
     expect(ix.keysNamed('shared')).toEqual(['c/shared']);
     ix.set(obj('a', 'shared'));
     expect(ix.keysNamed('shared').sort()).toEqual(['a/shared', 'c/shared']);
+  });
+
+  it('a claim without a recorded id counts only for the same credential identity; a recorded one for the tenant', () => {
+    const ix = index();
+    // Another namespace names the victim tenant's base URL and tenant id with a junk key.
+    ix.set(obj('attacker', 'squat', { specName: 'payments', key: 'junk' }));
+    ix.set(
+      obj('attacker', 'pending', { specName: 'billing', key: 'junk', status: { createPendingSince: 't' } }),
+    );
+    ix.set(obj('attacker', 'adopts', { adopt: 'd-9', key: 'junk' }));
+    const victim = { tenant: 'sha256:a', identity: 'sha256:a+k1' };
+    expect(ix.claims({ ...victim, name: 'payments' })).toEqual([]);
+    expect(ix.claims({ ...victim, name: 'billing' })).toEqual([]);
+    expect(ix.claims({ ...victim, ids: ['d-9'] })).toEqual([]);
+    // A recorded id proves the credentials reached the tenant: it counts whatever key made it.
+    ix.set(
+      obj('team', 'owner', { key: 'k2', status: { deploymentId: 'd-1', credentialsDigest: 'sha256:a' } }),
+    );
+    expect(keys(ix.claims({ ...victim, ids: ['d-1'] }))).toEqual(['team/owner']);
+  });
+
+  it('an object whose credentials are not allowed (no identity) claims nothing', () => {
+    const ix = new ClaimIndex(() => undefined);
+    ix.set(obj('a', 'payments'));
+    expect(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', name: 'payments' })).toEqual([]);
   });
 });

@@ -3,20 +3,43 @@
  * deployment name and id, so the ownership gate reads the few that matter without scanning the cache.
  * A claim's tenant is computed when asked: the digest recorded with its id, else the tenant its current
  * credentials reach (resolved from the Secret cache; unknown while they do not resolve).
+ *
+ * A claim without a recorded id (a name, a pending create, an adopt annotation) counts only for objects
+ * of the same credential identity (base URL, tenant and key): a Secret that names another tenant's base
+ * URL and tenant id with a junk key must not claim that tenant's names. A recorded id counts for its
+ * whole tenant: it proves the object's credentials made or adopted the deployment. Objects whose
+ * credentials are not allowed (a control plane not on the list, default credentials their namespace may
+ * not use) claim nothing.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { Annotation } from '../../api/names.ts';
 import { type Claim, claimOf, deploymentNameOf } from '../../reconcile/claims.ts';
 import { objectKey } from '../../runtime/keys.ts';
 
+/** What an object's current credentials are: the tenant they reach, and the identity (key included). */
+export interface CredentialIdentity {
+  /** tenantDigest: base URL and tenant id. */
+  tenant: string;
+  /** credentialsKey: base URL, tenant id and key. */
+  identity: string;
+}
+
+/** Claims in one tenant, as seen by an object of credential identity `identity`. */
+export interface ClaimQuery {
+  tenant: string;
+  identity: string;
+  name?: string;
+  ids?: readonly string[];
+}
+
 export class ClaimIndex {
   readonly #objects = new Map<string, AgentDeployment>();
   readonly #byName = new KeysBy();
   readonly #byId = new KeysBy();
-  readonly #tenantOf: (obj: AgentDeployment) => string | undefined;
+  readonly #identityOf: (obj: AgentDeployment) => CredentialIdentity | undefined;
 
-  constructor(tenantOf: (obj: AgentDeployment) => string | undefined) {
-    this.#tenantOf = tenantOf;
+  constructor(identityOf: (obj: AgentDeployment) => CredentialIdentity | undefined) {
+    this.#identityOf = identityOf;
   }
 
   set(obj: AgentDeployment): void {
@@ -40,16 +63,21 @@ export class ClaimIndex {
     return this.#byName.keys(name);
   }
 
-  claims(query: { tenant: string; name?: string; ids?: readonly string[] }): Claim[] {
+  claims(query: ClaimQuery): Claim[] {
     const keys = new Set<string>(query.name ? this.keysNamed(query.name) : []);
     for (const id of query.ids ?? []) for (const key of this.#byId.keys(id)) keys.add(key);
     const out: Claim[] = [];
     for (const key of keys) {
       const obj = this.#objects.get(key);
       if (!obj) continue;
-      const recorded = obj.status?.deploymentId && obj.status.credentialsDigest;
-      const claim = claimOf(obj, recorded ? undefined : this.#tenantOf(obj));
-      if (claim.tenant === query.tenant) out.push(claim);
+      if (obj.status?.deploymentId && obj.status.credentialsDigest) {
+        const claim = claimOf(obj, undefined);
+        if (claim.tenant === query.tenant) out.push(claim);
+        continue;
+      }
+      const current = this.#identityOf(obj);
+      if (current?.tenant !== query.tenant || current.identity !== query.identity) continue;
+      out.push(claimOf(obj, current.tenant));
     }
     return out;
   }

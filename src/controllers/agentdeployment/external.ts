@@ -112,7 +112,7 @@ export function externalDeployment(
     if (!tenant) return undefined;
     const self = obj.metadata.uid ?? obj.metadata.name;
     return deps
-      .claims({ tenant, ids: [id] })
+      .claims({ tenant, identity, ids: [id] })
       .find((c) => c.uid !== self && (c.deploymentId === id || c.adoptId === id))?.key;
   };
 

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
 import { CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
+import { credentialsKey } from '../../controlplane/credentials.ts';
 import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
@@ -73,8 +74,9 @@ export interface AgentDeploymentController {
   /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
   defaultCredentialsScope(namespace: string): ScopeDecision;
   /**
-   * Whose calls a key's reconcile makes, for the queue's fairness: the namespace and the credentials
-   * Secret it names (or the controller's own). A hostile server or agent server slows only its tenant.
+   * Whose calls a key's reconcile makes, for the queue's fairness and bulkheads: the credential identity
+   * (credentialsKey) its credentials resolve to, whatever Secret names them; while they do not resolve,
+   * the Secret's name (such a pass makes no call). A hostile server slows only its tenant.
    */
   tenantOf(key: string): string | undefined;
   hasSynced(): boolean;
@@ -183,13 +185,16 @@ export function startAgentDeploymentController(
     options.settings.allowedControlPlanes,
   );
   const claims = new ClaimIndex((obj) => {
+    const ns = obj.metadata.namespace ?? '';
+    // Default credentials its namespace may not use: it writes nothing, so it claims nothing.
+    if (!obj.spec.credentialsSecretRef && !scopeOf(ns).allowed) return undefined;
     try {
-      const ns = obj.metadata.namespace ?? '';
       // Synchronous: what the cache holds (an object's own pass reads its credentials Secret first).
       const lookup = (name: string) => secrets.peek(ns, name);
-      return tenantDigest(resolveCredentials(obj.spec.credentialsSecretRef, lookup, policy));
+      const credentials = resolveCredentials(obj.spec.credentialsSecretRef, lookup, policy);
+      return { tenant: tenantDigest(credentials), identity: credentialsKey(credentials) };
     } catch {
-      return undefined; // its credentials do not resolve: it cannot write anything yet
+      return undefined; // its credentials do not resolve, or are not allowed: it cannot write anything
     }
   });
 
@@ -350,7 +355,12 @@ export function startAgentDeploymentController(
       const { namespace, name } = splitKey(key);
       const obj = objects.get(namespace, name);
       if (!obj) return undefined;
-      return `${namespace}/${obj.spec.credentialsSecretRef?.name ?? '(default credentials)'}`;
+      try {
+        const lookup = (secret: string) => secrets.peek(namespace, secret);
+        return credentialsKey(resolveCredentials(obj.spec.credentialsSecretRef, lookup, policy));
+      } catch {
+        return `unresolved:${namespace}/${obj.spec.credentialsSecretRef?.name ?? ''}`;
+      }
     },
     hasSynced: () => objects.hasSynced() && secrets.hasSynced() && (namespaceObjects?.hasSynced() ?? true),
     stop: async () => {

@@ -5,10 +5,12 @@
  * README's "How a reconcile decides": the state before a pass, then what that pass sent to the control
  * plane, which conditions it left, which events it recorded and whether it wrote status.
  */
+
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { Annotation, FINALIZER } from '../../api/names.ts';
+import { credentialsKey } from '../../controlplane/credentials.ts';
 import { ControlPlanePools } from '../../controlplane/pools.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
 import { findCondition } from '../../runtime/conditions.ts';
@@ -117,9 +119,13 @@ function world(
   } = {},
 ): World {
   // Every object here reaches the one tenant of the controller's credentials.
-  const claims = new ClaimIndex(() => tenantDigest({ baseUrl: sim.url }));
+  const claims = new ClaimIndex(() => ({
+    tenant: tenantDigest({ baseUrl: sim.url }),
+    identity: credentialsKey({ baseUrl: sim.url, apiKey: DEFAULT_API_KEY }),
+  }));
   for (const other of options.others ?? []) claims.set(other);
-  const pools = new ControlPlanePools({ clientDefaults: { getRetries: 0 } });
+  // Passes here fail on purpose many times in a row: no circuit breaker parks the credential.
+  const pools = new ControlPlanePools({ clientDefaults: { getRetries: 0 }, breaker: { threshold: 1_000 } });
   openPools.push(pools);
   const w: World = {
     obj,
@@ -134,7 +140,8 @@ function world(
       const eventsBefore = w.events.length;
       const record: PassRecord = { calls: [], statusWrites: 0, events: [] };
       try {
-        record.result = await reconcile(KEY, { signal: new AbortController().signal, log: silent });
+        const signal = new AbortController().signal;
+        record.result = await reconcile(KEY, { signal, deadline: signal, log: silent });
       } catch (err) {
         record.error = err;
       }

@@ -5,7 +5,7 @@
  * last step, in the shell.
  */
 import { Annotation, EventReason, FINALIZER, STICKY_STALL_REASONS } from '../../api/names.ts';
-import type { Credentials } from '../../controlplane/credentials.ts';
+import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
@@ -61,7 +61,8 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
   const useCredentials = (pass: AgentDeploymentPass, credentials: Credentials) => {
     pass.credentials = credentials;
     pass.tenant = tenantDigest(credentials);
-    pass.client = deps.controlPlane(credentials, pass.signal);
+    pass.identity = credentialsKey(credentials);
+    pass.client = deps.controlPlane(credentials, pass.deadline);
   };
   /** Another object's claim that wins over this object's (see claims.ts), if any. */
   const conflictOf = (
@@ -69,9 +70,9 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     judge: typeof claimConflict = claimConflict,
   ): ClaimConflict | undefined => {
     const self = claimOf({ ...pass.obj, spec: pass.spec, status: pass.status }, pass.tenant);
-    if (!self.tenant) return undefined;
+    if (!self.tenant || !pass.identity) return undefined;
     const ids = [self.deploymentId, self.adoptId].filter((id): id is string => id !== undefined);
-    return judge(self, deps.claims({ tenant: self.tenant, name: self.name, ids }));
+    return judge(self, deps.claims({ tenant: self.tenant, identity: pass.identity, name: self.name, ids }));
   };
 
   /**
@@ -432,7 +433,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         credentialsOwner: spec.credentialsSecretRef ? 'namespace' : 'controller',
         record: status.verification,
         log: pass.log,
-        signal: pass.signal,
+        signal: pass.deadline,
       });
       status.verification = step.record;
       pass.verified = step.view.verified;

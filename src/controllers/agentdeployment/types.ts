@@ -19,6 +19,7 @@ import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
 import type { SecretLookup } from '../../translate/secrets.ts';
 import type { Verifier } from '../../verification/verifier.ts';
 import type { VerifiedCondition } from '../../verification/view.ts';
+import type { ClaimQuery } from './claim-index.ts';
 import type { DeploymentObserver } from './observer.ts';
 
 /** The control-plane calls a reconcile makes. */
@@ -56,10 +57,11 @@ export interface AgentDeploymentDeps {
   /** Control planes a namespace's credentials Secret may name (default: the default credentials' only). */
   allowedControlPlanes?: ControlPlaneAllowList;
   /**
-   * Claims of the watched objects (informer cache) in one tenant, on a deployment name or ids; the
-   * caller leaves its own object out (by uid).
+   * Claims of the watched objects (informer cache) in one tenant, on a deployment name or ids, as an
+   * object of credential identity `identity` sees them (claim-index.ts); the caller leaves its own object
+   * out (by uid).
    */
-  claims(query: { tenant: string; name?: string; ids?: readonly string[] }): Claim[];
+  claims(query: ClaimQuery): Claim[];
   /**
    * Waits until the informer delivered this version of the object (a write of the pass's own), so
    * claims() then shows every object written before it; false when it did not within a few seconds.
@@ -91,6 +93,8 @@ export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeployme
   credentials?: Credentials;
   /** Digest of the tenant and base URL the credentials reach (set by the resolve step). */
   tenant?: string;
+  /** credentialsKey of the credentials: base URL, tenant and key (set by the resolve step). */
+  identity?: string;
   client?: DeploymentClient;
   desired?: DeploymentCreateRequest;
   digests?: AppliedDigests;

@@ -67,7 +67,8 @@ function world(spec: Partial<SandboxTemplate['spec']> = {}): World {
       const events = w.events.length;
       let error: unknown;
       try {
-        await reconcile('team-a/python', { signal: new AbortController().signal, log: silent });
+        const signal = new AbortController().signal;
+        await reconcile('team-a/python', { signal, deadline: signal, log: silent });
       } catch (err) {
         error = err;
       }
