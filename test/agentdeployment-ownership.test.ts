@@ -34,17 +34,21 @@ let h: Harness;
 /** A second namespace the same controller watches, sharing its (default) tenant with h.ns. */
 let ns2: string;
 let client: ControlPlaneClient;
+/** A second control plane the administrator allows, for objects whose credentials switch to it. */
+let other: Simulator;
 
 beforeAll(async () => {
   h = await startHarness('agd-own', { withOperator: false });
   ns2 = await createTestNamespace('agd-own-b');
-  await h.startOperator({ WATCH_NAMESPACES: `${h.ns},${ns2}` });
+  other = await startSimulator({ revisionStepMs: 50 });
+  await h.startOperator({ WATCH_NAMESPACES: `${h.ns},${ns2}`, ALLOWED_CONTROL_PLANE_URLS: other.url });
   client = new ControlPlaneClient({ credentials: { baseUrl: h.sim.url, apiKey: DEFAULT_API_KEY } });
 });
 
 afterAll(async () => {
   await client?.close();
   await h?.stop();
+  await other?.close();
 });
 
 // ---- helpers ----
@@ -300,14 +304,6 @@ describe('the create guard', () => {
 });
 
 describe('credentials', () => {
-  let other: Simulator;
-  beforeAll(async () => {
-    other = await startSimulator({ revisionStepMs: 50 });
-  });
-  afterAll(async () => {
-    await other?.close();
-  });
-
   it('a 404 after the credentials switched to another base URL is CredentialsChanged, not a second deployment', async () => {
     await putSecret(h, 'other-tenant', { apiKey: DEFAULT_API_KEY, baseUrl: other.url });
     await create(h.ns, 'switched', spec());

@@ -47,6 +47,8 @@ beforeAll(async () => {
   }
   await h.startOperator({
     WATCH_NAMESPACES: `${h.ns},${hostile.ns}`,
+    // The administrator allows them: an allowed control plane may still misbehave.
+    ALLOWED_CONTROL_PLANE_URLS: MODES.map((mode) => servers[mode].url).join(','),
     WORKERS: '4',
     CONTROL_PLANE_TIMEOUT: '3s',
   });
