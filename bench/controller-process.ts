@@ -71,12 +71,15 @@ export async function startControllerProcess(options: {
   logFile: string;
   /** Instead of the image's node flags (for experiments; the run records which were used). */
   nodeFlags?: string[] | undefined;
+  /** Instead of the image's compiled script: e.g. src/main.ts, for tests that do not build dist/. */
+  script?: string | undefined;
   readyTimeoutMs?: number;
 }): Promise<ControllerProcess> {
   const [port] = await freePorts(1);
   const out = openSync(options.logFile, 'a');
-  const { flags: imageFlags, script, env: imageEnv } = imageEntrypoint();
+  const { flags: imageFlags, script: imageScript, env: imageEnv } = imageEntrypoint();
   const flags = options.nodeFlags ?? imageFlags;
+  const script = options.script ?? imageScript;
   const child = spawn(process.execPath, [...flags, resolve(REPO, script)], {
     cwd: REPO,
     env: { ...process.env, ...imageEnv, ...options.env, HTTP_PORT: String(port) },
