@@ -13,6 +13,7 @@ import {
 } from './controlplane/allowed-control-planes.ts';
 import { parseDuration } from './lib/duration.ts';
 import { LabelSelectorError, parseLabelSelector } from './lib/label-selector.ts';
+import { parseQuantity } from './translate/quantity.ts';
 import {
   defaultHostAllowList,
   type HostAllowList,
@@ -115,6 +116,12 @@ export const OPTIONS = [
     env: 'RESERVE_WORKERS',
     help: 'AgentDeployment workers beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
     default: '4',
+  },
+  {
+    flag: 'namespace-secret-budget',
+    env: 'NAMESPACE_SECRET_BUDGET',
+    help: 'Bytes of referenced Secret values the controller holds for one namespace (a quantity such as 8Mi); a Secret past it is not read and its readers stall with BudgetExceeded.',
+    default: '8Mi',
   },
   {
     flag: 'reconcile-timeout',
@@ -271,6 +278,18 @@ const ConfigFields = z.object({
     .number({ error: '--reserve-workers must be a number' })
     .int('--reserve-workers must be a whole number')
     .min(0, '--reserve-workers must be 0 or more'),
+  namespaceSecretBudget: z.string().transform((v, ctx) => {
+    const q = parseQuantity(v);
+    const bytes = q && q.exponent >= 0 ? Number(q.digits) * 10 ** q.exponent : Number.NaN;
+    if (!Number.isSafeInteger(bytes) || bytes < 1024 * 1024) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `--namespace-secret-budget: "${v}" is not a byte quantity of at least 1Mi, such as 8Mi`,
+      });
+      return z.NEVER;
+    }
+    return bytes;
+  }),
   reconcileTimeout: duration('reconcile-timeout').refine((ms) => ms >= 5_000, {
     message: '--reconcile-timeout must be at least 5s',
   }),

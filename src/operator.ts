@@ -173,6 +173,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     logger,
     namespaces: config.watchNamespaces,
     labelSelector: config.labelSelector,
+    namespaceSecretBudget: config.namespaceSecretBudget,
     defaultCredentialsScope: defaultCredentialsScope({
       namespaces: config.defaultCredentialsNamespaces,
       namespaceSelector: config.defaultCredentialsNamespaceSelector,

@@ -87,6 +87,7 @@ beforeAll(async () => {
     ALLOWED_CONTROL_PLANE_URLS: forger.url,
     // The agent server's host and port, with no scheme: https only.
     AGENT_SERVER_ALLOWED_HOSTS: agentHost,
+    NAMESPACE_SECRET_BUDGET: '4Mi',
   });
 }, 60_000);
 
@@ -211,5 +212,36 @@ describe("the agent-server allow-list's scheme", () => {
     );
     expect(stalled.message).toContain(agentServer.url);
     expect(agentServer.seen).toEqual([]);
+  });
+});
+
+describe('the Secret values one object, and one namespace, may make the controller hold', () => {
+  /** Three Secrets of 600 KB (800 KB as base64, as held), referenced as secretsFrom by one object. */
+  async function heavy(ns: Harness, object: string) {
+    const names = [1, 2, 3].map((i) => `${object}-${i}`);
+    for (const name of names) await putSecret(ns, name, { BLOB: 'b'.repeat(600_000) });
+    await createAgd(ns, image(object, { secretsFrom: names.map((name) => ({ secretRef: { name } })) }));
+  }
+  const budgetStall = (ns: Harness, name: string) =>
+    eventually(
+      async () => {
+        const c = condition(await getAgd(ns, name), 'Stalled');
+        return c?.reason === 'BudgetExceeded' ? c : undefined;
+      },
+      `${name} Stalled BudgetExceeded`,
+      60_000,
+    );
+
+  it('an object referencing more than its budget stalls, naming it, and sends nothing', async () => {
+    await heavy(attacker, 'heavy-object');
+    expect((await budgetStall(attacker, 'heavy-object')).message).toMatch(
+      /hold \d+ bytes of values, more than the 2097152 bytes one object may reference/,
+    );
+    expect(h.sim.deployments().some((d) => d.name === 'heavy-object')).toBe(false);
+  });
+
+  it("a namespace's Secrets past its budget are not held: their reader stalls, naming the setting", async () => {
+    await heavy(attacker, 'heavier');
+    expect((await budgetStall(attacker, 'heavier')).message).toContain('--namespace-secret-budget');
   });
 });

@@ -6,6 +6,10 @@
  * one is read again before its readers are told, so a synchronous `peek` sees what they will read.
  * Start it after the objects are indexed, so the Secrets they reference are read before it reports
  * synced.
+ *
+ * The values held for one namespace are bounded (namespaceBudgetBytes): a namespace user who references
+ * hundreds of large Secrets cannot take the controller's memory. A Secret that would pass its namespace's
+ * budget is not held, and reading it fails with SecretBudgetError naming the budget.
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -26,6 +30,28 @@ export interface SecretCacheOptions {
   isReferenced(secretKey: string): boolean;
   /** A Secret appeared, changed or went (`namespace/name`); its values, when referenced, are read first. */
   onChange(secretKey: string): void;
+  /** Bytes of values held for one namespace's Secrets at most. Default DEFAULT_NAMESPACE_SECRET_BUDGET. */
+  namespaceBudgetBytes?: number;
+}
+
+/** 8 MiB: eight Secrets at Kubernetes' largest, thousands of ordinary ones. */
+export const DEFAULT_NAMESPACE_SECRET_BUDGET = 8 * 1024 * 1024;
+
+/** A Secret's values would pass its namespace's budget: they are not held, and not handed out. */
+export class SecretBudgetError extends Error {
+  constructor(secretKey: string, bytes: number, budget: number) {
+    super(
+      `Secret ${secretKey} holds ${bytes} bytes of values, which would take the values the controller holds for its namespace past ${budget} bytes (--namespace-secret-budget); reference fewer or smaller Secrets`,
+    );
+    this.name = 'SecretBudgetError';
+  }
+}
+
+/** The bytes a Secret's values take (base64 text, as held). */
+export function secretDataBytes(data: SecretData | undefined): number {
+  let bytes = 0;
+  for (const [key, value] of Object.entries(data ?? {})) bytes += key.length + value.length;
+  return bytes;
 }
 
 export interface SecretCache {
@@ -63,6 +89,8 @@ const READ_AHEAD_CONCURRENCY = 8;
 interface Held {
   resourceVersion: string | undefined;
   data: SecretData | undefined;
+  /** secretDataBytes(data), counted against the namespace's budget while held. */
+  bytes?: number;
 }
 
 export function createSecretCache(options: SecretCacheOptions): SecretCache {
@@ -70,6 +98,30 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
   const log = logger.child({ component: 'secret-cache' });
   /** Values read, by Secret key, with the resourceVersion they were read at. */
   const held = new Map<string, Held>();
+  /** Bytes held per namespace. */
+  const heldBytes = new Map<string, number>();
+  const budget = options.namespaceBudgetBytes ?? DEFAULT_NAMESPACE_SECRET_BUDGET;
+  const namespaceOf = (key: string) => splitKey(key).namespace;
+  const drop = (key: string) => {
+    const before = held.get(key);
+    if (!before) return;
+    held.delete(key);
+    const ns = namespaceOf(key);
+    const left = (heldBytes.get(ns) ?? 0) - (before.bytes ?? 0);
+    if (left > 0) heldBytes.set(ns, left);
+    else heldBytes.delete(ns);
+  };
+  /** Holds the values unless that would pass the namespace's budget; false when it would. */
+  const hold = (key: string, read: Held): boolean => {
+    drop(key);
+    const bytes = secretDataBytes(read.data);
+    const ns = namespaceOf(key);
+    const total = (heldBytes.get(ns) ?? 0) + bytes;
+    if (total > budget) return false;
+    held.set(key, { ...read, bytes });
+    heldBytes.set(ns, total);
+    return true;
+  };
   let informer: RunningInformer<V1Secret> | undefined;
   const stopping = new AbortController();
 
@@ -95,9 +147,13 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
     }
   }
 
-  /** Kept only at the version the watch knows: a newer one is read again on its event. */
+  /**
+   * Kept only at the version the watch knows (a newer one is read again on its event), and within the
+   * namespace's budget: past it, SecretBudgetError.
+   */
   const keepIfCurrent = (key: string, read: Held) => {
-    if (read.resourceVersion !== undefined && read.resourceVersion === versionOf(key)) held.set(key, read);
+    if (read.resourceVersion === undefined || read.resourceVersion !== versionOf(key)) return;
+    if (!hold(key, read)) throw new SecretBudgetError(key, secretDataBytes(read.data), budget);
   };
 
   const pump = () => {
@@ -108,7 +164,14 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
       const { namespace, name } = splitKey(key);
       void fetchValues(namespace, name, stopping.signal)
         .then(
-          (read) => keepIfCurrent(key, read),
+          (read) => {
+            try {
+              keepIfCurrent(key, read);
+            } catch (err) {
+              // Over its namespace's budget: its readers find out when they read it.
+              if (!(err instanceof SecretBudgetError)) throw err;
+            }
+          },
           (err: unknown) =>
             // Its readers read it themselves, and report what fails.
             log.warn(
@@ -140,7 +203,7 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
 
   const changed = (secret: V1Secret) => {
     const key = objectKey(secret);
-    if (held.get(key)?.resourceVersion !== secret.metadata?.resourceVersion) held.delete(key);
+    if (held.get(key)?.resourceVersion !== secret.metadata?.resourceVersion) drop(key);
     // A referenced Secret is read before its readers hear of the change (told when the read lands).
     if (options.isReferenced(key) && readAhead(key)) return;
     options.onChange(key);
@@ -160,7 +223,7 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
           if (before.metadata?.resourceVersion !== after.metadata?.resourceVersion) changed(after);
         },
         onDelete: (secret) => {
-          held.delete(objectKey(secret));
+          drop(objectKey(secret));
           options.onChange(objectKey(secret));
         },
         onSettled: settle,
@@ -197,7 +260,7 @@ export function createSecretCache(options: SecretCacheOptions): SecretCache {
     },
     reference: (secretKey) => void readAhead(secretKey),
     release(secretKey) {
-      held.delete(secretKey);
+      drop(secretKey);
       waiting.delete(secretKey);
     },
     size() {

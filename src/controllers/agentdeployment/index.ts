@@ -53,6 +53,8 @@ export interface AgentDeploymentControllerOptions {
   labelSelector: string;
   /** Which namespaces may use the default credentials; with a selector, namespaces are watched too. */
   defaultCredentialsScope: DefaultCredentialsScope;
+  /** Bytes of referenced Secret values held per namespace (secret-cache.ts); default 8 MiB. */
+  namespaceSecretBudget?: number;
   settings: Pick<
     AgentDeploymentDeps,
     | 'defaultCredentials'
@@ -174,6 +176,7 @@ export function startAgentDeploymentController(
     onChange: (secretKey) => {
       for (const key of index.readersOf(secretKey)) queue.add(key);
     },
+    ...(options.namespaceSecretBudget ? { namespaceBudgetBytes: options.namespaceSecretBudget } : {}),
   });
   // One copy of the values many objects and their deployments repeat.
   const interner = new Interner();

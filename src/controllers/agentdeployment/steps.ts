@@ -4,6 +4,7 @@
  * pass with an outcome. Conditions, events for condition changes and the status write happen after the
  * last step, in the shell.
  */
+
 import { Annotation, EventReason, FINALIZER, STICKY_STALL_REASONS } from '../../api/names.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
@@ -22,6 +23,7 @@ import {
 import { findCondition } from '../../runtime/conditions.ts';
 import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
+import { SecretBudgetError, type SecretData, secretDataBytes } from '../../runtime/secret-cache.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { externalDeployment } from './external.ts';
 import {
@@ -41,11 +43,33 @@ const progressing = (message: string): Outcome => ({ kind: 'progressing', reason
 const hasFinalizer = (pass: AgentDeploymentPass) =>
   pass.obj.metadata.finalizers?.includes(FINALIZER) ?? false;
 
-/** Reads the Secrets the object references (credentials included) into the pass's lookup. */
+/**
+ * The most bytes of Secret values one object may reference, all its Secrets together (credentials
+ * included): twice Kubernetes' largest Secret, far above what a deployment's environment needs.
+ */
+export const OBJECT_SECRET_BUDGET = 2 * 1024 * 1024;
+
+/**
+ * Reads the Secrets the object references (credentials included) into the pass's lookup, within the
+ * object's budget and its namespace's (secret-cache.ts): past either, Stalled BudgetExceeded.
+ */
 async function readSecrets(deps: AgentDeploymentDeps, pass: AgentDeploymentPass): Promise<void> {
   const namespace = pass.obj.metadata.namespace ?? '';
   const names = referencedSecretNames(pass.spec);
-  const data = await Promise.all(names.map((name) => deps.readSecret(namespace, name)));
+  let data: (SecretData | undefined)[];
+  try {
+    data = await Promise.all(names.map((name) => deps.readSecret(namespace, name)));
+  } catch (err) {
+    if (err instanceof SecretBudgetError) throw new Stall('BudgetExceeded', err.message);
+    throw err;
+  }
+  const bytes = data.reduce((sum, d) => sum + secretDataBytes(d), 0);
+  if (bytes > OBJECT_SECRET_BUDGET) {
+    throw new Stall(
+      'BudgetExceeded',
+      `the Secrets this object references hold ${bytes} bytes of values, more than the ${OBJECT_SECRET_BUDGET} bytes one object may reference; reference fewer or smaller Secrets`,
+    );
+  }
   const byName = new Map(names.map((name, i) => [name, data[i]]));
   pass.lookup = (name) => byName.get(name);
 }
