@@ -436,9 +436,8 @@ export function inClusterTarget(env: NodeJS.ProcessEnv, dir = SERVICE_ACCOUNT_DI
 }
 
 /**
- * Where the controller finds its cluster, in client-node's order (so an upgrade changes nothing):
- * the files KUBECONFIG names (those that exist), else ~/.kube/config when it exists, else the pod's
- * service account.
+ * Where the controller finds its cluster, in kubectl's order: the files KUBECONFIG names (those that
+ * exist), else ~/.kube/config when it exists, else the pod's service account.
  */
 export function defaultTarget(env: NodeJS.ProcessEnv, home = homedir()): KubeTarget {
   const listed = kubeconfigPaths(env);
