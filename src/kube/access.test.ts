@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
@@ -168,6 +168,38 @@ describe('KubeAccess: a token file', () => {
       a.refused();
     }
     await expect(a.connection()).rejects.toThrow(`cannot read the token file ${path} (ENOENT)`);
+  });
+});
+
+describe('KubeAccess: an empty token file', () => {
+  it.each<[string, string]>([
+    ['nothing', ''],
+    ['only white space', ' \n\t\n'],
+  ])('holding %s is an error naming the file, not a request without credentials', async (_case, content) => {
+    const path = fresh('token');
+    await writeFile(path, content);
+    await expect(access({ tokenFile: path }).connection()).rejects.toThrow(
+      new Error(`the token file ${path} is empty`),
+    );
+  });
+
+  it('gives way to the inline token beside it, as a file that cannot be read does', async () => {
+    const path = fresh('token');
+    await writeFile(path, '');
+    expect((await headersOf(access({ token: 'inline', tokenFile: path }))).authorization).toBe(
+      'Bearer inline',
+    );
+  });
+
+  it('keeps the token read last when the file is emptied (a rotation caught halfway)', async () => {
+    const path = fresh('token');
+    await writeFile(path, 'good\n');
+    const c = clock();
+    const a = access({ tokenFile: path }, {}, c.now);
+    expect((await headersOf(a)).authorization).toBe('Bearer good');
+    await writeFile(path, '');
+    c.t += 60_000;
+    expect((await headersOf(a)).authorization).toBe('Bearer good');
   });
 });
 
@@ -342,6 +374,31 @@ describe('KubeAccess from a kubeconfig', () => {
       `${path} (context ${context ?? 'dev'})`,
     ]);
     expect(await headersOf(a)).toEqual(headers);
+  });
+
+  it('runs an exec plugin named relative to the kubeconfig from the kubeconfig’s directory', async () => {
+    const home = join(dir, `${++files}-home`);
+    await mkdir(join(home, 'bin'), { recursive: true });
+    const plugin = join(home, 'bin', 'plugin.sh');
+    await writeFile(
+      plugin,
+      `#!/bin/sh\nprintf '{"apiVersion":"${V1}","kind":"ExecCredential","status":{"token":"from-relative"}}'\n`,
+    );
+    await chmod(plugin, 0o755);
+    const path = join(home, 'config');
+    await writeFile(
+      path,
+      yaml.dump({
+        'current-context': 'dev',
+        clusters: [{ name: 'c', cluster: { server: 'https://file.example.com:6443' } }],
+        users: [{ name: 'u', user: { exec: { command: './bin/plugin.sh', apiVersion: V1 } } }],
+        contexts: [{ name: 'dev', context: { cluster: 'c', user: 'u' } }],
+      }),
+    );
+    expect(process.cwd()).not.toBe(home);
+    const a = kubeAccessFromFile(path);
+    opened.push(a);
+    expect((await headersOf(a)).authorization).toBe('Bearer from-relative');
   });
 
   it('defaultKubeAccess reads KUBECONFIG from the environment given', async () => {

@@ -4,12 +4,23 @@
  * write). Credentials that change while the controller runs are picked up: a token file is read again
  * every minute (projected service-account tokens rotate), an exec plugin runs again before its
  * credential expires or once the API server refused it.
+ *
+ * The proxy is the kubeconfig's proxy-url, else the one HTTPS_PROXY/HTTP_PROXY name for the server
+ * (NO_PROXY honoured), as client-go chooses. Connections speak HTTP/1.1 only: undici 8 negotiates
+ * HTTP/2 by default and multiplexes every request and watch on one connection, but it has no timeout
+ * on its keep-alive PINGs (it sends them every minute and never gives up waiting for the answer) and
+ * probes the connection only when a request's headers or body time out, which a watch never does. A
+ * connection that died silently would hold every watch until each one's own deadline (5 to 10
+ * minutes). With HTTP/1.1 each watch has a connection of its own and a dead one costs only that
+ * watch, and a request's deadline closes its own socket. client-go instead runs HTTP/2 with a 30 s
+ * read-idle PING and a 15 s PING timeout, which undici does not offer.
  */
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import { Agent, ProxyAgent } from '../lib/undici.ts';
 import { type ExecCredentialResult, runExecCredential } from './exec-credential.ts';
 import { defaultTarget, type KubeTarget, loadKubeconfigFiles, targetOf } from './kubeconfig.ts';
+import { environmentProxy } from './proxy-env.ts';
 
 /** client-go reads a token file again after a minute. */
 const TOKEN_FILE_REREAD_MS = 60_000;
@@ -37,6 +48,7 @@ export class KubeAccess {
   readonly #target: KubeTarget;
   readonly #now: () => number;
   readonly #env: NodeJS.ProcessEnv;
+  readonly #proxyUrl: string | undefined;
   #pool: { dispatcher: Dispatcher; cert: TlsMaterial['cert'] } | undefined;
   #tokenFile: { token: string; readAt: number } | undefined;
   #exec: ExecCredentialResult | undefined;
@@ -49,6 +61,7 @@ export class KubeAccess {
     this.source = target.source;
     this.#now = options.now ?? Date.now;
     this.#env = options.env ?? process.env;
+    this.#proxyUrl = target.proxyUrl ?? environmentProxy(this.#env, target.server);
   }
 
   /** The headers and the shared pool for a request made now. */
@@ -112,16 +125,22 @@ export class KubeAccess {
   async #readTokenFile(path: string, fallback: string | undefined): Promise<string> {
     const cached = this.#tokenFile;
     if (cached && this.#now() - cached.readAt < TOKEN_FILE_REREAD_MS) return cached.token;
+    let problem: string;
     try {
       const token = (await readFile(path, 'utf8')).trim();
-      this.#tokenFile = { token, readAt: this.#now() };
-      return token;
+      if (token !== '') {
+        this.#tokenFile = { token, readAt: this.#now() };
+        return token;
+      }
+      // client-go: "read empty token from file"; a request without credentials would fail less clearly.
+      problem = `the token file ${path} is empty`;
     } catch (err) {
-      // A rotation caught halfway: the token read last is still good for a while.
-      if (cached) return cached.token;
-      if (fallback) return fallback;
-      throw new Error(`cannot read the token file ${path} (${(err as NodeJS.ErrnoException).code ?? err})`);
+      problem = `cannot read the token file ${path} (${(err as NodeJS.ErrnoException).code ?? err})`;
     }
+    // A rotation caught halfway: the token read last is still good for a while.
+    if (cached) return cached.token;
+    if (fallback) return fallback;
+    throw new Error(problem);
   }
 
   async #execCredential(): Promise<ExecCredentialResult> {
@@ -147,8 +166,9 @@ export class KubeAccess {
       rejectUnauthorized: !insecure,
       ...(serverName ? { servername: serverName } : {}),
     };
-    if (this.#target.proxyUrl) return new ProxyAgent({ uri: this.#target.proxyUrl, requestTls: connect });
-    return new Agent({ connect });
+    // HTTP/1.1 only: see the top of this file.
+    if (this.#proxyUrl) return new ProxyAgent({ uri: this.#proxyUrl, requestTls: connect, allowH2: false });
+    return new Agent({ connect, allowH2: false });
   }
 }
 

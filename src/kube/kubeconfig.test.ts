@@ -221,6 +221,23 @@ describe('targetOf: files the kubeconfig names', () => {
     expect(target.auth).toEqual({ tokenFile: join(home, 'certs', 'token') });
   });
 
+  it.each<[string, string, (home: string) => string]>([
+    ['a path relative to the file (with a separator)', 'bin/plugin', (home) => join(home, 'bin', 'plugin')],
+    ['a ./ path', './plugin', (home) => join(home, 'plugin')],
+    ['a ../ path', '../tools/plugin', (home) => join(home, '..', 'tools', 'plugin')],
+    ['an absolute path', '/usr/local/bin/plugin', () => '/usr/local/bin/plugin'],
+    [
+      'a bare name (looked up on PATH when it runs)',
+      'gke-gcloud-auth-plugin',
+      () => 'gke-gcloud-auth-plugin',
+    ],
+  ])('resolves an exec command as kubectl does: %s', async (_case, command, want) => {
+    const home = await subdir();
+    const exec = { command, apiVersion: 'client.authentication.k8s.io/v1' };
+    const target = targetOf(parseKubeconfig(text(kubeconfig({ exec })), join(home, 'config')));
+    expect(target.auth.exec?.command).toBe(want(home));
+  });
+
   it('keeps absolute paths as they are', async () => {
     const elsewhere = await subdir();
     const home = await subdir();
@@ -516,6 +533,16 @@ describe('refusals name the file and the field', () => {
       `${PATH}: clusters[name=c].cluster.server: must be an https:// (or http://) URL`,
     ],
     [
+      'a CA with insecure-skip-tls-verify (client-go refuses the pair)',
+      kubeconfig({}, { 'certificate-authority-data': b64('CA'), 'insecure-skip-tls-verify': true }),
+      `${PATH}: clusters[name=c].cluster: certificate-authority-data together with insecure-skip-tls-verify: true is not allowed (a CA to verify against, and no verification); drop one`,
+    ],
+    [
+      'a CA file with insecure-skip-tls-verify',
+      kubeconfig({}, { 'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': true }),
+      `${PATH}: clusters[name=c].cluster: certificate-authority together with insecure-skip-tls-verify: true is not allowed (a CA to verify against, and no verification); drop one`,
+    ],
+    [
       'a socks proxy',
       kubeconfig({}, { 'proxy-url': 'socks5://proxy.example.com:1080' }),
       `${PATH}: clusters[name=c].cluster.proxy-url: only http:// and https:// proxies are supported`,
@@ -700,9 +727,28 @@ describe('defaultTarget', () => {
     ]);
   });
 
-  it('refuses a listed file that does not exist rather than falling back', () => {
+  it('skips listed files that do not exist, as kubectl does', () => {
     const missing = join(home, 'missing.yaml');
-    expect(() => defaultTarget({ KUBECONFIG: missing }, home)).toThrow(`${missing}: cannot read (ENOENT)`);
+    const target = defaultTarget({ KUBECONFIG: `${missing}:${listedA}:${missing}-2:${listedB}` }, home);
+    expect([target.source, target.server, target.auth.token]).toEqual([
+      `${listedA}:${listedB} (context dev)`,
+      'https://listed.example.com',
+      'listed-a-token',
+    ]);
+  });
+
+  it('refuses a list none of whose files exists, naming them, rather than falling back', () => {
+    const missing = join(home, 'missing.yaml');
+    expect(() => defaultTarget({ KUBECONFIG: `${missing}:${missing}-2` }, home)).toThrow(
+      new KubeconfigError(`KUBECONFIG: none of its files exists (${missing}, ${missing}-2)`),
+    );
+  });
+
+  it('refuses a listed file that exists but cannot be read', async () => {
+    const unreadable = await subdir();
+    expect(() => defaultTarget({ KUBECONFIG: `${unreadable}:${listedB}` }, home)).toThrow(
+      new KubeconfigError(`${unreadable}: cannot read (EISDIR)`),
+    );
   });
 
   it.each<[string, NodeJS.ProcessEnv]>([

@@ -11,7 +11,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import yaml from 'js-yaml';
 import { z } from 'zod';
 
@@ -129,6 +129,12 @@ export function parseKubeconfig(text: string, path: string): LoadedFile {
   const base = dirname(resolve(path));
   const file = (value: string | null | undefined) =>
     value ? (isAbsolute(value) ? value : join(base, value)) : undefined;
+  // kubectl's rule: a command with a path separator is a file relative to the kubeconfig; a bare name
+  // is looked up on PATH when the plugin runs.
+  const command = (exec: ExecConfig): ExecConfig =>
+    exec.command.includes(sep) && !isAbsolute(exec.command)
+      ? { ...exec, command: join(base, exec.command) }
+      : exec;
   const byName = <T>(entries: ReadonlyArray<{ name: string; value: T }>) => {
     const map = new Map<string, T>();
     for (const { name, value } of entries) if (!map.has(name)) map.set(name, value);
@@ -148,6 +154,7 @@ export function parseKubeconfig(text: string, path: string): LoadedFile {
         'client-certificate': file(e.user?.['client-certificate']),
         'client-key': file(e.user?.['client-key']),
         tokenFile: file(e.user?.tokenFile),
+        exec: e.user?.exec ? command(e.user.exec) : e.user?.exec,
       },
     })),
   );
@@ -259,6 +266,17 @@ export function targetOf(config: LoadedFile, contextName?: string): KubeTarget {
       `${userField}.exec.interactiveMode: Always needs a terminal, which a controller does not have; use IfAvailable or Never`,
     );
   }
+  // client-go: "specifying a root certificates file with the insecure flag is not allowed".
+  const caField = cluster['certificate-authority-data']
+    ? 'certificate-authority-data'
+    : cluster['certificate-authority']
+      ? 'certificate-authority'
+      : undefined;
+  if (cluster['insecure-skip-tls-verify'] && caField) {
+    throw new KubeconfigError(
+      `${clusterField}: ${caField} together with insecure-skip-tls-verify: true is not allowed (a CA to verify against, and no verification); drop one`,
+    );
+  }
   if (cluster['proxy-url']) {
     const proxy = URL.canParse(cluster['proxy-url']) ? new URL(cluster['proxy-url']) : undefined;
     if (!proxy || (proxy.protocol !== 'http:' && proxy.protocol !== 'https:')) {
@@ -359,19 +377,31 @@ export function kubeconfigPaths(env: NodeJS.ProcessEnv): string[] {
   return (env.KUBECONFIG ?? '').split(':').filter((p) => p !== '');
 }
 
-/** Reads and merges kubeconfig files. A file that does not exist is an error naming it. */
-export function loadKubeconfigFiles(paths: readonly string[]): LoadedFile {
-  return mergeKubeconfigs(
-    paths.map((path) => {
-      let text: string;
-      try {
-        text = readFileSync(path, 'utf8');
-      } catch (err) {
-        throw new KubeconfigError(`${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? err})`);
-      }
-      return parseKubeconfig(text, path);
-    }),
-  );
+/**
+ * Reads and merges kubeconfig files. A file that cannot be read is an error naming it; with
+ * `skipMissing` (a KUBECONFIG list, read as kubectl reads it) a file that does not exist is skipped,
+ * and only none existing is an error.
+ */
+export function loadKubeconfigFiles(
+  paths: readonly string[],
+  options: { skipMissing?: boolean } = {},
+): LoadedFile {
+  const files: LoadedFile[] = [];
+  for (const path of paths) {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (options.skipMissing && code === 'ENOENT') continue;
+      throw new KubeconfigError(`${path}: cannot read (${code ?? err})`);
+    }
+    files.push(parseKubeconfig(text, path));
+  }
+  if (files.length === 0 && paths.length > 0) {
+    throw new KubeconfigError(`KUBECONFIG: none of its files exists (${paths.join(', ')})`);
+  }
+  return mergeKubeconfigs(files);
 }
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -406,12 +436,12 @@ export function inClusterTarget(env: NodeJS.ProcessEnv, dir = SERVICE_ACCOUNT_DI
 }
 
 /**
- * Where the controller finds its cluster, in client-node's order (so an upgrade changes nothing):
- * the files KUBECONFIG names, else ~/.kube/config when it exists, else the pod's service account.
+ * Where the controller finds its cluster, in kubectl's order: the files KUBECONFIG names (those that
+ * exist), else ~/.kube/config when it exists, else the pod's service account.
  */
 export function defaultTarget(env: NodeJS.ProcessEnv, home = homedir()): KubeTarget {
   const listed = kubeconfigPaths(env);
-  if (listed.length > 0) return targetOf(loadKubeconfigFiles(listed));
+  if (listed.length > 0) return targetOf(loadKubeconfigFiles(listed, { skipMissing: true }));
   const homeConfig = join(home, '.kube', 'config');
   if (existsSync(homeConfig)) return targetOf(loadKubeconfigFiles([homeConfig]));
   const inCluster = inClusterTarget(env);

@@ -629,3 +629,68 @@ describe('informer: sync state', () => {
     expect(r.handlers.onSettled).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('informer: a misbehaving API server is not hammered', () => {
+  // client-go's backoff at a tenth of its times (80 ms doubling to 3 s, jittered): the waits before the
+  // 2nd to 6th attempt are at least 80, 160, 320, 640 and 1,280 ms, so a 1.5 s window holds at most 5.
+  const scaled = { initialBackoffMs: 80, maxBackoffMs: 3000 };
+  const WINDOW_MS = 1500;
+  const AT_MOST = 5;
+
+  it.each<{ name: string; watch: WatchStep; lists: number }>([
+    { name: 'watches answer 200 and close at once', watch: { events: [], after: 'end' }, lists: 1 },
+    {
+      name: 'watches send one bookmark and close at once',
+      watch: { events: [bookmark('101')], after: 'end' },
+      lists: 1,
+    },
+    {
+      name: 'watches answer 500',
+      watch: { status: 500, body: statusBody(500, 'etcd timed out', 'InternalError') },
+      lists: 1,
+    },
+    {
+      name: 'every watch answers 410 (each costs a relist)',
+      watch: { status: 410, body: statusBody(410, 'too old resource version', 'Gone') },
+      lists: AT_MOST,
+    },
+    {
+      name: 'every watch sends a 410 ERROR event and closes',
+      watch: { events: [errorEvent(410, 'too old resource version', 'Expired')], after: 'end' },
+      lists: AT_MOST,
+    },
+  ])('$name: at most one attempt per backoff', async ({ watch, lists }) => {
+    const c = await cluster();
+    c.script('a', { snapshots: [{ objects: [cm('x', '90')], resourceVersion: '100' }], watchDefault: watch });
+    const informer = start(c, scaled);
+    await expect.poll(() => c.watches('a').length).toBeGreaterThanOrEqual(2);
+    await delay(WINDOW_MS);
+    await informer.stop();
+
+    expect(c.watches('a').length).toBeLessThanOrEqual(AT_MOST);
+    expect(c.lists('a').length).toBeLessThanOrEqual(lists);
+    expect(informer.get('a', 'x')).toBeDefined();
+  });
+
+  it("with client-go's default backoff, two namespaces of instantly closing watches cost a few requests a second", async () => {
+    const c = await cluster();
+    for (const ns of ['a', 'b']) {
+      c.script(ns, {
+        snapshots: [{ objects: [cm('x', '90', ns)], resourceVersion: '100' }],
+        watchDefault: { events: [], after: 'end' },
+      });
+    }
+    const informer = start(c, {
+      namespaces: ['a', 'b'],
+      initialBackoffMs: undefined,
+      maxBackoffMs: undefined,
+    });
+    await expect.poll(() => c.watches().length).toBeGreaterThanOrEqual(2);
+    await delay(2000);
+    await informer.stop();
+
+    // Per namespace: a list, a watch, and at most two more after waits of at least 0.8 and 1.6 s.
+    expect(c.lists()).toHaveLength(2);
+    expect(c.watches().length).toBeLessThanOrEqual(6);
+  });
+});

@@ -7,6 +7,7 @@ import { kubeRequest } from '../kube/request.ts';
 import { WatchError, type WatchEvent, watchStream } from '../kube/watch.ts';
 import { sleep } from './clock.ts';
 import { objectKey } from './keys.ts';
+import { WatchBackoff } from './watch-backoff.ts';
 
 export interface InformerOptions<T extends KubernetesObject> {
   access: KubeAccess;
@@ -37,9 +38,12 @@ export interface InformerOptions<T extends KubernetesObject> {
    */
   transform?: (obj: T) => T;
   logger: Logger;
-  /** Restart backoff after a failed list or watch: initial, doubling to max, reset once healthy. */
-  initialBackoffMs?: number;
-  maxBackoffMs?: number;
+  /**
+   * The wait before listing or watching again after a failure (watch-backoff.ts): client-go's 800 ms,
+   * doubling to 30 s, with jitter. Tests shorten them.
+   */
+  initialBackoffMs?: number | undefined;
+  maxBackoffMs?: number | undefined;
 }
 
 /** One watched namespace ('' = all) of one informer: listed yet, and why not when it fails. */
@@ -148,6 +152,14 @@ function watchTimeoutSeconds(): number {
   return 300 + Math.floor(Math.random() * 300);
 }
 
+/**
+ * A watch that ends sooner than this is a fault, not the server's timeout (which ends a watch after
+ * timeoutSeconds, 5 to 10 minutes): it is retried after a backoff, as client-go's reflector does with
+ * a "very short watch". client-go lets such a watch go when it carried events; here it backs off all
+ * the same, so that a proxy which closes every stream after its first bytes is not asked again at once.
+ */
+const SHORT_WATCH_MS = 1000;
+
 /** The watch's resourceVersion is older than the server keeps: relist. */
 class Expired extends Error {}
 
@@ -157,11 +169,14 @@ class Expired extends Error {}
  * the last version seen (bookmarks keep that fresh on quiet resources), a failure is retried with
  * backoff from the same version, and only an expired version (410 Gone) costs a relist, whose
  * differences from the cache reach the handlers as adds, updates and deletes.
+ *
+ * Every retry that follows a fault waits its namespace's backoff (client-go's reflector: 800 ms doubling
+ * to 30 s, jittered): a failed list or watch, a watch that ended within a second of opening (an API
+ * server or proxy that answers 200 and closes), and the relist after a 410. Only a watch that ran its
+ * course is resumed at once.
  */
 export function startInformer<T extends KubernetesObject>(options: InformerOptions<T>): RunningInformer<T> {
   const { access, path, labelSelector, logger } = options;
-  const initialBackoffMs = options.initialBackoffMs ?? 500;
-  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   const stopping = new AbortController();
   const list =
     options.list ??
@@ -209,7 +224,7 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
     const watchPath = namespacedPath(path, namespace);
     let synced = false;
     let lastError: string | undefined;
-    let backoffMs = initialBackoffMs;
+    const backoff = new WatchBackoff({ initialMs: options.initialBackoffMs, maxMs: options.maxBackoffMs });
     /** The version the cache is at; undefined: a list is needed. */
     let resourceVersion: string | undefined;
 
@@ -293,11 +308,19 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
       return listed.metadata?.resourceVersion ?? '';
     }
 
+    /** Waits this namespace's backoff (at once when the informer stops). */
+    const backOff = async (level: 'debug' | 'warn', message: string, fields: Record<string, unknown>) => {
+      const retryInMs = backoff.next();
+      log[level]({ ...fields, retryInMs }, message);
+      await sleep(retryInMs, stopping.signal);
+    };
+
     async function run(): Promise<void> {
       while (!stopping.signal.aborted) {
         try {
           resourceVersion ??= await relist();
           if (resourceVersion === undefined) return;
+          const openedAt = performance.now();
           await watchStream(
             access,
             {
@@ -310,20 +333,24 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
             },
             onEvent,
           );
-          // The server ended the watch (its timeout): resume from the last version seen.
-          backoffMs = initialBackoffMs;
+          if (stopping.signal.aborted) return;
+          // The server ended the watch: its timeout (resume from the last version seen at once), or a
+          // fault when that came within a second.
+          if (performance.now() - openedAt < SHORT_WATCH_MS) {
+            await backOff('warn', 'the watch ended within a second of opening; resuming after a backoff', {});
+          }
         } catch (err) {
           if (stopping.signal.aborted) return;
           if (err instanceof Expired || (err instanceof WatchError && err.status === 410)) {
-            log.debug({ error: describe(err) }, 'watch expired; relisting');
+            // client-go relists after the same backoff: an API server that expires every watch at once
+            // must not be listed in a loop.
             resourceVersion = undefined;
+            await backOff('debug', 'watch expired; relisting after a backoff', { error: describe(err) });
             continue;
           }
           if (!synced) lastError = describe(err);
           reportSynced();
-          log.warn({ error: describe(err), retryInMs: backoffMs }, 'list/watch failed; restarting');
-          await sleep(backoffMs, stopping.signal);
-          backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
+          await backOff('warn', 'list/watch failed; restarting', { error: describe(err) });
         }
       }
     }
