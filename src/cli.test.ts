@@ -107,12 +107,31 @@ describe('kubectl agd plan, without a cluster', () => {
     expect(changed.stdout).not.toContain(SECRET_VALUE);
   });
 
-  it('a spec the schema refuses: exit 1, naming the field and the rule', async () => {
-    const bad = agent('bad').replace('source: external_image', 'source: ftp');
-    const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-'], { stdin: bad });
-    expect(code).toBe(1);
-    expect(stdout).toMatch(/refused \(Invalid\): spec\.source: /);
-  });
+  it.each<[string, (yaml: string) => string, string]>([
+    [
+      'an enum',
+      (y) => y.replace('source: external_image', 'source: ftp'),
+      'AgentDeployment.deploy.agents.dev "bad" is invalid: [spec.source: Unsupported value: "ftp": supported values: "repo_host", "external_image"',
+    ],
+    [
+      "a CEL rule's range",
+      (y) => y.replace('cpu: 0.5', 'cpu: 9'),
+      'spec.sourceConfig.resourceSpec.cpu: Invalid value: "number": spec.sourceConfig.resourceSpec.cpu must be between 0.1 and 8',
+    ],
+    [
+      'a CEL rule across fields',
+      (y) => y.replace('imageUri:', 'repoRef: main, imageUri:'),
+      'spec.sourceRevisionConfig.repoRef: Forbidden: spec.sourceRevisionConfig.repoRef is only allowed when spec.source is repo_host',
+    ],
+  ])(
+    'offline, the CRD refuses %s: exit 1, naming the field and the rule as the API server does',
+    async (_, edit, message) => {
+      const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-'], { stdin: edit(agent('bad')) });
+      expect(code).toBe(1);
+      expect(stdout).toContain('refused (Invalid): ');
+      expect(stdout).toContain(message);
+    },
+  );
 
   it('without credentials: validated only, exit 0', async () => {
     const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-'], { stdin: agent('x'), env: {} });
