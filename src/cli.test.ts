@@ -116,7 +116,7 @@ describe('kubectl agd plan, without a cluster', () => {
     [
       "a CEL rule's range",
       (y) => y.replace('cpu: 0.5', 'cpu: 9'),
-      'spec.sourceConfig.resourceSpec.cpu: Invalid value: "number": spec.sourceConfig.resourceSpec.cpu must be between 0.1 and 8',
+      'spec.sourceConfig.resourceSpec.cpu: Invalid value: 9: spec.sourceConfig.resourceSpec.cpu must be between 0.1 and 8',
     ],
     [
       'a CEL rule across fields',

@@ -23,6 +23,17 @@ async function getOrUndefined<T>(access: KubeAccess, path: string): Promise<T | 
   }
 }
 
+/**
+ * The API server refusing the object: 422 (invalid) or 400; server-side apply answers a field the
+ * schema does not declare with a 500 whose message names the field ("failed to create typed patch
+ * object (...): .spec.x: field not declared in schema").
+ */
+function isRefusal(err: unknown): err is KubeApiError {
+  if (!(err instanceof KubeApiError)) return false;
+  if (err.status === 422 || err.status === 400) return true;
+  return err.status === 500 && err.message.startsWith('failed to create typed patch object');
+}
+
 export function kubePlanReads(access: KubeAccess): PlanKube {
   return {
     live: (kind, namespace, name) =>
@@ -46,7 +57,7 @@ export function kubePlanReads(access: KubeAccess): PlanKube {
         });
         return undefined;
       } catch (err) {
-        if (err instanceof KubeApiError && (err.status === 422 || err.status === 400)) return err.message;
+        if (isRefusal(err)) return err.message;
         throw err;
       }
     },

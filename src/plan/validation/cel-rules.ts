@@ -89,7 +89,7 @@ function fieldAt(path: string, fieldPath: string | undefined): string {
 /** The failure of `rule` on `self`, or undefined when it holds. `at`: where the rule sits in the schema. */
 function evaluate(
   rule: Rule,
-  schema: JsonSchema,
+  raw: unknown,
   self: CelInput,
   path: string,
   at: string,
@@ -98,7 +98,8 @@ function evaluate(
   if (result === true) return undefined;
   const type = ERROR_TYPE[rule.reason ?? 'FieldValueInvalid'];
   const field = fieldAt(path, rule.fieldPath);
-  const value = schema.type ?? 'object';
+  // The API server shows a scalar value, and no value for an object or a list.
+  const value = typeof raw === 'object' ? undefined : raw;
   const source = `${at} ${rule.rule}`;
   if (isCelError(result) || typeof result !== 'boolean') {
     const why = isCelError(result) ? result.message : 'the rule does not return a bool';
@@ -138,6 +139,16 @@ function walk(
   errors: FieldError[],
 ): void {
   if (value === undefined || value === null) return;
+  // A node's rules before its children's, in the API server's order.
+  const rules = (schema['x-kubernetes-validations'] ?? []) as Rule[];
+  const applicable = rules.filter((r) => !isTransitionRule(r.rule) && !skip.has(`${at} ${r.rule}`));
+  if (applicable.length > 0) {
+    const self = celValue(schema, value);
+    for (const rule of applicable) {
+      const failure = evaluate(rule, value, self, path, at);
+      if (failure) errors.push(failure);
+    }
+  }
   if (Array.isArray(value)) {
     const items = schema.items as JsonSchema | undefined;
     if (items) for (const [i, v] of value.entries()) walk(items, v, index(path, i), `${at}[]`, skip, errors);
@@ -148,13 +159,5 @@ function walk(
       const s = declared[key] ?? extra;
       if (s) walk(s, v, child(path, key), declared[key] ? child(at, key) : `${at}{}`, skip, errors);
     }
-  }
-  const rules = (schema['x-kubernetes-validations'] ?? []) as Rule[];
-  const applicable = rules.filter((r) => !isTransitionRule(r.rule) && !skip.has(`${at} ${r.rule}`));
-  if (applicable.length === 0) return;
-  const self = celValue(schema, value);
-  for (const rule of applicable) {
-    const failure = evaluate(rule, schema, self, path, at);
-    if (failure) errors.push(failure);
   }
 }

@@ -126,7 +126,7 @@ describe('offline validation, check by check', () => {
     [
       'a CEL rule with a message, on a number given as an integer',
       { size: 1, ratio: 0 },
-      'spec.ratio: Invalid value: "number": ratio is at least 0.5',
+      'spec.ratio: Invalid value: 0: ratio is at least 0.5',
     ],
     [
       'a CEL rule without message: "failed rule", with reason and fieldPath',
@@ -136,7 +136,7 @@ describe('offline validation, check by check', () => {
     [
       'a CEL rule with RE2 matches',
       { size: 1, name: 'bc' },
-      'spec: Invalid value: "object": failed rule: !has(self.name) || self.name.matches(\'^a\')',
+      "spec: Invalid value: failed rule: !has(self.name) || self.name.matches('^a')",
     ],
     [
       'messageExpression wins over message',
@@ -158,15 +158,36 @@ describe('offline validation, check by check', () => {
   });
 
   it('one error alone; several in brackets, as the API server lists them', () => {
-    expect(v.refusal(widget({}))).toBe('Widget.example.com "w" is invalid: spec.size: Required value');
+    expect(v.refusal(widget({ size: 11 }))).toBe(
+      'Widget.example.com "w" is invalid: spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10',
+    );
     expect(v.refusal(widget({ size: 0, mode: 'c' }))).toMatch(
       /is invalid: \[spec\.size: .*, spec\.mode: .*\]$/,
     );
   });
 
-  it('undeclared fields are refused alone, as server-side apply refuses them before validating', () => {
+  it.each<[string, Record<string, unknown>]>([
+    ['a wrong type', { size: 'x', mode: 'b' }],
+    ['a value outside its enum', { size: 1, mode: 'c', ratio: 0 }],
+    ['a missing required field', { mode: 'b' }],
+    ['a string over its maxLength', { size: 1, name: 'abcdefg', mode: 'b' }],
+    ['a list over its maxItems', { size: 1, tags: ['a', 'b', 'c'], ratio: 0 }],
+  ])(
+    'after %s the CEL rules are not evaluated, and the refusal says so, as the API server does',
+    (_, spec) => {
+      const errors = v.errors(widget(spec));
+      expect(errors.filter((e) => e.detail?.startsWith('failed rule') || e.field === 'spec.ratio')).toEqual(
+        [],
+      );
+      expect(v.refusal(widget(spec))).toContain(
+        '<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
+      );
+    },
+  );
+
+  it('undeclared fields are refused alone, in server-side apply words, as it refuses them before validating', () => {
     expect(v.refusal(widget({ size: 0, colour: 'red' }))).toBe(
-      'Widget.example.com "w" is invalid: spec.colour: field not declared in schema',
+      'failed to create typed patch object (w; example.com/v1, Kind=Widget): .spec.colour: field not declared in schema',
     );
   });
 

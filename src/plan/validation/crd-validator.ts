@@ -36,6 +36,18 @@ function nameErrors(name: string): FieldError[] {
   ];
 }
 
+/**
+ * Errors after which the API server does not evaluate the CEL rules (they could not type-check or
+ * would cost without bound): a wrong type, a value outside its enum, a missing required field, a string
+ * or list over its maximum.
+ */
+const isBlocking = (e: FieldError) =>
+  e.blocking === true ||
+  e.type === 'Unsupported value' ||
+  e.type === 'Required value' ||
+  e.type === 'Too long' ||
+  e.type === 'Too many';
+
 export interface OfflineValidator {
   /** Every error the API server would give a create of `obj`; empty when it would accept it. */
   errors(obj: InputObject): FieldError[];
@@ -68,11 +80,11 @@ export function offlineValidator(
     const undeclared = schemaFound.filter((e) => e.type === 'field not declared in schema');
     if (undeclared.length > 0) return undeclared;
     found.push(...schemaFound);
-    if (found.some((e) => e.blocking)) {
+    if (found.some(isBlocking)) {
       found.push({
         field: '<nil>',
         type: 'Invalid value',
-        value: 'null',
+        value: null,
         detail:
           'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
       });
@@ -87,6 +99,12 @@ export function offlineValidator(
     refusal(obj) {
       const found = errors(obj);
       if (found.length === 0) return undefined;
+      if (found[0]?.type === 'field not declared in schema') {
+        // As server-side apply words it (the plan's dry run with a cluster).
+        const where = `${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
+        const fields = found.map((e) => `.${e.field}: ${e.type}`).join(', ');
+        return `failed to create typed patch object (${where}; ${obj.apiVersion}, Kind=${obj.kind}): ${fields}`;
+      }
       const group = obj.apiVersion.split('/')[0];
       return formatInvalid(`${obj.kind}.${group}`, obj.metadata.name, found);
     },

@@ -19,7 +19,7 @@ export interface FieldError {
   /** Shown for Invalid, Unsupported, Duplicate and Too many; absent for the others. */
   value?: unknown;
   detail?: string;
-  /** A wrong type: the API server then skips the CEL rules (they would not type-check). */
+  /** A wrong type (the API server then skips the CEL rules: they would not type-check). */
   blocking?: boolean;
   /** The check that failed: its place in the schema and keyword or rule (`spec.secrets[] maxItems`). */
   source?: string;
@@ -30,7 +30,7 @@ export function showValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
     return String(value);
-  if (value === null || value === undefined) return '"null"';
+  if (value === null || value === undefined) return 'null';
   return Array.isArray(value) ? '"array"' : '"object"';
 }
 

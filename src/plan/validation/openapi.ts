@@ -141,6 +141,7 @@ function check(schema: JsonSchema, v: unknown, path: string, at: string, errors:
   else if (isObject(v)) checkObject(schema, v, path, at, errors);
 }
 
+/** The first of maxLength, minLength and pattern a string breaks (the API server stops there). */
 function checkString(schema: JsonSchema, v: string, path: string, at: string, errors: FieldError[]): void {
   const length = [...v].length; // characters, as Go counts runes
   if (typeof schema.maxLength === 'number' && length > schema.maxLength)
@@ -150,7 +151,7 @@ function checkString(schema: JsonSchema, v: string, path: string, at: string, er
       detail: `may not be more than ${schema.maxLength} bytes`,
       source: `${at} maxLength`,
     });
-  if (typeof schema.minLength === 'number' && length < schema.minLength)
+  else if (typeof schema.minLength === 'number' && length < schema.minLength)
     errors.push({
       field: path,
       type: 'Invalid value',
@@ -158,7 +159,7 @@ function checkString(schema: JsonSchema, v: string, path: string, at: string, er
       detail: `${path} in body should be at least ${schema.minLength} chars long`,
       source: `${at} minLength`,
     });
-  if (typeof schema.pattern === 'string' && !matches(schema.pattern, v))
+  else if (typeof schema.pattern === 'string' && !matches(schema.pattern, v))
     errors.push({
       field: path,
       type: 'Invalid value',
