@@ -49,6 +49,57 @@ const BASES: Record<string, [string, () => Obj][]> = {
   [SANDBOX_TEMPLATE.kind]: [['template', fixtures.sandboxTemplate]],
 };
 
+/** The API server's own checks of metadata, valid and invalid: what, edit. */
+const METADATA_CASES: [string, (o: Obj) => void][] = [
+  ...(
+    [
+      ['a name with capitals and an underscore', 'Bad_Name'],
+      ['a name of 254 characters', 'a'.repeat(254)],
+      ['a name of dotted DNS labels', 'agent.v2'],
+    ] as const
+  ).map(([what, name]): [string, (o: Obj) => void] => [
+    what,
+    (o) => {
+      o.metadata.name = name;
+    },
+  ]),
+  ...(
+    [
+      ['a prefixed label', { 'app.kubernetes.io/name': 'agent' }],
+      ['an empty label value', { tier: '' }],
+      ['a label key with a space', { 'bad key': 'x' }],
+      ['a label key with two slashes', { 'example.com/a/b': 'x' }],
+      ['a label key whose prefix has capitals', { 'Example.com/a': 'x' }],
+      ['a label key with an empty prefix', { '/a': 'x' }],
+      ['a label key name of 64 characters', { ['k'.repeat(64)]: 'x' }],
+      ['a label key prefix of 254 characters', { [`${'p'.repeat(254)}/a`]: 'x' }],
+      ['a label value with a space', { tier: 'bad value' }],
+      ['a label value of 64 characters', { tier: 'v'.repeat(64) }],
+      ['a label value ending in a dash', { tier: 'front-' }],
+    ] as const
+  ).map(([what, labels]): [string, (o: Obj) => void] => [
+    what,
+    (o) => {
+      o.metadata = { ...o.metadata, labels: { ...labels } } as Obj['metadata'];
+    },
+  ]),
+  ...(
+    [
+      ['an annotation key with capitals', { 'Example.COM/Note': 'x' }],
+      ['an annotation key with a space', { 'bad key': 'x' }],
+      ['an annotation key with two slashes', { 'example.com/a/b': 'x' }],
+      ['an annotation key name of 64 characters', { ['k'.repeat(64)]: 'x' }],
+      ['an annotation key prefix with an underscore', { 'ex_ample.com/a': 'x' }],
+      ['annotations over 256 KiB', { big: 'x'.repeat(256 * 1024) }],
+    ] as const
+  ).map(([what, annotations]): [string, (o: Obj) => void] => [
+    what,
+    (o) => {
+      o.metadata = { ...o.metadata, annotations: { ...annotations } } as Obj['metadata'];
+    },
+  ]),
+];
+
 function allFixtures(): Fixture[] {
   const out: Fixture[] = [];
   const add = (what: string, base: () => Obj, edit: (o: Obj) => void = () => {}) => {
@@ -66,6 +117,7 @@ function allFixtures(): Fixture[] {
   for (const [what, base, edit] of fixtures.VALID_VARIATIONS) add(`valid: ${what}`, base, edit);
   for (const [what, base, edit] of fixtures.INVALID_CASES) add(`invalid: ${what}`, base, edit);
   for (const c of NESTED_CASES) add(`nested: ${c.what}`, fixtures.externalImage, c.mutate);
+  for (const [what, edit] of METADATA_CASES) add(`metadata: ${what}`, fixtures.externalImage, edit);
   for (const crd of CRDS) {
     const root = schemaOf(crd);
     const bases = BASES[kindOf(crd)] ?? [];

@@ -1,7 +1,7 @@
 /**
  * The API server's validation of a create, offline: each object is checked against its CRD as
  * `allCrds()` builds it (the function `make generate` writes crds/ from, so these are the CRDs the
- * cluster runs): the object's name, then the OpenAPI schema (openapi.ts), then, when no value has the
+ * cluster runs): the object's metadata (metadata.ts), then the OpenAPI schema (openapi.ts), then, when no value has the
  * wrong type, every `x-kubernetes-validations` rule (cel-rules.ts). The refusal reads as the API
  * server's. test/plan-validation-agreement.test.ts holds the two to the same verdict on every fixture.
  */
@@ -10,31 +10,8 @@ import type { JsonSchema } from '../../api/structural.ts';
 import type { InputObject } from '../model.ts';
 import { ruleErrors } from './cel-rules.ts';
 import { type FieldError, formatInvalid } from './field-error.ts';
+import { type Metadata, metadataErrors } from './metadata.ts';
 import { schemaErrors, withDefaults } from './openapi.ts';
-
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-function nameErrors(name: string): FieldError[] {
-  if (name.length > 253)
-    return [
-      {
-        field: 'metadata.name',
-        type: 'Invalid value',
-        value: name,
-        detail: 'must be no more than 253 characters',
-      },
-    ];
-  if (DNS1123_SUBDOMAIN.test(name)) return [];
-  return [
-    {
-      field: 'metadata.name',
-      type: 'Invalid value',
-      value: name,
-      detail:
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-    },
-  ];
-}
 
 /**
  * Errors after which the API server does not evaluate the CEL rules (they could not type-check or
@@ -73,7 +50,7 @@ export function offlineValidator(
     if (!schema) throw new Error(`no CRD serves ${obj.kind} in ${obj.apiVersion}`);
     // A create cannot set status (the status subresource): the API server drops it before validating.
     const { metadata, status: _status, ...body } = obj as InputObject & { status?: unknown };
-    const found = nameErrors(metadata.name);
+    const found = metadataErrors(metadata as Metadata);
     const value = withDefaults(schema, body) as Record<string, unknown>;
     const schemaFound = schemaErrors(schema, value, '', '');
     // Server-side apply refuses undeclared fields before anything else, and alone.
