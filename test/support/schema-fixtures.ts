@@ -97,6 +97,23 @@ export function sample(s: JsonSchema): unknown {
   }
 }
 
+/** A value of another type than the schema's (undefined where any value goes). */
+export function wrongType(s: JsonSchema): unknown {
+  if (s['x-kubernetes-int-or-string']) return true;
+  switch (s.type) {
+    case 'string':
+      return 5;
+    case 'integer':
+    case 'number':
+    case 'boolean':
+    case 'array':
+    case 'object':
+      return 'x';
+    default:
+      return undefined;
+  }
+}
+
 /** A value breaking the keyword, or undefined when none is obvious. */
 function breaking(c: SchemaCheck): unknown {
   const s = c.schema;

@@ -102,7 +102,7 @@ describe('offline validation, check by check', () => {
     [
       'a wrong type, and the rules then not checked',
       { size: 'x' },
-      'spec.size: Invalid value: "x": spec.size in body must be of type integer: "string"',
+      'spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"',
     ],
     ['a float for an integer', { size: 1.5 }, 'must be of type integer: "number"'],
     [
@@ -149,8 +149,20 @@ describe('offline validation, check by check', () => {
     else expect(refusal).toContain(expected);
   });
 
-  it('preserve-unknown-fields keeps anything; a null that is not nullable is dropped', () => {
-    expect(v.refusal(widget({ size: 1, free: { any: { thing: 1 } }, name: null }))).toBeUndefined();
+  it('preserve-unknown-fields keeps anything; a null with a default takes it', () => {
+    expect(v.refusal(widget({ size: 1, free: { any: { thing: 1 } }, mode: null }))).toBeUndefined();
+  });
+
+  it('a null without a default is a value of the wrong type', () => {
+    expect(v.refusal(widget({ size: null }))).toContain(
+      'spec.size: Invalid value: "null": spec.size in body must be of type integer: "null"',
+    );
+  });
+
+  it('int-or-string of the wrong type: the anyOf and its first branch are listed too', () => {
+    expect(v.refusal(widget({ size: 1, cpu: true }))).toBe(
+      'Widget.example.com "w" is invalid: [spec.cpu: Invalid value: "boolean": spec.cpu in body must be of type integer,string: "boolean", <nil>: Invalid value: "": "spec.cpu" must validate at least one schema (anyOf), spec.cpu: Invalid value: "boolean": spec.cpu in body must be of type integer: "boolean", <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
+    );
   });
 
   it('a name that is no DNS subdomain', () => {

@@ -43,8 +43,10 @@ const sub = (schema: JsonSchema, key: string) => schema[key] as JsonSchema | und
 const props = (schema: JsonSchema) => (schema.properties ?? {}) as Record<string, JsonSchema>;
 
 /**
- * The value after defaulting: a missing field with a default takes it, and a null field that is not
- * nullable is dropped (then defaulted), as the API server does before validating.
+ * The value after defaulting, as server-side apply leaves it before validating: a missing field with a
+ * default takes it, and so does a null one that is not nullable; any other null stays, and is then
+ * refused as a value of the wrong type. (A plain create drops such nulls instead: the plan's dry run
+ * with a cluster is a server-side apply, and the offline validation answers as that does.)
  */
 export function withDefaults(schema: JsonSchema, value: unknown): unknown {
   if (Array.isArray(value)) {
@@ -56,7 +58,8 @@ export function withDefaults(schema: JsonSchema, value: unknown): unknown {
   const extra = sub(schema, 'additionalProperties');
   for (const [key, v] of Object.entries(value)) {
     const s = props(schema)[key] ?? extra;
-    if (v === null && s && !s.nullable) continue;
+    // A null that is not nullable takes the default, when there is one (below).
+    if (v === null && s?.default !== undefined && !s.nullable) continue;
     out[key] = s ? withDefaults(s, v) : v;
   }
   for (const [key, s] of Object.entries(props(schema))) {
@@ -98,28 +101,31 @@ function check(schema: JsonSchema, v: unknown, path: string, at: string, errors:
   const invalid = (keyword: string, detail: string) =>
     errors.push({ field: path, type: 'Invalid value', value: v, detail, source: `${at} ${keyword}` });
   if (v === null && schema.nullable) return;
+  // A wrong type shows the value's type, not the value; the enum is still checked.
+  const typeError = (type: string) => ({
+    field: path,
+    type: 'Invalid value' as const,
+    value: jsonType(v),
+    detail: `${path} in body must be of type ${type}: "${jsonType(v)}"`,
+    blocking: true,
+    source: `${at} type`,
+  });
+  let typed = true;
   if (schema['x-kubernetes-int-or-string']) {
     if (jsonType(v) !== 'integer' && jsonType(v) !== 'string') {
-      errors.push({
-        field: path,
+      // The API server lists the anyOf's failure and its first branch's too.
+      errors.push(typeError('integer,string'), {
+        field: '<nil>',
         type: 'Invalid value',
-        value: v,
-        detail: `${path} in body must be of type integer,string: "${jsonType(v)}"`,
-        blocking: true,
-        source: `${at} type`,
+        value: '',
+        detail: `"${path}" must validate at least one schema (anyOf)`,
       });
-      return;
+      errors.push(typeError('integer'));
+      typed = false;
     }
   } else if (schema.type !== undefined && !typeMatches(schema.type, v)) {
-    errors.push({
-      field: path,
-      type: 'Invalid value',
-      value: v,
-      detail: `${path} in body must be of type ${schema.type}: "${jsonType(v)}"`,
-      blocking: true,
-      source: `${at} type`,
-    });
-    return;
+    errors.push(typeError(String(schema.type)));
+    typed = false;
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((e) => e === v)) {
     errors.push({
@@ -130,6 +136,7 @@ function check(schema: JsonSchema, v: unknown, path: string, at: string, errors:
       source: `${at} enum`,
     });
   }
+  if (!typed) return;
   if (typeof v === 'number') {
     if (typeof schema.maximum === 'number' && v > schema.maximum)
       invalid('maximum', `${path} in body should be less than or equal to ${schema.maximum}`);
