@@ -4,9 +4,9 @@
  * and objects made from the CRD YAML itself: a valid value at every field, and a value breaking each
  * enum, range, length, pattern, item count, required field and forbidden-field rule. The API server
  * judges each twice, as the plan's server-side dry-run apply and as `kubectl apply`'s dry-run create
- * with strict field validation; any verdict (accept/refuse) differing fails the test. Every check in
- * crds/*.yaml must be broken by at least one fixture, and dropping any one CEL rule from the offline
- * path must make the comparison fail.
+ * with strict field validation; any verdict (accept/refuse) differing fails the test, and each refusal
+ * must read as the API server's. Every check in crds/*.yaml must be broken by at least one fixture,
+ * and dropping any one CEL rule from the offline path must make the comparison fail.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -258,6 +258,23 @@ describe('the offline validation and the API server', () => {
       if (typed) {
         for (const e of errors.filter((e) => e.blocking))
           if (!refusal.includes(`.${e.field}: expected `)) differ.push(`${f.what}: ${e.field} in ${refusal}`);
+      } else if (offline !== refusal) differ.push(`${f.what}:\n  offline ${offline}\n  server  ${refusal}`);
+    }
+    expect(differ).toEqual([]);
+  });
+
+  it("word each refusal as kubectl apply's strict create does, an undeclared field and a null aside", () => {
+    const differ: string[] = [];
+    for (const f of FIXTURES) {
+      const refusal = server.get(f)?.create;
+      if (refusal === undefined || f.what.startsWith('null:')) continue; // a create drops nulls
+      const offline = validator.refusal(sent(f));
+      const undeclared = validator.errors(sent(f)).filter((e) => e.type === 'field not declared in schema');
+      if (undeclared.length > 0) {
+        // Its decoder words it: strict decoding error: unknown field "spec.x".
+        for (const e of undeclared)
+          if (!refusal.includes(`unknown field "${e.field}"`))
+            differ.push(`${f.what}: ${e.field} in ${refusal}`);
       } else if (offline !== refusal) differ.push(`${f.what}:\n  offline ${offline}\n  server  ${refusal}`);
     }
     expect(differ).toEqual([]);
