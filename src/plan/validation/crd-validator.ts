@@ -1,9 +1,9 @@
 /**
  * The API server's validation of a create, offline: each object is checked against its CRD as
  * `allCrds()` builds it (the function `make generate` writes crds/ from, so these are the CRDs the
- * cluster runs): the object's metadata (metadata.ts), then the OpenAPI schema (openapi.ts), then, when no value has the
- * wrong type, every `x-kubernetes-validations` rule (cel-rules.ts). The refusal reads as the API
- * server's. test/plan-validation-agreement.test.ts holds the two to the same verdict on every fixture.
+ * cluster runs): its metadata (metadata.ts), then the OpenAPI schema (openapi.ts), then, unless an
+ * error blocks them, every `x-kubernetes-validations` rule (cel-rules.ts). The refusal reads as the
+ * API server's. test/plan-validation-agreement.test.ts holds the two to the same verdict and words.
  */
 import { allCrds, type CustomResourceDefinition } from '../../api/crds.ts';
 import type { JsonSchema } from '../../api/structural.ts';
