@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, USAGE } from './cli.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from './simulator/index.ts';
@@ -107,17 +108,43 @@ describe('kubectl agd plan, without a cluster', () => {
     expect(changed.stdout).not.toContain(SECRET_VALUE);
   });
 
-  it('a spec the schema refuses: exit 1, naming the field and the rule', async () => {
-    const bad = agent('bad').replace('source: external_image', 'source: ftp');
-    const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-'], { stdin: bad });
-    expect(code).toBe(1);
-    expect(stdout).toMatch(/refused \(Invalid\): spec\.source: /);
+  it.each<[string, (yaml: string) => string, string]>([
+    [
+      'an enum',
+      (y) => y.replace('source: external_image', 'source: ftp'),
+      'AgentDeployment.deploy.agents.dev "bad" is invalid: [spec.source: Unsupported value: "ftp": supported values: "repo_host", "external_image"',
+    ],
+    [
+      "a CEL rule's range",
+      (y) => y.replace('cpu: 0.5', 'cpu: 9'),
+      'spec.sourceConfig.resourceSpec.cpu: Invalid value: 9: spec.sourceConfig.resourceSpec.cpu must be between 0.1 and 8',
+    ],
+    [
+      'a CEL rule across fields',
+      (y) => y.replace('imageUri:', 'repoRef: main, imageUri:'),
+      'spec.sourceRevisionConfig.repoRef: Forbidden: spec.sourceRevisionConfig.repoRef is only allowed when spec.source is repo_host',
+    ],
+  ])(
+    'offline, the CRD refuses %s: exit 1, naming the field and the rule as the API server does',
+    async (_, edit, message) => {
+      const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-'], { stdin: edit(agent('bad')) });
+      expect(code).toBe(1);
+      expect(stdout).toContain('refused (Invalid): ');
+      expect(stdout).toContain(message);
+    },
+  );
+
+  it('without credentials: validated only, exit 3 (not judged), never 0', async () => {
+    const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-'], { stdin: agent('x'), env: {} });
+    expect(code).toBe(3);
+    expect(stdout).toContain('unknown (NoCredentials): validated only');
   });
 
-  it('without credentials: validated only, exit 0', async () => {
-    const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-'], { stdin: agent('x'), env: {} });
-    expect(code).toBe(0);
-    expect(stdout).toContain('unknown (NoCredentials): validated only');
+  it('a Secret only the cluster has: exit 3 (not judged)', async () => {
+    const withoutSecret = agent('needs-secret').split('---')[0] as string;
+    const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-'], { stdin: withoutSecret });
+    expect(code).toBe(3);
+    expect(stdout).toContain('unknown (NoCluster)');
   });
 
   it.each<[string, string[], string]>([
@@ -140,6 +167,37 @@ describe('kubectl agd plan, without a cluster', () => {
     expect(code).toBe(1);
     expect(stderr).toContain(message);
     expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('without a kubeconfig: exit 1, and the message names --no-cluster', async () => {
+    const { code, stderr } = await run(['plan', '-f', '-'], {
+      stdin: agent('x'),
+      env: { KUBECONFIG: join(dir, 'no-such-kubeconfig') },
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain('no-such-kubeconfig, which does not exist');
+    expect(stderr).toContain('--no-cluster');
+  });
+
+  it('a cluster it cannot reach: each object a failed read naming --no-cluster, exit 1', async () => {
+    const kubeconfig = file(
+      'unreachable.kubeconfig',
+      yaml.dump({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }],
+        users: [{ name: 'u', user: { token: 't' } }],
+        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'x',
+      }),
+    );
+    const { code, stdout } = await run(['plan', '-f', '-'], {
+      stdin: agent('x'),
+      env: { KUBECONFIG: kubeconfig },
+    });
+    expect(code).toBe(1);
+    expect(stdout).toContain('unknown (ReadFailed): cannot reach the cluster https://127.0.0.1:1');
+    expect(stdout).toContain('plan without it with --no-cluster');
   });
 
   it('--help prints the usage, exit 0', async () => {

@@ -7,8 +7,9 @@ import { type Credentials, credentialsKey } from './controlplane/credentials.ts'
 /**
  * kubectl-agd: `kubectl agd plan -f <files|dir|->` says what the controller would do to the platform for
  * each AgentDeployment and SandboxTemplate given, before they are applied (README, "Plan in CI"). It
- * only reads: Kubernetes (optional) and the control plane. Exit code: 0 nothing to do, 2 changes, 1 a
- * problem (an object refused or that would stall, or a failed read).
+ * only reads: Kubernetes (optional) and the control plane. Exit code: 0 every object known to need
+ * nothing, 2 changes, 1 a problem (an object refused or that would stall, a failed read, bad usage), 3
+ * incomplete (an object could not be judged, or waits on something first).
  */
 import type { KubeAccess } from './kube/access.ts';
 import { exitCodeOf, formatPlan, OUTPUT_FORMATS, type OutputFormat } from './plan/format.ts';
@@ -29,7 +30,8 @@ Options:
   -f, --filename PATH          a file, a directory of .yaml/.yml/.json files, or - for standard input
   -n, --namespace NS           namespace of objects that name none (default: the kubeconfig's, or default)
   -o, --output FORMAT          text (coloured on a terminal), markdown or json (default: text)
-      --no-cluster             plan from the files alone (no kubeconfig): Secrets and status are unknown
+      --no-cluster             plan from the files alone (no kubeconfig): objects are validated offline
+                               against the CRDs; Secrets and status are unknown
       --control-plane-url URL  the controller's control-plane URL (or CONTROL_PLANE_URL)
       --api-key-file PATH      a file holding the controller's API key (or CONTROL_PLANE_API_KEY;
                                CONTROL_PLANE_BEARER_TOKEN and CONTROL_PLANE_TENANT_ID are read too)
@@ -40,7 +42,9 @@ Options:
                                as the controller does (or set SECRETS_DIGEST_KEY, as the controller's)
   -h, --help                   this text
 
-Exit code: 0 no changes, 2 changes, 1 a problem (refused, would stall, a read failed, bad usage).
+Exit code: 0 every object known to need nothing; 2 changes; 1 a problem (refused, would stall, a
+read failed, bad usage); 3 incomplete: some object could not be judged (no credentials, a Secret only
+the cluster has) or waits on something first, so what the controller will send is not known yet.
 `;
 
 class UsageError extends Error {}
@@ -139,6 +143,18 @@ export interface CliIo {
   kubeAccess?: () => KubeAccess;
 }
 
+/** The kubeconfig's cluster; without one, the error says how to plan without it. */
+function clusterAccess(io: CliIo): KubeAccess {
+  try {
+    return (io.kubeAccess ?? (() => loadKubeAccess(io.env)))();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `${message}; or plan without a cluster with --no-cluster (objects are then validated offline against the CRDs)`,
+    );
+  }
+}
+
 /** Runs the CLI; resolves with the exit code. */
 export async function runCli(io: CliIo): Promise<number> {
   let options: ReturnType<typeof parseCli>;
@@ -149,7 +165,7 @@ export async function runCli(io: CliIo): Promise<number> {
       return 0;
     }
     const inputs = readInputs(options.files, io.stdin);
-    const access = options.cluster ? (io.kubeAccess ?? (() => loadKubeAccess(io.env)))() : undefined;
+    const access = options.cluster ? clusterAccess(io) : undefined;
     let digestKey = options.digestKey;
     if (!digestKey && access && options.operatorNamespace) {
       const key = await new OperatorKeySecret(access, options.operatorNamespace).peek();

@@ -18,6 +18,7 @@ import { Wait } from '../runtime/outcome.ts';
 import { referencedSecretNames } from '../translate/secrets.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
+import { admission } from './validation/admission.ts';
 
 type Spec = AgentDeploymentSpec;
 
@@ -53,18 +54,12 @@ export async function planAgentDeployment(
 }
 
 async function plan(input: InputObject, namespace: string, world: PlanWorld, notes: string[]) {
+  const { kube } = world;
+  const refusal = await admission(input, namespace, world, notes);
+  if (refusal) stop('refused', 'Invalid', refusal);
   const parsed = AgentDeploymentSpec.safeParse(input.spec);
   if (!parsed.success) stop('refused', 'Invalid', schemaProblems(parsed.error, 'spec'));
   const spec = parsed.data as Spec;
-  const { kube } = world;
-  if (kube) {
-    const refusal = await kube.dryRun({ ...input, metadata: { ...input.metadata, namespace } });
-    if (refusal) stop('refused', 'Invalid', refusal);
-  } else {
-    notes.push(
-      'no cluster: checked against the schema only, not by the API server (its transition rules, such as immutable fields, are still met below when the control plane differs)',
-    );
-  }
   const live = kube ? await kube.live('AgentDeployment', namespace, input.metadata.name) : undefined;
   const status = (live?.status ?? {}) as AgentDeploymentStatus;
   const annotations = input.metadata.annotations ?? {};

@@ -25,15 +25,23 @@ const create = entry('create', {
   request: { name: 'agent', secrets: [{ name: 'TOKEN', value: '(set)' }] },
 });
 
-describe('exitCodeOf: as terraform plan -detailed-exitcode', () => {
+describe('exitCodeOf: as terraform plan -detailed-exitcode, and 3 when the plan is incomplete', () => {
   it.each<[string, PlanEntry[], number]>([
     ['nothing given', [], 0],
     ['nothing to do', [entry('none')], 0],
-    ['waiting and unknown are not changes', [entry('wait'), entry('unknown', { reason: 'NoCluster' })], 0],
+    [
+      'an object not judged (no credentials)',
+      [entry('none'), entry('unknown', { reason: 'NoCredentials' })],
+      3,
+    ],
+    ['an object not judged (no cluster)', [entry('unknown', { reason: 'NoCluster' })], 3],
+    ['an object waiting on a Secret', [entry('wait', { reason: 'WaitingForSecret' })], 3],
     ['a create', [entry('none'), create], 2],
     ['a patch', [patch], 2],
+    ['an object not judged wins over changes: the plan is incomplete', [create, entry('unknown')], 3],
     ['a refusal wins over changes', [create, entry('refused')], 1],
     ['a stall wins over changes', [patch, entry('stall')], 1],
+    ['a problem wins over an object not judged', [entry('unknown'), entry('refused')], 1],
     ['a failed read', [entry('unknown', { reason: 'ReadFailed' })], 1],
   ])('%s: %s', (_, entries, code) => {
     expect(exitCodeOf(entries)).toBe(code);

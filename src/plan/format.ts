@@ -7,9 +7,15 @@ import { isChange, isProblem, type PlanEntry } from './model.ts';
 export type OutputFormat = 'text' | 'markdown' | 'json';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'markdown', 'json'];
 
-/** As `terraform plan -detailed-exitcode`: 1 a problem, 2 changes, 0 nothing to do. */
-export function exitCodeOf(entries: readonly PlanEntry[]): 0 | 1 | 2 {
+/**
+ * What the plan knows, as `terraform plan -detailed-exitcode` does with one code more, first match
+ * wins: 1 a problem (an object refused or that would stall, a failed read); 3 incomplete (an object
+ * the plan could not judge, `unknown`, or that waits on something first, `wait`: what the controller
+ * will send for it is not known yet); 2 changes; 0 every object known to need nothing.
+ */
+export function exitCodeOf(entries: readonly PlanEntry[]): 0 | 1 | 2 | 3 {
   if (entries.some((e) => isProblem(e) || e.reason === 'ReadFailed')) return 1;
+  if (entries.some((e) => e.action === 'unknown' || e.action === 'wait')) return 3;
   return entries.some(isChange) ? 2 : 0;
 }
 

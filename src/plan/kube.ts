@@ -6,13 +6,26 @@
 import { AGENT_DEPLOYMENT, GROUP, SANDBOX_TEMPLATE, VERSION } from '../api/group.ts';
 import type { KubeAccess } from '../kube/access.ts';
 import { KubeApiError, NotFoundError } from '../kube/errors.ts';
-import { kubeRequest } from '../kube/request.ts';
+import { type KubeRequest, kubeRequest as send } from '../kube/request.ts';
 import type { LiveObject, PlanKind, PlanKube } from './model.ts';
 
 const FIELD_MANAGER = 'kubectl-agd-plan';
 const plural = (kind: PlanKind) => (kind === 'AgentDeployment' ? AGENT_DEPLOYMENT : SANDBOX_TEMPLATE).plural;
 const collection = (kind: PlanKind, namespace?: string) =>
   `/apis/${GROUP}/${VERSION}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${plural(kind)}`;
+
+/** A request to the cluster; one that cannot reach it says so, and how to plan without it. */
+async function kubeRequest(access: KubeAccess, request: KubeRequest): Promise<unknown> {
+  try {
+    return await send(access, request);
+  } catch (err) {
+    if (err instanceof KubeApiError) throw err;
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`cannot reach the cluster ${access.server} (${why}): plan without it with --no-cluster`, {
+      cause: err,
+    });
+  }
+}
 
 async function getOrUndefined<T>(access: KubeAccess, path: string): Promise<T | undefined> {
   try {
@@ -21,6 +34,17 @@ async function getOrUndefined<T>(access: KubeAccess, path: string): Promise<T | 
     if (err instanceof NotFoundError) return undefined;
     throw err;
   }
+}
+
+/**
+ * The API server refusing the object: 422 (invalid) or 400; server-side apply answers a field the
+ * schema does not declare with a 500 whose message names the field ("failed to create typed patch
+ * object (...): .spec.x: field not declared in schema").
+ */
+function isRefusal(err: unknown): err is KubeApiError {
+  if (!(err instanceof KubeApiError)) return false;
+  if (err.status === 422 || err.status === 400) return true;
+  return err.status === 500 && err.message.startsWith('failed to create typed patch object');
 }
 
 export function kubePlanReads(access: KubeAccess): PlanKube {
@@ -46,7 +70,7 @@ export function kubePlanReads(access: KubeAccess): PlanKube {
         });
         return undefined;
       } catch (err) {
-        if (err instanceof KubeApiError && (err.status === 422 || err.status === 400)) return err.message;
+        if (isRefusal(err)) return err.message;
         throw err;
       }
     },

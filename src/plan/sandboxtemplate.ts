@@ -11,6 +11,7 @@ import { Wait } from '../runtime/outcome.ts';
 import { NO_CREDENTIALS } from './agentdeployment.ts';
 import type { InputObject, PlanEntry, PlanWorld } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
+import { admission } from './validation/admission.ts';
 
 export async function planSandboxTemplate(
   input: InputObject,
@@ -19,16 +20,14 @@ export async function planSandboxTemplate(
 ): Promise<PlanEntry> {
   const notes: string[] = [];
   const head = { kind: 'SandboxTemplate' as const, namespace, name: input.metadata.name, notes };
+  const refusal = await admission(input, namespace, world, notes);
+  if (refusal) return { ...head, action: 'refused', reason: 'Invalid', message: refusal };
   const parsed = SandboxTemplateSpec.safeParse(input.spec);
   if (!parsed.success) {
     return { ...head, action: 'refused', reason: 'Invalid', message: schemaProblems(parsed.error, 'spec') };
   }
   const spec = parsed.data;
   const { kube } = world;
-  if (kube) {
-    const refusal = await kube.dryRun({ ...input, metadata: { ...input.metadata, namespace } });
-    if (refusal) return { ...head, action: 'refused', reason: 'Invalid', message: refusal };
-  } else notes.push('no cluster: checked against the schema only, not by the API server');
   const ref = spec.credentialsSecretRef;
   if (!ref && !world.defaultCredentials.baseUrl) {
     return { ...head, action: 'unknown', reason: 'NoCredentials', message: NO_CREDENTIALS };

@@ -10,11 +10,11 @@ export type Obj = KubernetesObject & {
 export type Mutate = (o: Obj) => void;
 
 /** A valid external_image AgentDeployment with a volume, a mount, an init container and a sidecar. */
-export function externalImageObject(namespace: string, name = 'image-agent'): Obj {
+export function externalImageObject(namespace: string | undefined, name = 'image-agent'): Obj {
   return {
     apiVersion: API_VERSION,
     kind: AGENT_DEPLOYMENT.kind,
-    metadata: { name, namespace },
+    metadata: { name, ...(namespace ? { namespace } : {}) },
     spec: {
       source: 'external_image',
       sourceConfig: {
