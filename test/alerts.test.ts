@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Reason } from '../src/api/names.ts';
 import { NOT_OBSERVED_REASON } from '../src/runtime/object-state.ts';
 import { CHART, helm, parseDocuments, REPO, run } from './packaging-helpers.ts';
-import { goTool } from './support/go-tools.ts';
+import { FIRST_BUILD_TIMEOUT_MS, goTool } from './support/go-tools.ts';
 import { type Monitoring, renderMonitoring } from './support/monitoring.ts';
 
 const HOME = /^home: (.+)$/m.exec(readFileSync(join(CHART, 'Chart.yaml'), 'utf8'))?.[1] as string;
@@ -39,7 +39,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'alerts-'));
   writeFileSync(join(dir, 'rules.yaml'), yaml.dump({ groups: monitoring.groups }, { lineWidth: -1 }));
   copyFileSync(join(REPO, 'test/alerts/promtool-tests.yaml'), join(dir, 'promtool-tests.yaml'));
-});
+}, FIRST_BUILD_TIMEOUT_MS);
 
 describe('the PrometheusRule', () => {
   it('passes promtool check rules', async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, SANDBOX_TEMPLATE, VERSION } from '../src/api/group.ts';
 import { kubeRequest } from '../src/kube/request.ts';
 import { externalImage } from './support/agd-objects.ts';
-import { goTool } from './support/go-tools.ts';
+import { FIRST_BUILD_TIMEOUT_MS, goTool } from './support/go-tools.ts';
 import {
   AGD_PATH,
   condition,
@@ -34,7 +34,7 @@ let kstatusBinary: string;
 beforeAll(async () => {
   kstatusBinary = await goTool('kstatus-binary.sh');
   h = await startHarness('kstatus');
-});
+}, FIRST_BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
   await h?.stop();
