@@ -1,47 +1,24 @@
 /**
  * The operator's Prometheus metrics, on a registry of its own (no global state: tests run several
- * operators in one process). Served at /metrics by http.ts.
+ * operators in one process). Served at /metrics by http.ts. The controller, work-queue and API-client
+ * metrics carry controller-runtime's names (runtime/runtime-metrics.ts); the agent_operator_* ones here
+ * are those controller-runtime has no counterpart for. docs/observability.md lists them all.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Condition } from './api/common.ts';
+import { objectState } from './runtime/object-state.ts';
+import { RuntimeMetrics } from './runtime/runtime-metrics.ts';
 
-export interface ConditionedObject {
-  status?: { conditions?: ReadonlyArray<{ type: string; status: string }> };
+export interface ObservedObject {
+  metadata: { namespace?: string | undefined; generation?: number | undefined };
+  status?: { observedGeneration?: number | undefined; conditions?: readonly Condition[] | undefined };
 }
 
 const TRACKED_CONDITIONS = ['Ready', 'Stalled', 'Paused', 'Reconciling', 'Drifted'] as const;
 
 export class OperatorMetrics {
   readonly registry = new Registry();
-
-  readonly reconciles = new Counter({
-    name: 'agent_operator_reconcile_total',
-    help: 'Reconciles by kind and result (success, requeue, error).',
-    labelNames: ['kind', 'result'] as const,
-    registers: [this.registry],
-  });
-
-  readonly reconcileDuration = new Histogram({
-    name: 'agent_operator_reconcile_duration_seconds',
-    help: 'Duration of one reconcile pass.',
-    labelNames: ['kind'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
-  });
-
-  readonly queueWait = new Histogram({
-    name: 'agent_operator_workqueue_wait_seconds',
-    help: 'Time a key waited in the work queue before a worker took it.',
-    labelNames: ['kind'] as const,
-    buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60],
-    registers: [this.registry],
-  });
-
-  readonly retries = new Counter({
-    name: 'agent_operator_workqueue_retries_total',
-    help: 'Keys requeued with backoff after a failed reconcile.',
-    labelNames: ['kind'] as const,
-    registers: [this.registry],
-  });
+  readonly runtime = new RuntimeMetrics(this.registry);
 
   readonly controlPlaneRequests = new Counter({
     name: 'agent_operator_controlplane_requests_total',
@@ -64,13 +41,11 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
-  readonly #queueDepths = new Map<string, () => number>();
   #namespaceStates: () => readonly { namespace: string; informer: string; synced: boolean }[] = () => [];
-  readonly #objectSources = new Map<string, () => readonly ConditionedObject[]>();
+  readonly #objectSources = new Map<string, () => readonly ObservedObject[]>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    const queueDepths = this.#queueDepths;
     const objectSources = this.#objectSources;
     const namespaceStates = () => this.#namespaceStates();
     new Gauge({
@@ -83,15 +58,6 @@ export class OperatorMetrics {
         for (const s of namespaceStates()) {
           this.set({ namespace: s.namespace || '*', informer: s.informer }, s.synced ? 1 : 0);
         }
-      },
-    });
-    new Gauge({
-      name: 'agent_operator_workqueue_depth',
-      help: 'Keys waiting in the work queue, by kind.',
-      labelNames: ['kind'] as const,
-      registers: [this.registry],
-      collect() {
-        for (const [kind, depth] of queueDepths) this.set({ kind }, depth());
       },
     });
     new Gauge({
@@ -117,11 +83,27 @@ export class OperatorMetrics {
         }
       },
     });
-  }
-
-  /** Work-queue depth of a kind, read when scraped. */
-  watchQueueDepth(kind: string, depth: () => number): void {
-    this.#queueDepths.set(kind, depth);
+    new Gauge({
+      name: 'agent_operator_objects_by_state',
+      help: 'Objects by kind, namespace, state (ready, stalled, reconciling, paused) and the reason of the condition that decides it. Counts, not one series per object.',
+      labelNames: ['kind', 'namespace', 'state', 'reason'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [kind, objects] of objectSources) {
+          const counts = new Map<string, { namespace: string; state: string; reason: string; n: number }>();
+          for (const obj of objects()) {
+            const namespace = obj.metadata.namespace ?? '';
+            const { state, reason } = objectState(obj);
+            const key = `${namespace}/${state}/${reason}`;
+            const entry = counts.get(key) ?? { namespace, state, reason, n: 0 };
+            entry.n += 1;
+            counts.set(key, entry);
+          }
+          for (const { n, ...labels } of counts.values()) this.set({ kind, ...labels }, n);
+        }
+      },
+    });
   }
 
   /** Whether each watched namespace is listed, read when scraped. */
@@ -129,8 +111,8 @@ export class OperatorMetrics {
     this.#namespaceStates = states;
   }
 
-  /** Objects of a kind by condition, counted from the informer cache when scraped. */
-  watchObjects(kind: string, objects: () => readonly ConditionedObject[]): void {
+  /** Objects of a kind by condition and by state, counted from the informer cache when scraped. */
+  watchObjects(kind: string, objects: () => readonly ObservedObject[]): void {
     this.#objectSources.set(kind, objects);
   }
 }

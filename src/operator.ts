@@ -61,8 +61,8 @@ async function digestKey(config: Config, operatorKey: OperatorKeySecret): Promis
 const UNSYNCED_NAMESPACE_RETRY_MS = 10_000;
 
 /**
- * Runs a kind's workers with its metrics: reconciles by result, duration, retries. Objects of a
- * namespace some informer has not listed yet wait (their Secrets would look missing).
+ * Runs a kind's workers with its controller metrics. Objects of a namespace some informer has not
+ * listed yet wait (their Secrets would look missing).
  */
 function startKindWorkers(
   kind: string,
@@ -74,35 +74,33 @@ function startKindWorkers(
   reconcile: Reconciler,
   namespaceReady: (namespace: string) => boolean,
 ): RunningController {
+  const controller = controllerName(kind);
   return runController({
-    name: kind.toLowerCase(),
+    name: controller,
     queue,
     workers,
     passDeadlineMs,
     logger,
+    metrics: metrics.runtime.controller(controller),
     reconcile: async (key, ctx) => {
       const { namespace, name } = splitKey(key);
       if (!namespaceReady(namespace)) return { requeueAfterMs: UNSYNCED_NAMESPACE_RETRY_MS };
-      const end = metrics.reconcileDuration.startTimer({ kind });
-      try {
-        const result = await reconcile(key, { ...ctx, log: ctx.log.child({ kind, namespace, name }) });
-        metrics.reconciles.inc({ kind, result: result.requeueAfterMs === undefined ? 'success' : 'requeue' });
-        return result;
-      } catch (err) {
-        metrics.reconciles.inc({ kind, result: 'error' });
-        metrics.retries.inc({ kind });
-        throw err;
-      } finally {
-        end();
-      }
+      return reconcile(key, { ...ctx, log: ctx.log.child({ kind, namespace, name }) });
     },
   });
+}
+
+/** The controller of a kind, and its work queue, are named after it in lower case, as kubebuilder names them. */
+function controllerName(kind: string): string {
+  return kind.toLowerCase();
 }
 
 export async function startOperator(options: OperatorOptions): Promise<Operator> {
   const { config, access, logger } = options;
   const identity = `${config.podName ?? hostname()}_${randomBytes(4).toString('hex')}`;
   const metrics = new OperatorMetrics();
+  const apiServerHost = new URL(access.server).host;
+  access.countRequests((method, code) => metrics.runtime.restClientRequest(apiServerHost, method, code));
   const pools = new ControlPlanePools({
     limits: { rps: config.controlPlaneRps, concurrency: config.controlPlaneConcurrency },
     clientDefaults: {
@@ -125,7 +123,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     const queue = new WorkQueue({
       qps: config.reconcileRate,
       burst: config.reconcileRate * 2,
-      onHandOut: (waitMs) => metrics.queueWait.observe({ kind }, waitMs / 1000),
+      metrics: metrics.runtime.queue(controllerName(kind)),
       // One tenant (credential identity), and one namespace, holds at most half the shared workers (more
       // only while others sit idle); the reserve workers start only tenants with nothing in flight.
       ...(fair
@@ -136,7 +134,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
           }
         : {}),
     });
-    metrics.watchQueueDepth(kind, () => queue.len());
+    metrics.runtime.watchQueue(controllerName(kind), queue);
     return queue;
   };
   const queue = newQueue('AgentDeployment', true);

@@ -507,11 +507,23 @@ describe('observability', () => {
     const value = (pattern: RegExp) => Number(text.match(pattern)?.[1] ?? Number.NaN);
     expect(res.status).toBe(200);
     expect(
-      value(/agent_operator_reconcile_total\{kind="AgentDeployment",result="requeue"\} (\d+)/),
+      value(
+        /controller_runtime_reconcile_total\{controller="agentdeployment",result="requeue_after"\} (\d+)/,
+      ),
     ).toBeGreaterThan(0);
     expect(
-      value(/agent_operator_reconcile_total\{kind="AgentDeployment",result="error"\} (\d+)/),
+      value(/controller_runtime_reconcile_total\{controller="agentdeployment",result="error"\} (\d+)/),
     ).toBeGreaterThan(0);
+    expect(
+      value(/controller_runtime_reconcile_errors_total\{controller="agentdeployment"\} (\d+)/),
+    ).toBeGreaterThan(0);
+    expect(text).toMatch(
+      /controller_runtime_reconcile_time_seconds_count\{controller="agentdeployment"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /controller_runtime_max_concurrent_reconciles\{controller="agentdeployment"\} [1-9]/,
+    );
+    expect(text).toMatch(/rest_client_requests_total\{code="200",method="GET",host="[^"]+"\} [1-9]/);
     expect(
       value(/agent_operator_controlplane_requests_total\{operation="createDeployment",code="201"\} (\d+)/),
     ).toBeGreaterThan(10);
@@ -527,9 +539,18 @@ describe('observability', () => {
     expect(
       value(/agent_operator_objects\{kind="AgentDeployment",condition="Stalled",status="True"\} (\d+)/),
     ).toBeGreaterThan(0);
-    expect(text).toMatch(/agent_operator_workqueue_depth\{kind="AgentDeployment"\} \d+/);
-    expect(text).toMatch(/agent_operator_workqueue_wait_seconds_count\{kind="AgentDeployment"\} [1-9]/);
-    expect(text).toMatch(/agent_operator_workqueue_retries_total\{kind="AgentDeployment"\} [1-9]/);
+    expect(
+      value(
+        /agent_operator_objects_by_state\{kind="AgentDeployment",namespace="[^"]+",state="ready",reason="Succeeded"\} (\d+)/,
+      ),
+    ).toBeGreaterThan(5);
+    expect(text).toMatch(/workqueue_depth\{name="agentdeployment",controller="agentdeployment"\} \d+/);
+    expect(text).toMatch(
+      /workqueue_queue_duration_seconds_count\{name="agentdeployment",controller="agentdeployment"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /workqueue_retries_total\{name="agentdeployment",controller="agentdeployment"\} [1-9]/,
+    );
     expect(text).toMatch(/agent_operator_leader 1/);
     const ready = await fetch(`http://127.0.0.1:${h.operator.httpPort}/readyz`);
     expect(ready.status).toBe(200);

@@ -123,9 +123,9 @@ const PAUSED = { 'deploy.agents.dev/paused': 'true' };
 const CASES: Case[] = [
   {
     kind: 'AgentDeployment',
-    file: 'progressing_no_status',
+    file: 'progressing_not_observed',
     health: 'Progressing',
-    message: () => 'Waiting for the controller to report status',
+    message: () => 'Waiting for the controller to observe generation 1',
     produce: async () =>
       (await kubeRequest(h.access, {
         method: 'POST',
@@ -281,9 +281,9 @@ const CASES: Case[] = [
   },
   {
     kind: 'SandboxTemplate',
-    file: 'progressing_no_status',
+    file: 'progressing_not_observed',
     health: 'Progressing',
-    message: () => 'Waiting for the controller to report status',
+    message: () => 'Waiting for the controller to observe generation 1',
     produce: () => createSbt(unwatched, 'python-sandbox', { templateName: TEMPLATE }),
   },
   {
@@ -386,7 +386,8 @@ const captured = new Map<Case, string>();
 describe.sequential('Argo CD health fixtures captured from real objects', () => {
   it.each(CASES.map((c) => [`${c.kind}/${c.file}`, c] as const))('%s', async (_name, c) => {
     const obj = await c.produce();
-    const namespace = c.file.endsWith('no_status') || c.file.endsWith('annotation_only') ? unwatched : h.ns;
+    const namespace =
+      c.file.endsWith('not_observed') || c.file.endsWith('annotation_only') ? unwatched : h.ns;
     const text = normalise(obj, namespace);
     captured.set(c, text);
     const path = join(HEALTH_DIR, c.kind, 'testdata', `${c.file}.yaml`);

@@ -335,7 +335,10 @@ describe('helm template applied with a server-side dry run', () => {
       'monitoring.coreos.com/v1/ServiceMonitor',
     ]);
     const [monitor] = find(objects, 'ServiceMonitor');
-    expect(monitor?.spec).toMatchObject({ endpoints: [{ port: 'http-metrics', path: '/metrics' }] });
+    // honorLabels: the object gauges' own namespace label is kept (the alerts group by it).
+    expect(monitor?.spec).toMatchObject({
+      endpoints: [{ port: 'http-metrics', path: '/metrics', honorLabels: true }],
+    });
   });
 
   it('uses an existing credentials Secret instead of creating one', async () => {

@@ -22,6 +22,7 @@ import {
   ObjectMeta,
   objectName,
   stringMap,
+  UNOBSERVED_STATUS,
 } from './common.ts';
 import { containers, MAX_VOLUMES, RS, Volume, volumeMounts } from './resource-shapes.ts';
 
@@ -655,7 +656,9 @@ export const AgentDeployment = z
     kind: z.string().describe(KIND_DESCRIPTION),
     metadata: ObjectMeta,
     spec: AgentDeploymentSpec.describe('Desired state of the deployment on the control plane.'),
-    status: AgentDeploymentStatus.optional().describe('State observed by the controller.'),
+    status: AgentDeploymentStatus.default(UNOBSERVED_STATUS)
+      .optional()
+      .describe('State observed by the controller.'),
   })
   .meta(cel(...rootRules));
 export type AgentDeployment = z.infer<typeof AgentDeployment>;

@@ -145,6 +145,15 @@ export function conditions() {
     );
 }
 
+/**
+ * The status of an object no controller has written to yet, as the API server shows it: a schema default on
+ * `status`, which the API server fills in whenever it reads the object from storage (a create cannot set
+ * status, so it is absent there). observedGeneration 0 differs from every metadata.generation (1 and up),
+ * so kstatus (Flux health checks, Helm's --wait, kpt) reads a new object as InProgress until the
+ * controller has observed it, instead of Current for want of any status at all.
+ */
+export const UNOBSERVED_STATUS = { observedGeneration: 0 };
+
 /** The fields of metav1.ObjectMeta the controller reads; the CRD schema leaves metadata to the API server. */
 export const ObjectMeta = z.looseObject({
   name: z.string(),

@@ -1,7 +1,7 @@
 /**
  * Every name the controller writes or reads on objects, declared once: annotations, the finalizer,
  * condition types, condition reasons and event reasons. Code emits only these (the types below make any
- * other string a compile error); the README's troubleshooting table, the API reference and the Argo CD
+ * other string a compile error); docs/troubleshooting.md (an entry per reason), the API reference and the Argo CD
  * health scripts are tested against this module.
  */
 

@@ -13,6 +13,7 @@ import {
   localRef,
   ObjectMeta,
   quantity,
+  UNOBSERVED_STATUS,
 } from './common.ts';
 
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
@@ -164,6 +165,8 @@ export const SandboxTemplate = z.object({
   kind: z.string().describe(KIND_DESCRIPTION),
   metadata: ObjectMeta,
   spec: SandboxTemplateSpec.describe('The sandbox template this object names and the shape it should have.'),
-  status: SandboxTemplateStatus.optional().describe('State observed by the controller.'),
+  status: SandboxTemplateStatus.default(UNOBSERVED_STATUS)
+    .optional()
+    .describe('State observed by the controller.'),
 });
 export type SandboxTemplate = z.infer<typeof SandboxTemplate>;

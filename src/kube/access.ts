@@ -53,6 +53,7 @@ export class KubeAccess {
   #tokenFile: { token: string; readAt: number } | undefined;
   #exec: ExecCredentialResult | undefined;
   #execRunning: Promise<ExecCredentialResult> | undefined;
+  #onAnswer: ((method: string, code: string) => void) | undefined;
 
   constructor(target: KubeTarget, options: { now?: () => number; env?: NodeJS.ProcessEnv } = {}) {
     this.#target = target;
@@ -81,6 +82,16 @@ export class KubeAccess {
     const { headers, tls } = await this.#credentials();
     const dispatcher = this.#dispatcher(tls);
     return { headers, dispatcher, close: () => void dispatcher.destroy().catch(() => {}) };
+  }
+
+  /** Calls `hook` once per request with its method and status code ('<error>': no answer), for metrics. */
+  countRequests(hook: (method: string, code: string) => void): void {
+    this.#onAnswer = hook;
+  }
+
+  /** One request's answer (undefined: it had none), reported to the hook. */
+  answered(method: string, status: number | undefined): void {
+    this.#onAnswer?.(method, status === undefined ? '<error>' : String(status));
   }
 
   /** The API server answered 401: the next request fetches fresh credentials. */

@@ -55,6 +55,7 @@ export async function kubeRequest(access: KubeAccess, request: KubeRequest): Pro
 export async function kubeRequestText(access: KubeAccess, request: KubeRequest): Promise<string> {
   let own: (KubeConnection & { close(): void }) | undefined;
   let response: { status: number; text: string };
+  let answered = false;
   try {
     if (request.ownConnection) own = await access.ownConnection();
     const connection = own ?? (await access.connection());
@@ -78,10 +79,13 @@ export async function kubeRequestText(access: KubeAccess, request: KubeRequest):
           body: request.body === undefined ? undefined : JSON.stringify(request.body),
           signal,
         });
+        answered = true;
+        access.answered(request.method, sent.statusCode);
         return { status: sent.statusCode, headers: sent.headers, body: sent.body };
       },
     );
   } catch (err) {
+    if (!answered) access.answered(request.method, undefined);
     // The cause keeps the transport's error; the message says which call and why.
     const why = err instanceof OutboundError ? err.message : err instanceof Error ? err.message : String(err);
     throw new Error(`${request.method} ${request.path}: ${why}`, { cause: err });

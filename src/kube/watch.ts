@@ -73,9 +73,11 @@ export async function watchStream(
     });
   } catch (err) {
     if (request.signal.aborted) return;
+    access.answered('GET', undefined);
     if (deadline.aborted) throw new WatchError('the watch request had no answer before its deadline');
     throw err;
   }
+  access.answered('GET', response.statusCode);
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const text = await response.body.text().catch(() => '');
     if (response.statusCode === 401) access.refused();

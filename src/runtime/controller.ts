@@ -25,6 +25,24 @@ export interface ReconcileResult {
 
 export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<ReconcileResult>;
 
+/**
+ * How a reconcile ended, in controller-runtime's words: `requeue_after` asked to come back after a time;
+ * `error` threw (the key goes back with backoff); `requeue` is a requeue with backoff but no error, which
+ * no reconciler here asks for (the label exists so dashboards find every series).
+ */
+export const RECONCILE_RESULTS = ['success', 'error', 'requeue', 'requeue_after'] as const;
+export type ReconcileResultLabel = (typeof RECONCILE_RESULTS)[number];
+
+/** What a controller reports as it works (controller_runtime_* metrics). */
+export interface ControllerMetrics {
+  /** Called once as the workers start, with their number. */
+  started(workers: number): void;
+  /** Workers busy with a key right now. */
+  activeWorkers(count: number): void;
+  /** One reconcile ended, after this many seconds. */
+  reconciled(result: ReconcileResultLabel, seconds: number): void;
+}
+
 export interface ControllerOptions {
   name: string;
   queue: WorkQueue;
@@ -35,6 +53,9 @@ export interface ControllerOptions {
   jitter?: (ms: number) => number;
   /** The longest a pass may spend on outside calls (ReconcileContext.deadline). Default 2 minutes. */
   passDeadlineMs?: number;
+  metrics?: ControllerMetrics;
+  /** Seconds since some fixed point, for reconcile durations (default: performance.now). */
+  now?: () => number;
 }
 
 export interface RunningController {
@@ -49,29 +70,38 @@ export function tenPercentJitter(ms: number): number {
 }
 
 export function runController(options: ControllerOptions): RunningController {
-  const { name, queue, reconcile, logger } = options;
+  const { name, queue, reconcile, logger, metrics } = options;
   const jitter = options.jitter ?? tenPercentJitter;
   const passDeadlineMs = options.passDeadlineMs ?? DEFAULT_PASS_DEADLINE_MS;
+  const now = options.now ?? (() => performance.now() / 1000);
   const log = logger.child({ controller: name });
   const inFlight = new Set<AbortController>();
 
   async function processOne(key: string): Promise<void> {
     const abort = new AbortController();
     inFlight.add(abort);
+    metrics?.activeWorkers(inFlight.size);
     const reconcileLog = log.child({ key, reconcileId: randomUUID() });
     const deadline = AbortSignal.any([abort.signal, AbortSignal.timeout(passDeadlineMs)]);
+    const startedAt = now();
     try {
       const result = await reconcile(key, { signal: abort.signal, deadline, log: reconcileLog });
       queue.forget(key);
       if (result.requeueAfterMs !== undefined) {
         queue.addAfter(key, jitter(result.requeueAfterMs), { first: result.continuing });
       }
+      metrics?.reconciled(
+        result.requeueAfterMs === undefined ? 'success' : 'requeue_after',
+        now() - startedAt,
+      );
     } catch (err) {
+      metrics?.reconciled('error', now() - startedAt);
       // Message only: error objects from HTTP clients can carry request headers.
       reconcileLog.error({ error: err instanceof Error ? err.message : String(err) }, 'reconcile failed');
       queue.addRateLimited(key, retryAfterOf(err));
     } finally {
       inFlight.delete(abort);
+      metrics?.activeWorkers(inFlight.size);
       queue.done(key);
     }
   }
@@ -84,7 +114,9 @@ export function runController(options: ControllerOptions): RunningController {
     }
   }
 
-  const workers = Array.from({ length: Math.max(1, options.workers) }, () => worker());
+  const workerCount = Math.max(1, options.workers);
+  metrics?.started(workerCount);
+  const workers = Array.from({ length: workerCount }, () => worker());
   const allDone = Promise.all(workers).then(() => undefined);
   log.info({ workers: workers.length }, 'controller started');
 

@@ -10,8 +10,8 @@ export interface WorkQueueOptions {
   /** Global token bucket on handing keys out: the overall pace of work toward the control plane. */
   qps?: number;
   burst?: number;
-  /** Called as each key is handed out, with how long it waited since it was added (for metrics). */
-  onHandOut?: (waitMs: number) => void;
+  /** What the queue reports as it works (workqueue_* metrics); depth and in-flight ages are read instead. */
+  metrics?: WorkQueueMetrics;
   /**
    * Per-tenant fairness: the tenant (e.g. the credentials) a key's reconcile calls out with. A tenant
    * with maxPerTenant keys in flight never goes ahead of a waiting tenant below its share, so a tenant
@@ -28,6 +28,22 @@ export interface WorkQueueOptions {
    * namespace cannot take the reserve by naming many credentials. Default: no reserve.
    */
   sharedSlots?: number;
+}
+
+/**
+ * The events client-go's work queue counts, with the same meaning (controller-runtime exposes them as
+ * workqueue_adds_total, workqueue_queue_duration_seconds, workqueue_work_duration_seconds and
+ * workqueue_retries_total).
+ */
+export interface WorkQueueMetrics {
+  /** A key that was not waiting became due for processing (adding a key already waiting counts nothing). */
+  added(): void;
+  /** A key was handed to a worker after waiting this long since it was added. */
+  handedOut(waitMs: number): void;
+  /** A worker was done with a key it held this long. */
+  finished(workMs: number): void;
+  /** A key was added with backoff after a failure (addRateLimited). */
+  retried(): void;
 }
 
 /**
@@ -66,9 +82,10 @@ export class WorkQueue {
   #lastRefill: number;
   #pumpTimer: unknown;
   #shuttingDown = false;
-  /** When each waiting key was first added, for the wait-time hook. */
+  /** When each waiting key was first added, and when each key in flight was handed out (for metrics). */
   readonly #addedAt = new Map<string, number>();
-  readonly #onHandOut: ((waitMs: number) => void) | undefined;
+  readonly #handedOutAt = new Map<string, number>();
+  readonly #metrics: WorkQueueMetrics | undefined;
   readonly #tenantOf: ((key: string) => string | undefined) | undefined;
   readonly #maxPerTenant: number;
   /** Keys in flight per tenant; a tenant with none has no entry. */
@@ -97,7 +114,7 @@ export class WorkQueue {
     this.#burst = options.burst ?? 100;
     this.#tokens = this.#burst;
     this.#lastRefill = this.#clock.now();
-    this.#onHandOut = options.onHandOut;
+    this.#metrics = options.metrics;
     this.#tenantOf = options.tenantOf;
     this.#maxPerTenant = Math.max(1, options.maxPerTenant ?? Number.POSITIVE_INFINITY);
     this.#sharedSlots = options.sharedSlots ?? Number.POSITIVE_INFINITY;
@@ -117,6 +134,7 @@ export class WorkQueue {
     }
     this.#dirty.add(key);
     this.#addedAt.set(key, this.#clock.now());
+    this.#metrics?.added();
     if (this.#processing.has(key)) {
       if (options.first) this.#firstWhenDone.add(key);
       return;
@@ -223,6 +241,7 @@ export class WorkQueue {
   addRateLimited(key: string, atLeastMs = 0): void {
     const failures = this.#failures.get(key) ?? 0;
     this.#failures.set(key, failures + 1);
+    this.#metrics?.retried();
     this.addAfter(key, Math.max(atLeastMs, Math.min(this.#baseDelayMs * 2 ** failures, this.#maxDelayMs)));
   }
 
@@ -240,6 +259,20 @@ export class WorkQueue {
     return this.#queue.length;
   }
 
+  /**
+   * Keys due for processing: waiting, or added again while in flight. client-go's queue depth counts
+   * exactly these (a key added while in flight is counted until it is handed out again).
+   */
+  depth(): number {
+    return this.#dirty.size;
+  }
+
+  /** How long each key in flight has been held by its worker, in ms. */
+  inFlightAges(): number[] {
+    const now = this.#clock.now();
+    return [...this.#handedOutAt.values()].map((at) => now - at);
+  }
+
   /** The next key, once one is waiting and the rate limit allows; undefined after shutdown. */
   get(): Promise<string | undefined> {
     if (this.#shuttingDown) return Promise.resolve(undefined);
@@ -250,6 +283,9 @@ export class WorkQueue {
   }
 
   done(key: string): void {
+    const handedOutAt = this.#handedOutAt.get(key);
+    this.#handedOutAt.delete(key);
+    if (handedOutAt !== undefined) this.#metrics?.finished(this.#clock.now() - handedOutAt);
     this.#processing.delete(key);
     this.#onReserve.delete(key);
     this.#releaseTenant(key);
@@ -358,7 +394,9 @@ export class WorkQueue {
       this.#countTenant(key);
       const addedAt = this.#addedAt.get(key);
       this.#addedAt.delete(key);
-      if (addedAt !== undefined) this.#onHandOut?.(this.#clock.now() - addedAt);
+      const now = this.#clock.now();
+      this.#handedOutAt.set(key, now);
+      if (addedAt !== undefined) this.#metrics?.handedOut(now - addedAt);
       this.#waiters.shift()?.(key);
     }
   }

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { Condition } from './api/common.ts';
+import { type ObservedObject, OperatorMetrics } from './metrics.ts';
+
+const condition = (type: string, status: Condition['status'], reason: string): Condition => ({
+  type,
+  status,
+  reason,
+  message: '',
+  lastTransitionTime: '2026-01-01T00:00:00Z',
+});
+const object = (namespace: string, conditions: Condition[], observedGeneration = 1): ObservedObject => ({
+  metadata: { namespace, generation: 1 },
+  status: { observedGeneration, conditions },
+});
+
+describe('OperatorMetrics', () => {
+  it('counts objects by kind, namespace, state and reason: one series per combination, not per object', async () => {
+    const metrics = new OperatorMetrics();
+    const ready = [condition('Ready', 'True', 'Succeeded')];
+    const rejected = [condition('Ready', 'False', 'Rejected'), condition('Stalled', 'True', 'Rejected')];
+    metrics.watchObjects('AgentDeployment', () => [
+      object('a', ready),
+      object('a', ready),
+      object('a', rejected),
+      object('b', ready),
+      object('b', [], 0),
+    ]);
+    metrics.watchObjects('SandboxTemplate', () => [object('a', ready)]);
+    const text = await metrics.registry.metrics();
+    const series = text.split('\n').filter((l) => l.startsWith('agent_operator_objects_by_state{'));
+    expect(series.sort()).toEqual(
+      [
+        'agent_operator_objects_by_state{kind="AgentDeployment",namespace="a",state="ready",reason="Succeeded"} 2',
+        'agent_operator_objects_by_state{kind="AgentDeployment",namespace="a",state="stalled",reason="Rejected"} 1',
+        'agent_operator_objects_by_state{kind="AgentDeployment",namespace="b",state="ready",reason="Succeeded"} 1',
+        'agent_operator_objects_by_state{kind="AgentDeployment",namespace="b",state="reconciling",reason="LatestGenerationNotObserved"} 1',
+        'agent_operator_objects_by_state{kind="SandboxTemplate",namespace="a",state="ready",reason="Succeeded"} 1',
+      ].sort(),
+    );
+  });
+});
