@@ -320,7 +320,7 @@ export class WorkQueue {
     const index = this.#queue.findIndex(
       (key) => tenantMayGo(this.#waitingTenant.get(key)) && namespaceMayGo(namespaceOf(key)),
     );
-    return index < 0 ? 0 : index;
+    return Math.max(index, 0);
   }
 
   #namespaceLoad(ns: string): number {
