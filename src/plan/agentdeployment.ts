@@ -6,7 +6,7 @@
 import { AgentDeploymentSpec, type AgentDeploymentStatus } from '../api/agentdeployment.ts';
 import { Annotation } from '../api/names.ts';
 import { NotFoundError } from '../controlplane/errors.ts';
-import { isDeleting } from '../controlplane/progress.ts';
+import { isDeleting, REVISION_POLL_MIN_MS } from '../controlplane/progress.ts';
 import { credentialsPolicy, resolveCredentials } from '../controlplane/resolve-credentials.ts';
 import type { Deployment, DeploymentCreateRequest } from '../controlplane/schemas.ts';
 import { tenantDigest } from '../controlplane/tenant.ts';
@@ -14,7 +14,9 @@ import { valueAt } from '../lib/paths.ts';
 import { type Claim, claimConflict, claimOf, deploymentNameOf } from '../reconcile/claims.ts';
 import { decide } from '../reconcile/decide.ts';
 import { desiredDeployment } from '../reconcile/desired.ts';
-import { Wait } from '../runtime/outcome.ts';
+import { type OwnershipFacts, ownership, type ReadById } from '../reconcile/ownership.ts';
+import { checkPollInterval, pausedOutcome } from '../runtime/annotations.ts';
+import { Stall, Wait } from '../runtime/outcome.ts';
 import { referencedSecretNames } from '../translate/secrets.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
@@ -62,12 +64,14 @@ async function plan(input: InputObject, namespace: string, world: PlanWorld, not
   const spec = parsed.data as Spec;
   const live = kube ? await kube.live('AgentDeployment', namespace, input.metadata.name) : undefined;
   const status = (live?.status ?? {}) as AgentDeploymentStatus;
-  const annotations = input.metadata.annotations ?? {};
-  if (annotations[Annotation.Paused] === 'true') {
-    return {
-      action: 'none' as const,
-      message: `paused (${Annotation.Paused}): the controller sends nothing`,
-    };
+  // The controller's own annotation checks: paused sends nothing, a bad poll interval stalls.
+  const paused = pausedOutcome({ ...input, metadata: { ...input.metadata, namespace } });
+  if (paused) return { action: 'none' as const, message: `${paused.message}: the controller sends nothing` };
+  try {
+    checkPollInterval({ ...input, metadata: { ...input.metadata, namespace } });
+  } catch (err) {
+    if (err instanceof Stall) stop('stall', err.reason, err.message);
+    throw err;
   }
   if (!spec.credentialsSecretRef && !world.defaultCredentials.baseUrl)
     stop('unknown', 'NoCredentials', NO_CREDENTIALS);
@@ -123,15 +127,23 @@ async function plan(input: InputObject, namespace: string, world: PlanWorld, not
     status.appliedConfigDigest ??= digests.unechoed;
   }
 
+  let claims: Claim[] = [];
   if (kube) {
     const others = await kube.agentDeployments(namespace);
     if (!others) notes.push('ownership not checked: this user may not list AgentDeployments');
-    const conflict = others && claimConflict(claimOf(obj, tenant), claimsOf(others, obj, tenant));
+    claims = others ? claimsOf(others, obj, tenant) : [];
+    const conflict = others && claimConflict(claimOf(obj, tenant), claims);
     if (conflict) stop('stall', conflict.reason, conflict.message);
   }
 
   const client = world.controlPlane(credentials);
-  const observed = await observe(client, obj, status, tenant, !!kube, notes);
+  const observed = await observe(
+    client,
+    obj,
+    status,
+    { tenant, knowsStatus: !!kube, claims, now: new Date() },
+    notes,
+  );
   const decision = decide({ desired: desired.request, observed, digests, applied: status });
   switch (decision.action) {
     case 'create':
@@ -166,77 +178,68 @@ async function plan(input: InputObject, namespace: string, world: PlanWorld, not
   }
 }
 
-/** The deployment the controller would take as this object's (its observe step), read-only. */
+/**
+ * The deployment the controller would take as this object's: its observe step's own verdict
+ * (reconcile/ownership.ts), fed with read-only reads.
+ */
 async function observe(
   client: ReturnType<PlanWorld['controlPlane']>,
   obj: { metadata: { annotations?: Record<string, string> }; spec: Spec },
   status: AgentDeploymentStatus,
-  tenant: string,
-  knowsStatus: boolean,
+  context: { tenant: string; knowsStatus: boolean; claims: readonly Claim[]; now: Date },
   notes: string[],
 ): Promise<Deployment | undefined> {
   const name = deploymentNameOf(obj as Parameters<typeof deploymentNameOf>[0]);
-  const adopt = obj.metadata.annotations?.[Annotation.AdoptDeploymentId];
-  const get = async (id: string) => {
+  const readById = async (id: string): Promise<ReadById> => {
     try {
       return await client.getDeployment(id);
     } catch (err) {
-      if (err instanceof NotFoundError) return undefined;
+      if (err instanceof NotFoundError) return 'missing';
       throw err;
     }
   };
-  if (status.deploymentId) {
-    const found = await get(status.deploymentId);
-    if (found) return found;
-    if (status.credentialsDigest && status.credentialsDigest !== tenant) {
-      stop(
-        'stall',
-        'CredentialsChanged',
-        `deployment ${status.deploymentId} is not found with the credentials the object names now, which reach another tenant than those it was recorded with`,
-      );
+  const known: OwnershipFacts = {
+    name,
+    recordedId: status.deploymentId,
+    recordedTenant: status.credentialsDigest,
+    pendingSince: status.createPendingSince,
+    adoptId: obj.metadata.annotations?.[Annotation.AdoptDeploymentId],
+    tenant: context.tenant,
+    claimedBy: (id) =>
+      context.claims.find((c) => c.tenant === context.tenant && (c.deploymentId === id || c.adoptId === id))
+        ?.key,
+    statusKnown: context.knowsStatus,
+    now: context.now,
+    revisionPollMs: REVISION_POLL_MIN_MS,
+  };
+  for (;;) {
+    const verdict = ownership(known);
+    switch (verdict.kind) {
+      case 'read':
+        if (verdict.read === 'recorded') known.recorded = await readById(known.recordedId as string);
+        else if (verdict.read === 'adopted') known.adopted = await readById(known.adoptId as string);
+        else {
+          const named = await client.findDeploymentsByName(name);
+          known.byName = {
+            live: named.find((d) => !isDeleting(d.status)),
+            deleting: named.find((d) => isDeleting(d.status)),
+          };
+        }
+        continue;
+      case 'forget':
+        notes.push(verdict.message);
+        known.recordedId = undefined;
+        continue;
+      case 'owned':
+        if (verdict.how === 'assumed') notes.push(`no cluster: ${verdict.message}`);
+        return verdict.deployment;
+      case 'none':
+        return undefined;
+      case 'stall':
+      case 'wait':
+        return stop(verdict.kind, verdict.reason, verdict.message);
     }
-    notes.push(`the recorded deployment ${status.deploymentId} is gone: it is created again`);
-    return undefined;
   }
-  if (adopt) {
-    const found = await get(adopt);
-    if (!found)
-      stop(
-        'stall',
-        'AdoptionFailed',
-        `annotation ${Annotation.AdoptDeploymentId} names ${adopt}, which does not exist`,
-      );
-    if (found && found.name !== name) {
-      stop(
-        'stall',
-        'AdoptionFailed',
-        `annotation ${Annotation.AdoptDeploymentId} names ${adopt}, whose name is ${found.name}, not ${name}`,
-      );
-    }
-    return found;
-  }
-  const named = await client.findDeploymentsByName(name);
-  const live = named.find((d) => !isDeleting(d.status));
-  if (live && !knowsStatus) {
-    notes.push(
-      `no cluster: deployment ${live.id} of this name is taken as this object's (its status is unknown)`,
-    );
-    return live;
-  }
-  if (live) {
-    stop(
-      'stall',
-      'NameConflict',
-      `deployment ${live.id} named ${name} exists and this object does not own it: nothing would be sent (annotation ${Annotation.AdoptDeploymentId}: ${live.id} adopts it)`,
-    );
-  }
-  if (named.length > 0)
-    stop(
-      'wait',
-      'WaitingForName',
-      `the platform is deleting deployment ${named[0]?.id} of the name ${name}: it is created once that is gone`,
-    );
-  return undefined;
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../../controlplane/errors.ts';
-import { isDeleting, revisionAgeMs, revisionPollDelayMs } from '../../controlplane/progress.ts';
+import { isDeleting } from '../../controlplane/progress.ts';
 import type {
   Deployment,
   DeploymentCreateRequest,
@@ -24,8 +24,16 @@ import type {
 } from '../../controlplane/schemas.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { deletedElsewhere } from '../../reconcile/decide.ts';
+import { judgeFound } from '../../reconcile/guard.ts';
+import {
+  credentialsChangedMessage,
+  nameVerdict,
+  type OwnershipFacts,
+  type OwnershipVerdict,
+  ownership,
+  type ReadById,
+} from '../../reconcile/ownership.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
-import { judgeFound } from './guard.ts';
 import { forgetDeployment } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
@@ -125,22 +133,41 @@ export function externalDeployment(
     };
   };
 
-  /** A name held by a deployment the platform is deleting: wait, do not stall. */
-  const waitForName = (holder: Deployment): never => {
-    throw new Wait(
-      'WaitingForName',
-      `the name ${deploymentName} is still held by deployment ${holder.id}, which the platform is deleting (${holder.status}); it is created once the name is free`,
-      revisionPollDelayMs(revisionAgeMs(holder.updated_at, deps.now().getTime()), deps.revisionPollMs),
-    );
-  };
+  /** The facts the ownership verdict reads; `read` fills in what it asks for. */
+  const facts = (): OwnershipFacts => ({
+    name: deploymentName,
+    recordedId: status.deploymentId,
+    recordedTenant: status.credentialsDigest,
+    pendingSince: status.createPendingSince,
+    adoptId: obj.metadata.annotations?.[Annotation.AdoptDeploymentId],
+    tenant,
+    claimedBy,
+    statusKnown: true,
+    now: deps.now(),
+    revisionPollMs: deps.revisionPollMs,
+  });
 
-  /** A live deployment of this object's name: its own when the create guard's evidence says so. */
-  const takeIfMadeHere = (found: Deployment, pendingSince: string | undefined): Deployment => {
-    const verdict = judgeFound({ found, pendingSince, claimedBy: claimedBy(found.id) });
-    if (!verdict.take) throw new Stall(verdict.reason, verdict.message);
-    own(found);
-    note(EventReason.Found, verdict.message);
-    return found;
+  /** Acts on a final verdict: records what this object owns, or ends the pass with why not. */
+  const act = (verdict: Exclude<OwnershipVerdict, { kind: 'read' } | { kind: 'forget' }>) => {
+    switch (verdict.kind) {
+      case 'owned': {
+        const { deployment, how, message } = verdict;
+        if (how === 'recorded') {
+          // A record from before digests were kept: the deployment answers, so these are its credentials.
+          if (!status.credentialsDigest && tenant) status.credentialsDigest = tenant;
+          return deployment;
+        }
+        own(deployment);
+        if (message) note(how === 'adopted' ? EventReason.Adopted : EventReason.Found, message);
+        return deployment;
+      }
+      case 'none':
+        return undefined;
+      case 'stall':
+        throw new Stall(verdict.reason, verdict.message);
+      case 'wait':
+        throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
+    }
   };
 
   /**
@@ -170,79 +197,45 @@ export function externalDeployment(
     );
   };
 
-  /** The recorded deployment missing under credentials other than those it was recorded with. */
-  const credentialsChanged = (id: string, doing: string): Stall =>
-    new Stall(
-      'CredentialsChanged',
-      `deployment ${id} was created or adopted under other credentials (tenant and base URL digest ${status.credentialsDigest}, now ${tenant}) and the current ones do not find it, so ${doing}. Restore the credentials it was recorded with (spec.credentialsSecretRef, its tenantId and baseUrl); to leave it and start over under the current ones, delete this object with spec.deletionPolicy Orphan and create it again`,
-    );
   const credentialsDiffer = () =>
     status.credentialsDigest !== undefined && tenant !== undefined && status.credentialsDigest !== tenant;
 
-  const observeRecorded = async (id: string): Promise<Deployment | undefined> => {
-    const cached = observer.fresh(identity, id);
-    if (cached) return cached;
+  /** A GET by id as the verdict reads it: 404 is 'missing'. */
+  const readById = async (id: string): Promise<ReadById> => {
     try {
       return await read(id);
     } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-      observer.forget(identity, id);
-      if (credentialsDiffer()) throw credentialsChanged(id, 'nothing is created in its place');
-      note(
-        EventReason.DeploymentMissing,
-        `deployment ${id} no longer exists on the control plane; creating it again`,
-        'Warning',
-      );
-      forgetDeployment(status);
-      return undefined;
+      if (err instanceof NotFoundError) return 'missing';
+      throw err;
     }
-  };
-
-  const adopt = async (id: string): Promise<Deployment> => {
-    let found: Deployment;
-    try {
-      found = await read(id);
-    } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-      throw new Stall(
-        'AdoptionFailed',
-        `annotation ${Annotation.AdoptDeploymentId} names ${id}, which does not exist`,
-      );
-    }
-    if (found.name !== deploymentName) {
-      // Its name is what the object would claim: one of another name is not this object's to take.
-      throw new Stall(
-        'AdoptionFailed',
-        `annotation ${Annotation.AdoptDeploymentId} names ${id}, whose name is ${found.name}, not ${deploymentName} (spec.name, or metadata.name): set spec.name to ${found.name} in a new object to adopt it`,
-      );
-    }
-    own(found);
-    note(EventReason.Adopted, `adopted deployment ${found.id} (${found.name})`);
-    return found;
   };
 
   return {
     async observe() {
-      const adoptId = obj.metadata.annotations?.[Annotation.AdoptDeploymentId];
-      if (status.deploymentId) {
-        if (adoptId && adoptId !== status.deploymentId) {
-          throw new Stall(
-            'AdoptionConflict',
-            `annotation ${Annotation.AdoptDeploymentId} names ${adoptId} but this object manages ${status.deploymentId}`,
-          );
+      const known = facts();
+      for (;;) {
+        const verdict = ownership(known);
+        switch (verdict.kind) {
+          case 'read':
+            if (verdict.read === 'recorded') {
+              const id = known.recordedId as string;
+              known.recorded = observer.fresh(identity, id) ?? (await readById(id));
+              if (known.recorded === 'missing') observer.forget(identity, id);
+            } else if (verdict.read === 'adopted') {
+              known.adopted = await readById(known.adoptId as string);
+            } else {
+              known.byName = await lookup();
+            }
+            continue;
+          case 'forget':
+            note(EventReason.DeploymentMissing, verdict.message, 'Warning');
+            forgetDeployment(status);
+            known.recordedId = undefined;
+            continue;
+          default:
+            return act(verdict);
         }
-        const recorded = await observeRecorded(status.deploymentId);
-        // A record from before digests were kept: the deployment answers, so these are its credentials.
-        if (recorded && !status.credentialsDigest && tenant) status.credentialsDigest = tenant;
-        if (recorded) return recorded;
-      } else if (adoptId) {
-        return adopt(adoptId);
       }
-      // Nothing owned: a live deployment of this name is someone else's, unless the guard proves otherwise.
-      const { live, deleting } = await lookup();
-      if (live) return takeIfMadeHere(live, status.createPendingSince);
-      if (deleting) waitForName(deleting);
-      return undefined;
     },
 
     async create(request, persist) {
@@ -268,10 +261,12 @@ export function externalDeployment(
         if (fresh) delete status.createPendingSince;
         if (err instanceof BadRequestError) {
           // The name may have been taken since the lookup: by someone else, or by that earlier POST.
-          const { live, deleting } = await lookup();
-          if (live) return takeIfMadeHere(live, fresh ? undefined : pendingSince);
-          if (deleting) waitForName(deleting);
-          throw new Stall('Rejected', err.message);
+          const verdict = nameVerdict(await lookup(), {
+            ...facts(),
+            pendingSince: fresh ? undefined : pendingSince,
+          });
+          if (verdict.kind === 'none') throw new Stall('Rejected', err.message);
+          return act(verdict) as Deployment;
         }
         throw err;
       }
@@ -310,7 +305,17 @@ export function externalDeployment(
       const remaining: Deployment[] = [];
       for (const id of ids) {
         const before = await getIfExists(id);
-        if (!before && credentialsDiffer()) throw credentialsChanged(id, 'it cannot be deleted from here');
+        if (!before && credentialsDiffer()) {
+          throw new Stall(
+            'CredentialsChanged',
+            credentialsChangedMessage(
+              id,
+              status.credentialsDigest as string,
+              tenant as string,
+              'it cannot be deleted from here',
+            ),
+          );
+        }
         if (!before) continue;
         if (!isDeleting(before.status)) {
           try {

@@ -5,8 +5,8 @@
  * created at or after that time, and no other object claims it. Anything else is someone else's, or
  * unknown: the object writes nothing and says what to check. Never a guess.
  */
-import { Annotation } from '../../api/names.ts';
-import type { Deployment } from '../../controlplane/schemas.ts';
+import { Annotation } from '../api/names.ts';
+import type { Deployment } from '../controlplane/schemas.ts';
 
 export type FoundVerdict =
   | { take: true; message: string }
