@@ -121,8 +121,8 @@ describe('kubectl agd plan, without a cluster', () => {
   });
 
   it.each<[string, string[], string]>([
-    ['no command', [], 'the command is "plan"'],
-    ['another command', ['apply'], 'the command is "plan"'],
+    ['no command', [], 'the commands are "plan" and "import"'],
+    ['another command', ['apply'], 'the commands are "plan" and "import"'],
     ['an unknown flag', ['plan', '--bogus'], "Unknown option '--bogus'"],
     [
       'an unknown format',
