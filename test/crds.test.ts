@@ -106,6 +106,13 @@ describe('valid variations', () => {
       (o) => Object.assign(at(o, 'sourceRevisionConfig'), { repoRef: 'refs/tags/v1' }),
     ],
     [
+      'observe-only',
+      externalImage,
+      (o) => {
+        o.spec.managementPolicies = ['Observe'];
+      },
+    ],
+    [
       'an env var with an empty value and valueFrom',
       externalImage,
       (o) => {
@@ -145,6 +152,22 @@ const invalid: [string, () => Obj, Mutate, string][] = [
       o.spec.deletionPolicy = 'Keep';
     },
     'spec.deletionPolicy: Unsupported value: "Keep"',
+  ],
+  [
+    'managementPolicies other than ["*"] or ["Observe"]',
+    repoHost,
+    (o) => {
+      o.spec.managementPolicies = ['Observe', '*'];
+    },
+    'spec.managementPolicies must be ["*"] (full management, the default) or ["Observe"] (observe-only)',
+  ],
+  [
+    'an unknown management action',
+    repoHost,
+    (o) => {
+      o.spec.managementPolicies = ['Create'];
+    },
+    'spec.managementPolicies[0]: Unsupported value: "Create"',
   ],
   [
     'progressDeadline that is not a duration',

@@ -12,8 +12,9 @@ import type { Deployment, DeploymentCreateRequest } from '../controlplane/schema
 import { tenantDigest } from '../controlplane/tenant.ts';
 import { valueAt } from '../lib/paths.ts';
 import { type Claim, claimConflict, claimOf, deploymentNameOf } from '../reconcile/claims.ts';
-import { decide } from '../reconcile/decide.ts';
+import { type Decision, decide } from '../reconcile/decide.ts';
 import { desiredDeployment } from '../reconcile/desired.ts';
+import { driftMessage, isObserveOnly, observeVerdict } from '../reconcile/management.ts';
 import { Wait } from '../runtime/outcome.ts';
 import { referencedSecretNames } from '../translate/secrets.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
@@ -136,8 +137,10 @@ async function plan(input: InputObject, namespace: string, world: PlanWorld, not
   }
 
   const client = world.controlPlane(credentials);
-  const observed = await observe(client, obj, status, tenant, !!kube, notes);
+  const observeOnly = isObserveOnly(spec);
+  const observed = await observe(client, obj, status, tenant, !!kube, observeOnly, notes);
   const decision = decide({ desired: desired.request, observed, digests, applied: status });
+  if (observeOnly) return observeOnlyEntry(decision, desired.request, observed);
   switch (decision.action) {
     case 'create':
       return {
@@ -178,6 +181,7 @@ async function observe(
   status: AgentDeploymentStatus,
   tenant: string,
   knowsStatus: boolean,
+  observeOnly: boolean,
   notes: string[],
 ): Promise<Deployment | undefined> {
   const name = deploymentNameOf(obj as Parameters<typeof deploymentNameOf>[0]);
@@ -222,6 +226,8 @@ async function observe(
   }
   const named = await client.findDeploymentsByName(name);
   const live = named.find((d) => !isDeleting(d.status));
+  // Observe-only watches the deployment of its name without owning it.
+  if (live && observeOnly) return live;
   if (live && !knowsStatus) {
     notes.push(
       `no cluster: deployment ${live.id} of this name is taken as this object's (its status is unknown)`,
@@ -242,6 +248,42 @@ async function observe(
       `the platform is deleting deployment ${named[0]?.id} of the name ${name}: it is created once that is gone`,
     );
   return undefined;
+}
+
+/** What an observe-only object would report: it sends nothing, whatever differs. */
+function observeOnlyEntry(
+  decision: Decision,
+  desired: DeploymentCreateRequest,
+  observed: Deployment | undefined,
+): Omit<PlanEntry, 'kind' | 'namespace' | 'name' | 'notes'> {
+  const verdict = observeVerdict(decision);
+  const base = { observeOnly: true, ...(observed ? { deploymentId: observed.id } : {}) };
+  if (verdict.kind === 'notFound' || !observed) {
+    return {
+      ...base,
+      action: 'wait',
+      reason: 'NotFound',
+      message: `observe-only: no deployment named ${desired.name} to observe; nothing is created`,
+    };
+  }
+  if (verdict.kind === 'deleting')
+    return { ...base, action: 'wait', reason: 'Deleting', message: verdict.message };
+  if (verdict.drift.length === 0) {
+    return {
+      ...base,
+      action: 'none',
+      message: `observe-only: deployment ${observed.id} matches; nothing is sent`,
+    };
+  }
+  const fields =
+    decision.action === 'patch' ? decision.changed : decision.action === 'stall' ? decision.fields : [];
+  return {
+    ...base,
+    action: 'stall',
+    reason: 'DriftDetected',
+    message: driftMessage(observed.id, verdict.drift),
+    changes: fields.map((field) => change(field, desired, observed)),
+  };
 }
 
 /**
