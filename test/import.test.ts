@@ -277,6 +277,24 @@ describe('import, apply, reconcile: nothing is sent', () => {
     for (const name of ['ci-rev-research', 'ci-rev-support']) await waitReady(h, name);
   });
 
+  it('a deployment the operator cannot express: named on standard error, no file written at all', {
+    timeout: 60_000,
+  }, async () => {
+    const odd = imageDeployment('ci-odd-misspelt');
+    const sidecar = odd.source_config.resource_spec?.sidecars?.[0] as Record<string, unknown>;
+    // Free-form to the platform, a typed core/v1 SecurityContext to the CRD: the misspelt field has no place.
+    sidecar.securityContext = { runAsNonroot: true };
+    await createAsCi([odd, plainDeployment('ci-odd-fine')]);
+    const dir = mkdtempSync(join(tmpdir(), 'agd-import-'));
+    const { code, stderr } = await runImport(['--name-contains', 'ci-odd-', '--output-dir', dir]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /\(ci-odd-misspelt\): not written, the operator cannot express it exactly: spec\.sourceConfig\.resourceSpec\.sidecars\[0\]\.securityContext\.runAsNonroot has no place/,
+    );
+    expect(stderr).toMatch(/nothing written to/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('bad input: a filter that matches nothing, credentials that cannot list: exit 1, nothing written', async () => {
     const none = await runImport(['--name-contains', 'no-such-deployment']);
     expect(none.code).toBe(1);
