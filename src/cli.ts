@@ -171,7 +171,10 @@ async function runImportCli(io: CliIo): Promise<number> {
     try {
       credentials = resolveCredentials(undefined, () => undefined, credentialsPolicy(given));
     } catch (err) {
-      throw new ImportUsageError(err instanceof Error ? err.message : String(err));
+      const why = err instanceof Error ? err.message : String(err);
+      throw new ImportUsageError(
+        `the credentials (--control-plane-url or CONTROL_PLANE_URL, and the key): ${why}`,
+      );
     }
     client = new ControlPlaneClient({ credentials });
     return await runImport(options, credentials, client, io);
