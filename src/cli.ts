@@ -12,6 +12,7 @@ import { type Credentials, credentialsKey } from './controlplane/credentials.ts'
  * problem (an object refused or that would stall, or a failed read).
  */
 import { credentialsPolicy, resolveCredentials } from './controlplane/resolve-credentials.ts';
+import { clusterCheck } from './import/cluster.ts';
 import { IMPORT_USAGE, ImportUsageError, parseImportArgs, runImport } from './import/command.ts';
 import type { KubeAccess } from './kube/access.ts';
 import { exitCodeOf, formatPlan, OUTPUT_FORMATS, type OutputFormat } from './plan/format.ts';
@@ -176,8 +177,9 @@ async function runImportCli(io: CliIo): Promise<number> {
         `the credentials (--control-plane-url or CONTROL_PLANE_URL, and the key): ${why}`,
       );
     }
+    const access = options.cluster ? (io.kubeAccess ?? (() => loadKubeAccess(io.env)))() : undefined;
     client = new ControlPlaneClient({ credentials });
-    return await runImport(options, credentials, client, io);
+    return await runImport(options, credentials, client, io, access && clusterCheck(kubePlanReads(access)));
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     io.stderr(`kubectl-agd import: ${message}${err instanceof ImportUsageError ? ' (see --help)' : ''}\n`);

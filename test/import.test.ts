@@ -134,6 +134,8 @@ async function runImport(args: string[]) {
     stdout: (t) => (stdout += t),
     stderr: (t) => (stderr += t),
     isTty: false,
+    // Each object is checked with the run's API server (a server-side dry run), as with a kubeconfig.
+    kubeAccess: () => h.access,
   });
   return { code, stdout, stderr };
 }
@@ -295,6 +297,33 @@ describe('import, apply, reconcile: nothing is sent', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('the API server refuses an object (its transition rules): named, not written', {
+    timeout: 60_000,
+  }, async () => {
+    // An object of that name exists already (observe-only: it sends nothing), of another source, which
+    // is immutable.
+    const clashing = {
+      apiVersion: 'deploy.agents.dev/v1alpha1',
+      kind: 'AgentDeployment',
+      metadata: { name: 'ci-dry-clash', namespace: h.ns },
+      spec: {
+        source: 'external_image',
+        managementPolicies: ['Observe'],
+        sourceRevisionConfig: { imageUri: 'registry.example.com/plain:1' },
+      },
+    };
+    const applied = await kubectl(['apply', '--server-side', '-f', '-'], { input: JSON.stringify(clashing) });
+    expect(applied.code, applied.stderr).toBe(0);
+    await createAsCi([repoDeployment('ci-dry-clash')]);
+    const { code, stdout, stderr } = await runImport(['--name-contains', 'ci-dry-clash']);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(
+      /\(ci-dry-clash\): not written.*the API server refuses it: .*spec\.source is immutable/,
+    );
+    expect(stderr).toMatch(/an AgentDeployment .*\/ci-dry-clash exists already/);
+  });
+
   it('bad input: a filter that matches nothing, credentials that cannot list: exit 1, nothing written', async () => {
     const none = await runImport(['--name-contains', 'no-such-deployment']);
     expect(none.code).toBe(1);
@@ -309,6 +338,7 @@ describe('import, apply, reconcile: nothing is sent', () => {
       stdout: () => undefined,
       stderr: (t) => (stderr += t),
       isTty: false,
+      kubeAccess: () => h.access,
     });
     expect(code).toBe(1);
     expect(stderr).toMatch(/cannot list deployments/);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import type { Deployment } from '../controlplane/schemas.ts';
+import type { ClusterCheck } from './cluster.ts';
 import { type ImportOptions, parseImportArgs, runImport } from './command.ts';
 
 const deployment = (name: string, id: string, change: Partial<Deployment> = {}): Deployment => ({
@@ -30,7 +31,7 @@ const BROKEN = deployment('broken', 'c0000000-0000-4000-8000-000000000003', {
   source_config: { resource_spec: { orchestrator_cpu: 1 } },
 });
 
-async function run(argv: string[], listed: Deployment[] | Error) {
+async function run(argv: string[], listed: Deployment[] | Error, check?: ClusterCheck) {
   const options = parseImportArgs(argv) as ImportOptions;
   let stdout = '';
   let stderr = '';
@@ -44,10 +45,8 @@ async function run(argv: string[], listed: Deployment[] | Error) {
       );
     },
   };
-  const code = await runImport(options, { baseUrl: 'http://cp.test', apiKey: 'k' }, client, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-  });
+  const io = { stdout: (t: string) => (stdout += t), stderr: (t: string) => (stderr += t) };
+  const code = await runImport(options, { baseUrl: 'http://cp.test', apiKey: 'k' }, client, io, check);
   return { code, stdout, stderr };
 }
 
@@ -132,6 +131,28 @@ describe('runImport', () => {
       'AgentDeployment',
     ]);
     expect(existsSync(join(dir, 'broken.yaml'))).toBe(false);
+  });
+
+  it('the cluster check: a refusal leaves the object out, a note is said, a failed check writes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agd-import-'));
+    const refuses: ClusterCheck = async (obj) =>
+      obj.metadata.name === 'beta'
+        ? { refusal: 'the API server refuses it: spec.source is immutable', note: 'beta exists already' }
+        : {};
+    const refused = await run(['--all', '--output-dir', dir], [ALPHA, BETA], refuses);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/\(beta\): beta exists already/);
+    expect(refused.stderr).toMatch(/\(beta\): not written.*spec\.source is immutable/);
+    expect(readdirSync(dir)).toEqual([]);
+
+    const unreachable: ClusterCheck = async () => {
+      throw new Error('connect ECONNREFUSED');
+    };
+    const failed = await run(['--all'], [ALPHA], unreachable);
+    expect(failed).toMatchObject({ code: 1, stdout: '' });
+    expect(failed.stderr).toMatch(
+      /cannot check deployment .* with the cluster \(connect ECONNREFUSED\).*--no-cluster/,
+    );
   });
 
   it('two deployments that would be the same object: both named, neither written', async () => {

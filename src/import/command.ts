@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { ControlPlaneClient } from '../controlplane/client.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
 import type { Deployment } from '../controlplane/schemas.ts';
+import type { ClusterCheck } from './cluster.ts';
 import { expressibilityProblems } from './expressible.ts';
 import { type Imported, importDeployment } from './manifests.ts';
 import { objectYaml, writeAll } from './output.ts';
@@ -30,6 +31,8 @@ Options:
       --control-plane-url URL  the control plane (or CONTROL_PLANE_URL)
       --api-key-file PATH      a file holding the API key (or CONTROL_PLANE_API_KEY;
                                CONTROL_PLANE_BEARER_TOKEN and CONTROL_PLANE_TENANT_ID are read too)
+      --no-cluster             do not check the objects with the cluster (by default each is checked
+                               with a server-side dry run through the kubeconfig, as kubectl finds it)
   -h, --help                   this text
 
 Exit code: 0 every object written, 1 a problem (no match, a failed listing, an object not expressible).
@@ -45,6 +48,8 @@ export interface ImportOptions {
   outputDir: string | undefined;
   controlPlaneUrl: string | undefined;
   apiKeyFile: string | undefined;
+  /** Check each object with a server-side dry run (the default). */
+  cluster: boolean;
 }
 
 export function parseImportArgs(argv: readonly string[]): ImportOptions | 'help' {
@@ -61,6 +66,7 @@ export function parseImportArgs(argv: readonly string[]): ImportOptions | 'help'
         'output-dir': { type: 'string' },
         'control-plane-url': { type: 'string' },
         'api-key-file': { type: 'string' },
+        'no-cluster': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -91,6 +97,7 @@ export function parseImportArgs(argv: readonly string[]): ImportOptions | 'help'
     outputDir: values['output-dir'],
     controlPlaneUrl: values['control-plane-url'],
     apiKeyFile: values['api-key-file'],
+    cluster: !values['no-cluster'],
   };
 }
 
@@ -143,12 +150,32 @@ function collisions(objects: readonly Imported[]): Map<Imported, string> {
   return out;
 }
 
-/** Runs an import with a client for the given credentials; resolves with the exit code. */
+/** The problems of one object: offline first, then the cluster's dry run (when there is a cluster). */
+async function problemsOf(o: Imported, check: ClusterCheck | undefined, io: ImportIo, label: string) {
+  const problems = expressibilityProblems(o);
+  if (problems.length > 0 || !check) return problems;
+  let verdict: Awaited<ReturnType<ClusterCheck>>;
+  try {
+    verdict = await check(o.agentDeployment);
+  } catch (err) {
+    throw new Error(
+      `cannot check ${label} with the cluster (${err instanceof Error ? err.message : String(err)}): fix the kubeconfig or the namespace, or give --no-cluster; nothing was written`,
+    );
+  }
+  if (verdict.note) io.stderr(`kubectl-agd import: ${label}: ${verdict.note}\n`);
+  return verdict.refusal ? [verdict.refusal] : [];
+}
+
+/**
+ * Runs an import with a client for the given credentials (and a check of each object with the cluster,
+ * unless there is none); resolves with the exit code.
+ */
 export async function runImport(
   options: ImportOptions,
   credentials: Credentials,
   client: Lister,
   io: ImportIo,
+  check?: ClusterCheck,
 ): Promise<number> {
   let deployments: Deployment[];
   try {
@@ -165,7 +192,13 @@ export async function runImport(
   for (const o of objects) {
     const label = `deployment ${o.deployment.id} (${o.deployment.name})`;
     const clash = clashes.get(o);
-    const problems = clash ? [clash] : expressibilityProblems(o);
+    let problems: string[];
+    try {
+      problems = clash ? [clash] : await problemsOf(o, check, io, label);
+    } catch (err) {
+      io.stderr(`kubectl-agd import: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
     if (problems.length > 0) {
       io.stderr(
         `kubectl-agd import: ${label}: not written, the operator cannot express it exactly: ${problems.join('; ')}\n`,
