@@ -883,13 +883,16 @@ const rows: Row[] = [
     },
   },
   {
-    name: 'observe-only, no deployment of the name: NotFound, nothing created',
-    given: () => world(agent({ managementPolicies: ['Observe'] })),
+    name: 'observe-only, no deployment of the name: NotFound, nothing created, no verification',
+    given: () => world(agent({ managementPolicies: ['Observe'], verification: { assistantId: 'agent' } })),
     calls: ['list'],
     conditions: ['Ready=False/NotFound', 'Reconciling=True/NotFound'],
     events: ['Warning/NotFound'],
     statusWrites: 1,
-    also: () => expect(sim.deployments()).toEqual([]),
+    also: (w) => {
+      expect(sim.deployments()).toEqual([]);
+      expect(condition(w, 'Verified')).toBeUndefined();
+    },
   },
   {
     name: 'observe-only, a failed revision with spec.retry: Stalled RevisionFailed, no redeploy',
