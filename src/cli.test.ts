@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, USAGE } from './cli.ts';
+import { IMPORT_USAGE } from './import/command.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from './simulator/index.ts';
 
 const SECRET_VALUE = 'sk-very-secret-value-7f3a';
@@ -148,8 +149,8 @@ describe('kubectl agd plan, without a cluster', () => {
   });
 
   it.each<[string, string[], string]>([
-    ['no command', [], 'the command is "plan"'],
-    ['another command', ['apply'], 'the command is "plan"'],
+    ['no command', [], 'the commands are "plan" and "import"'],
+    ['another command', ['apply'], 'the commands are "plan" and "import"'],
     ['an unknown flag', ['plan', '--bogus'], "Unknown option '--bogus'"],
     [
       'an unknown format',
@@ -202,6 +203,29 @@ describe('kubectl agd plan, without a cluster', () => {
 
   it('--help prints the usage, exit 0', async () => {
     expect(await run(['--help'])).toMatchObject({ code: 0, stdout: USAGE });
+    expect(await run(['import', '--help'])).toMatchObject({ code: 0, stdout: IMPORT_USAGE });
+  });
+
+  it.each<[string, string[], NodeJS.ProcessEnv, string]>([
+    [
+      'no control plane',
+      ['import', '--all'],
+      {},
+      'no control plane: give --control-plane-url or set CONTROL_PLANE_URL',
+    ],
+    ['no filter', ['import'], { CONTROL_PLANE_URL: 'http://127.0.0.1:1' }, 'give exactly one of --all'],
+    [
+      'a URL that is not one',
+      ['import', '--all', '--control-plane-url', 'not a url'],
+      { CONTROL_PLANE_API_KEY: 'k' },
+      'the credentials (--control-plane-url or CONTROL_PLANE_URL, and the key): Invalid URL',
+    ],
+  ])('import, bad usage (%s): one line on stderr, exit 1', async (_, argv, env, message) => {
+    const { code, stdout, stderr } = await run(argv, { env });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(message);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it('runs as a program (the kubectl plugin entry), with the exit code', async () => {

@@ -5,12 +5,16 @@ import { type ControlPlaneAllowList, controlPlaneAllowList } from './controlplan
 import { ControlPlaneClient } from './controlplane/client.ts';
 import { type Credentials, credentialsKey } from './controlplane/credentials.ts';
 /**
- * kubectl-agd: `kubectl agd plan -f <files|dir|->` says what the controller would do to the platform for
+ * kubectl-agd: `kubectl agd import` writes the YAML of existing deployments (src/import/);
+ * `kubectl agd plan -f <files|dir|->` says what the controller would do to the platform for
  * each AgentDeployment and SandboxTemplate given, before they are applied (README, "Plan in CI"). It
  * only reads: Kubernetes (optional) and the control plane. Exit code: 0 every object known to need
  * nothing, 2 changes, 1 a problem (an object refused or that would stall, a failed read, bad usage), 3
  * incomplete (an object could not be judged, or waits on something first).
  */
+import { credentialsPolicy, resolveCredentials } from './controlplane/resolve-credentials.ts';
+import { clusterCheck } from './import/cluster.ts';
+import { IMPORT_USAGE, ImportUsageError, parseImportArgs, runImport } from './import/command.ts';
 import type { KubeAccess } from './kube/access.ts';
 import { exitCodeOf, formatPlan, OUTPUT_FORMATS, type OutputFormat } from './plan/format.ts';
 import { readInputs } from './plan/inputs.ts';
@@ -21,6 +25,7 @@ import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.
 import { loadKubeAccess } from './startup.ts';
 
 export const USAGE = `Usage: kubectl agd plan -f <file|directory|-> [-f ...] [options]
+       kubectl agd import --help
 
 Says what the controller would do on the control plane for each AgentDeployment and SandboxTemplate
 given: create (the request, secret values shown as "(set)"), patch (field by field, and whether a new
@@ -60,6 +65,22 @@ interface Options {
   digestKey: string | undefined;
 }
 
+/** The controller's credentials as both commands take them: flags first, then the environment. */
+function credentialsFrom(
+  url: string | undefined,
+  keyFile: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Partial<Credentials> {
+  const apiKey = keyFile ? readFileSync(keyFile, 'utf8').trim() : env.CONTROL_PLANE_API_KEY;
+  const baseUrl = url ?? env.CONTROL_PLANE_URL;
+  return {
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(env.CONTROL_PLANE_BEARER_TOKEN ? { bearerToken: env.CONTROL_PLANE_BEARER_TOKEN } : {}),
+    ...(env.CONTROL_PLANE_TENANT_ID ? { tenantId: env.CONTROL_PLANE_TENANT_ID } : {}),
+  };
+}
+
 export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Options | 'help' {
   const parse = () =>
     parseArgs({
@@ -86,7 +107,9 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   if (positionals[0] !== 'plan' || positionals.length > 1) {
-    throw new UsageError(`unknown command ${JSON.stringify(positionals.join(' '))}: the command is "plan"`);
+    throw new UsageError(
+      `unknown command ${JSON.stringify(positionals.join(' '))}: the commands are "plan" and "import"`,
+    );
   }
   const output = values.output as OutputFormat;
   if (!OUTPUT_FORMATS.includes(output)) {
@@ -94,9 +117,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
       `--output ${JSON.stringify(values.output)}: must be one of ${OUTPUT_FORMATS.join(', ')}`,
     );
   }
-  const keyFile = values['api-key-file'];
-  const apiKey = keyFile ? readFileSync(keyFile, 'utf8').trim() : env.CONTROL_PLANE_API_KEY;
-  const baseUrl = values['control-plane-url'] ?? env.CONTROL_PLANE_URL;
+  const credentials = credentialsFrom(values['control-plane-url'], values['api-key-file'], env);
+  const { baseUrl } = credentials;
   let allowedControlPlanes: ControlPlaneAllowList;
   try {
     allowedControlPlanes = controlPlaneAllowList(
@@ -111,12 +133,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
     namespace: values.namespace,
     output,
     cluster: !values['no-cluster'],
-    credentials: {
-      ...(baseUrl ? { baseUrl } : {}),
-      ...(apiKey ? { apiKey } : {}),
-      ...(env.CONTROL_PLANE_BEARER_TOKEN ? { bearerToken: env.CONTROL_PLANE_BEARER_TOKEN } : {}),
-      ...(env.CONTROL_PLANE_TENANT_ID ? { tenantId: env.CONTROL_PLANE_TENANT_ID } : {}),
-    },
+    credentials,
     allowedControlPlanes,
     operatorNamespace: values['operator-namespace'],
     digestKey: env.SECRETS_DIGEST_KEY || undefined,
@@ -143,20 +160,54 @@ export interface CliIo {
   kubeAccess?: () => KubeAccess;
 }
 
-/** The kubeconfig's cluster; without one, the error says how to plan without it. */
+/** The kubeconfig's cluster; without one, the error says how to go on without it. */
 function clusterAccess(io: CliIo): KubeAccess {
   try {
     return (io.kubeAccess ?? (() => loadKubeAccess(io.env)))();
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new Error(
-      `${message}; or plan without a cluster with --no-cluster (objects are then validated offline against the CRDs)`,
+      `${message}; or run without a cluster with --no-cluster (objects are then validated offline against the CRDs)`,
     );
+  }
+}
+
+/** `kubectl agd import ...` (src/import/). */
+async function runImportCli(io: CliIo): Promise<number> {
+  let client: ControlPlaneClient | undefined;
+  try {
+    const options = parseImportArgs(io.argv.slice(1));
+    if (options === 'help') {
+      io.stdout(IMPORT_USAGE);
+      return 0;
+    }
+    const given = credentialsFrom(options.controlPlaneUrl, options.apiKeyFile, io.env);
+    if (!given.baseUrl)
+      throw new ImportUsageError('no control plane: give --control-plane-url or set CONTROL_PLANE_URL');
+    let credentials: Credentials;
+    try {
+      credentials = resolveCredentials(undefined, () => undefined, credentialsPolicy(given));
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new ImportUsageError(
+        `the credentials (--control-plane-url or CONTROL_PLANE_URL, and the key): ${why}`,
+      );
+    }
+    const access = options.cluster ? clusterAccess(io) : undefined;
+    client = new ControlPlaneClient({ credentials });
+    return await runImport(options, credentials, client, io, access && clusterCheck(kubePlanReads(access)));
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    io.stderr(`kubectl-agd import: ${message}${err instanceof ImportUsageError ? ' (see --help)' : ''}\n`);
+    return 1;
+  } finally {
+    await client?.close();
   }
 }
 
 /** Runs the CLI; resolves with the exit code. */
 export async function runCli(io: CliIo): Promise<number> {
+  if (io.argv[0] === 'import') return runImportCli(io);
   let options: ReturnType<typeof parseCli>;
   try {
     options = parseCli(io.argv, io.env);

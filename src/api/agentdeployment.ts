@@ -35,6 +35,14 @@ export type DeploymentType = z.infer<typeof DeploymentType>;
 export const DeletionPolicy = z.enum(['Delete', 'Orphan']);
 export type DeletionPolicy = z.infer<typeof DeletionPolicy>;
 
+/**
+ * Crossplane's management actions, of which the operator implements two policies: `["*"]` (every action:
+ * the default) and `["Observe"]` (observe-only). Kept as Crossplane's list so that more combinations
+ * (say, no Delete) can be added without a new field.
+ */
+export const ManagementAction = z.enum(['*', 'Observe']);
+export type ManagementAction = z.infer<typeof ManagementAction>;
+
 // ---- ResourceSpec ----
 
 function cpuRange(field: string, max: number) {
@@ -502,6 +510,20 @@ export const AgentDeploymentSpec = z
     deletionPolicy: DeletionPolicy.default('Delete').describe(
       'What deleting this object does: Delete (the default) deletes the deployment; Orphan leaves it running.',
     ),
+    managementPolicies: z
+      .array(ManagementAction)
+      .max(2)
+      .meta(
+        cel({
+          rule: "self == ['*'] || self == ['Observe']",
+          message:
+            'spec.managementPolicies must be ["*"] (full management, the default) or ["Observe"] (observe-only)',
+        }),
+      )
+      .optional()
+      .describe(
+        'What the controller may do to the deployment, as Crossplane\'s managementPolicies: ["*"] (the default) creates, patches, redeploys and deletes it; ["Observe"] only observes it (by the adopt annotation, a recorded id, or the deployment name) and reports its status, revision, URL and drift, sending nothing; deleting the object then never deletes the deployment, whatever deletionPolicy says.',
+      ),
     deleteTracingProject: z
       .boolean()
       .optional()
@@ -636,6 +658,13 @@ export const AgentDeploymentStatus = z.object({
     .min(0)
     .optional()
     .describe('Automatic redeploys (spec.retry) made for the current spec; a spec change starts over.'),
+  drift: z
+    .array(z.string().max(256))
+    .max(64)
+    .optional()
+    .describe(
+      'Observe-only (spec.managementPolicies ["Observe"]): the spec fields where the deployment differs from the spec, by path; empty when in sync. Never a value.',
+    ),
   conditions: conditions().optional(),
 });
 export type AgentDeploymentStatus = z.infer<typeof AgentDeploymentStatus>;

@@ -35,7 +35,7 @@ export const CREDENTIALS_IN_USE_FINALIZER = 'deploy.agents.dev/credentials-in-us
 /**
  * Condition types, following kstatus: `Ready` is always present; `Reconciling` and `Stalled` are
  * abnormal-true (present only while true). `Paused` is present while paused; `Verified` only with
- * spec.verification; `Drifted` only on SandboxTemplate.
+ * spec.verification; `Drifted` on SandboxTemplate and on an observe-only AgentDeployment.
  */
 export const ConditionType = {
   Ready: 'Ready',
@@ -145,13 +145,19 @@ export const Reason = {
    * (--agent-server-allowed-hosts): no request is made.
    */
   URLNotAllowed: 'URLNotAllowed',
-  /** SandboxTemplate: no template of that exact name is listed. */
+  /**
+   * SandboxTemplate: no template of that exact name is listed. Observe-only AgentDeployment: no
+   * deployment to observe (nothing is created).
+   */
   NotFound: 'NotFound',
   /** SandboxTemplate: two templates carry that exact name. */
   Ambiguous: 'Ambiguous',
-  /** SandboxTemplate: the observed template differs from the spec (see status.drift). */
+  /**
+   * SandboxTemplate, or an observe-only AgentDeployment: what the platform has differs from the spec
+   * (see status.drift); nothing is sent.
+   */
   DriftDetected: 'DriftDetected',
-  /** SandboxTemplate: the observed template matches the spec. */
+  /** SandboxTemplate, or an observe-only AgentDeployment: what the platform has matches the spec. */
   InSync: 'InSync',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];

@@ -265,6 +265,21 @@ export class ControlPlaneClient {
     });
   }
 
+  /**
+   * Every deployment the filter matches, all pages: a name substring (case-insensitive, the platform's
+   * filter) and/or ids. Used by `kubectl agd import`; the controller never lists a whole tenant.
+   */
+  listAllDeployments(
+    q: Pick<ListDeploymentsQuery, 'nameContains' | 'deploymentIds'> = {},
+    opts: { pageSize?: number } = {},
+  ): Promise<Deployment[]> {
+    const limit = opts.pageSize ?? DEPLOYMENTS_MAX_PAGE;
+    return this.#allPages('listAllDeployments', limit, async (offset, walk) => {
+      const page = await this.listDeployments({ ...q, limit, offset }, walk);
+      return { items: page.resources, offset: page.offset };
+    });
+  }
+
   /** Every deployment whose name is exactly `name` (the listing filter is a substring match). */
   async findDeploymentsByName(name: string, opts: { pageSize?: number } = {}): Promise<Deployment[]> {
     const limit = opts.pageSize ?? DEPLOYMENTS_MAX_PAGE;

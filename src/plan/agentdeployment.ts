@@ -12,8 +12,9 @@ import type { Deployment, DeploymentCreateRequest } from '../controlplane/schema
 import { tenantDigest } from '../controlplane/tenant.ts';
 import { valueAt } from '../lib/paths.ts';
 import { type Claim, claimConflict, claimOf, deploymentNameOf } from '../reconcile/claims.ts';
-import { decide } from '../reconcile/decide.ts';
+import { type Decision, decide } from '../reconcile/decide.ts';
 import { desiredDeployment } from '../reconcile/desired.ts';
+import { driftMessage, isObserveOnly, observeVerdict } from '../reconcile/management.ts';
 import { type OwnershipFacts, ownership, type ReadById } from '../reconcile/ownership.ts';
 import { checkPollInterval, pausedOutcome } from '../runtime/annotations.ts';
 import { Stall, Wait } from '../runtime/outcome.ts';
@@ -137,14 +138,16 @@ async function plan(input: InputObject, namespace: string, world: PlanWorld, not
   }
 
   const client = world.controlPlane(credentials);
+  const observeOnly = isObserveOnly(spec);
   const observed = await observe(
     client,
     obj,
     status,
-    { tenant, knowsStatus: !!kube, claims, now: new Date() },
+    { tenant, knowsStatus: !!kube, claims, now: new Date(), observeOnly },
     notes,
   );
   const decision = decide({ desired: desired.request, observed, digests, applied: status });
+  if (observeOnly) return observeOnlyEntry(decision, desired.request, observed);
   switch (decision.action) {
     case 'create':
       return {
@@ -186,7 +189,13 @@ async function observe(
   client: ReturnType<PlanWorld['controlPlane']>,
   obj: { metadata: { annotations?: Record<string, string> }; spec: Spec },
   status: AgentDeploymentStatus,
-  context: { tenant: string; knowsStatus: boolean; claims: readonly Claim[]; now: Date },
+  context: {
+    tenant: string;
+    knowsStatus: boolean;
+    claims: readonly Claim[];
+    now: Date;
+    observeOnly: boolean;
+  },
   notes: string[],
 ): Promise<Deployment | undefined> {
   const name = deploymentNameOf(obj as Parameters<typeof deploymentNameOf>[0]);
@@ -209,6 +218,7 @@ async function observe(
       context.claims.find((c) => c.tenant === context.tenant && (c.deploymentId === id || c.adoptId === id))
         ?.key,
     statusKnown: context.knowsStatus,
+    observeOnly: context.observeOnly,
     now: context.now,
     revisionPollMs: REVISION_POLL_MIN_MS,
   };
@@ -240,6 +250,42 @@ async function observe(
         return stop(verdict.kind, verdict.reason, verdict.message);
     }
   }
+}
+
+/** What an observe-only object would report: it sends nothing, whatever differs. */
+function observeOnlyEntry(
+  decision: Decision,
+  desired: DeploymentCreateRequest,
+  observed: Deployment | undefined,
+): Omit<PlanEntry, 'kind' | 'namespace' | 'name' | 'notes'> {
+  const verdict = observeVerdict(decision);
+  const base = { observeOnly: true, ...(observed ? { deploymentId: observed.id } : {}) };
+  if (verdict.kind === 'notFound' || !observed) {
+    return {
+      ...base,
+      action: 'wait',
+      reason: 'NotFound',
+      message: `observe-only: no deployment named ${desired.name} to observe; nothing is created`,
+    };
+  }
+  if (verdict.kind === 'deleting')
+    return { ...base, action: 'wait', reason: 'Deleting', message: verdict.message };
+  if (verdict.drift.length === 0) {
+    return {
+      ...base,
+      action: 'none',
+      message: `observe-only: deployment ${observed.id} matches; nothing is sent`,
+    };
+  }
+  const fields =
+    decision.action === 'patch' ? decision.changed : decision.action === 'stall' ? decision.fields : [];
+  return {
+    ...base,
+    action: 'stall',
+    reason: 'DriftDetected',
+    message: driftMessage(observed.id, verdict.drift),
+    changes: fields.map((field) => change(field, desired, observed)),
+  };
 }
 
 /**

@@ -63,6 +63,14 @@ describe('formats', () => {
     expect(formatText(all, true)).toContain('\u001b[32m+ AgentDeployment');
   });
 
+  it('an observe-only object is shown as such, in text and Markdown', () => {
+    const observed = entry('stall', { reason: 'DriftDetected', observeOnly: true });
+    expect(formatText([observed], false)).toContain(
+      '! AgentDeployment team-a/agent-stall: stall (DriftDetected) [observe-only]: stall message',
+    );
+    expect(formatMarkdown([observed])).toContain('| stall (DriftDetected) [observe-only] |');
+  });
+
   it('markdown: a table row per object and a details block per object with details', () => {
     const md = formatMarkdown(all);
     expect(md).toContain(

@@ -52,6 +52,7 @@ export function summaryOf(entries: readonly PlanEntry[]): string {
 
 const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v ?? null));
 const title = (e: PlanEntry) => `${e.kind} ${e.namespace}/${e.name}`;
+const observing = (e: PlanEntry) => (e.observeOnly ? ' [observe-only]' : '');
 const revision = (e: PlanEntry) =>
   isChange(e) ? (e.createsRevision ? ' (new revision)' : ' (no new revision)') : '';
 
@@ -70,7 +71,12 @@ export function formatText(entries: readonly PlanEntry[], colour: boolean): stri
   const out: string[] = [];
   for (const e of entries) {
     const what = e.reason ? `${e.action} (${e.reason})` : e.action;
-    out.push(paint(COLOUR[e.action], `${SYMBOL[e.action]} ${title(e)}: ${what}${revision(e)}: ${e.message}`));
+    out.push(
+      paint(
+        COLOUR[e.action],
+        `${SYMBOL[e.action]} ${title(e)}: ${what}${observing(e)}${revision(e)}: ${e.message}`,
+      ),
+    );
     for (const line of details(e)) out.push(`    ${line}`);
   }
   out.push('', `Plan: ${summaryOf(entries)}.`);
@@ -88,7 +94,7 @@ export function formatMarkdown(entries: readonly PlanEntry[]): string {
     '|---|---|---|---|',
     ...entries.map(
       (e) =>
-        `| ${SYMBOL[e.action]} | \`${title(e)}\` | ${e.action}${e.reason ? ` (${e.reason})` : ''}${revision(e)} | ${cell(e.message)} |`,
+        `| ${SYMBOL[e.action]} | \`${title(e)}\` | ${e.action}${e.reason ? ` (${e.reason})` : ''}${observing(e)}${revision(e)} | ${cell(e.message)} |`,
     ),
   ];
   for (const e of entries) {

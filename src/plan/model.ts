@@ -41,6 +41,8 @@ export interface PlanEntry {
   drift?: { field: string; expected: string; observed: string }[];
   /** What the plan could not know, and so did not check. */
   notes: string[];
+  /** spec.managementPolicies ["Observe"]: the controller only observes (and reports) this object. */
+  observeOnly?: boolean;
 }
 
 /** The control-plane reads a plan makes; it never writes. */

@@ -21,7 +21,13 @@ export type Decision =
       secretsTakenAsCurrent: boolean;
     }
   | { action: 'wait'; reason: 'Deleting'; message: string }
-  | { action: 'stall'; reason: 'ImmutableFieldChanged' | 'SecretsRemovalUnsupported'; message: string };
+  | {
+      action: 'stall';
+      reason: 'ImmutableFieldChanged' | 'SecretsRemovalUnsupported';
+      message: string;
+      /** The request paths that differ and cannot be sent. */
+      fields: string[];
+    };
 
 export interface DecisionInput {
   desired: DeploymentCreateRequest;
@@ -61,6 +67,7 @@ export function decide(input: DecisionInput): Decision {
     return {
       action: 'stall',
       reason: 'ImmutableFieldChanged',
+      fields: drift.immutable.map((d) => d.field),
       message: `the control plane cannot change ${fields.join(', ')}; revert the spec or create a new object`,
     };
   }
@@ -69,6 +76,7 @@ export function decide(input: DecisionInput): Decision {
     return {
       action: 'stall',
       reason: 'SecretsRemovalUnsupported',
+      fields: ['secrets'],
       message: `the spec states no secrets but the deployment still has ${names}: the platform cannot remove every secret (an empty list means "unchanged"), so nothing is sent; keep at least one secret in the spec, or delete the object and create it again`,
     };
   }

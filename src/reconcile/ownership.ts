@@ -11,6 +11,10 @@
  * 3. Otherwise the deployments of the object's name are looked up. A live one is someone else's unless
  *    the create guard's evidence (guard.ts) says this object made it; one the platform is deleting holds
  *    the name (WaitingForName); none: the object owns nothing and creates.
+ *
+ * An observe-only object (spec.managementPolicies ["Observe"]) takes part the same way, except that it
+ * never creates: a recorded deployment gone is nothing to observe (not forgotten), and the deployment of
+ * its name is observed without being owned.
  */
 import { Annotation } from '../api/names.ts';
 import { revisionAgeMs, revisionPollDelayMs } from '../controlplane/progress.ts';
@@ -46,6 +50,8 @@ export interface OwnershipFacts {
    * name is then taken as its own, since nothing says otherwise.
    */
   statusKnown: boolean;
+  /** spec.managementPolicies ["Observe"]: sees, never creates, owns only what it records or adopts. */
+  observeOnly?: boolean;
   now: Date;
   /** The revision poll interval: how soon a name held by a deployment being deleted is looked at again. */
   revisionPollMs: number;
@@ -60,12 +66,13 @@ export type OwnershipVerdict =
   | { kind: 'read'; read: 'recorded' | 'adopted' | 'byName' }
   /**
    * The object's deployment. `how`: its recorded id, an accepted adoption, found by the create guard,
-   * or assumed (a plan that cannot know the object's status). `message` says so, for an event.
+   * assumed (a plan that cannot know the object's status), or observed by name (observe-only: watched,
+   * not owned). `message` says so, for an event.
    */
   | {
       kind: 'owned';
       deployment: Deployment;
-      how: 'recorded' | 'adopted' | 'found' | 'assumed';
+      how: 'recorded' | 'adopted' | 'found' | 'assumed' | 'observed';
       message?: string;
     }
   /** The recorded deployment is gone under the same credentials: forget it, say so, and ask again. */
@@ -107,6 +114,7 @@ export function ownership(f: OwnershipFacts): OwnershipVerdict {
         ),
       };
     }
+    if (f.observeOnly) return { kind: 'none' };
     return {
       kind: 'forget',
       message: `deployment ${f.recordedId} no longer exists on the control plane; creating it again`,
@@ -147,9 +155,16 @@ export function ownership(f: OwnershipFacts): OwnershipVerdict {
  */
 export function nameVerdict(
   lookup: NameLookup,
-  f: Pick<OwnershipFacts, 'name' | 'pendingSince' | 'claimedBy' | 'statusKnown' | 'now' | 'revisionPollMs'>,
+  f: Pick<
+    OwnershipFacts,
+    'name' | 'pendingSince' | 'claimedBy' | 'statusKnown' | 'observeOnly' | 'now' | 'revisionPollMs'
+  >,
 ): Exclude<OwnershipVerdict, { kind: 'read' } | { kind: 'forget' }> {
   const { live, deleting } = lookup;
+  if (f.observeOnly) {
+    const seen = live ?? deleting;
+    return seen ? { kind: 'owned', deployment: seen, how: 'observed' } : { kind: 'none' };
+  }
   if (live && !f.statusKnown) {
     return {
       kind: 'owned',

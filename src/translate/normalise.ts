@@ -48,6 +48,9 @@ const DERIVATIONS: readonly Derivation[] = [
   { field: 'db_memory_limit_mb', base: 'db_memory_mb', derive: twice },
 ];
 
+/** The fields the platform derives from another when unset, last derived first (import leaves them out). */
+export const DERIVED_FIELDS: readonly (keyof ResourceSpec)[] = DERIVATIONS.map((d) => d.field).reverse();
+
 const CONTAINER_LISTS = ['init_containers', 'sidecars'] as const;
 
 function isEmpty(value: unknown): boolean {

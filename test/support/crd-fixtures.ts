@@ -42,6 +42,13 @@ export const VALID_VARIATIONS: [string, () => Obj, Mutate][] = [
   ['integer cpu values', externalImage, (o) => Object.assign(rs(o), { cpu: 8, cpuLimit: 16, queueCpu: 0.1 })],
   ['a branch with buildOnPush', repoHost, (o) => Object.assign(at(o, 'sourceConfig'), { buildOnPush: true })],
   [
+    'observe-only',
+    externalImage,
+    (o) => {
+      o.spec.managementPolicies = ['Observe'];
+    },
+  ],
+  [
     'a tag without buildOnPush',
     repoHost,
     (o) => Object.assign(at(o, 'sourceRevisionConfig'), { repoRef: 'refs/tags/v1' }),
@@ -57,6 +64,22 @@ export const VALID_VARIATIONS: [string, () => Obj, Mutate][] = [
 
 /** Invalid objects: what, base, edit, text of the API server's refusal. */
 export const INVALID_CASES: [string, () => Obj, Mutate, string][] = [
+  [
+    'managementPolicies other than ["*"] or ["Observe"]',
+    repoHost,
+    (o) => {
+      o.spec.managementPolicies = ['Observe', '*'];
+    },
+    'spec.managementPolicies must be ["*"] (full management, the default) or ["Observe"] (observe-only)',
+  ],
+  [
+    'an unknown management action',
+    repoHost,
+    (o) => {
+      o.spec.managementPolicies = ['Create'];
+    },
+    'spec.managementPolicies[0]: Unsupported value: "Create"',
+  ],
   [
     'unknown source',
     repoHost,

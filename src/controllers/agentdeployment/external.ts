@@ -25,6 +25,7 @@ import type {
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { deletedElsewhere } from '../../reconcile/decide.ts';
 import { judgeFound } from '../../reconcile/guard.ts';
+import { isObserveOnly } from '../../reconcile/management.ts';
 import {
   credentialsChangedMessage,
   nameVerdict,
@@ -143,6 +144,7 @@ export function externalDeployment(
     tenant,
     claimedBy,
     statusKnown: true,
+    observeOnly: isObserveOnly(pass.spec),
     now: deps.now(),
     revisionPollMs: deps.revisionPollMs,
   });
@@ -152,6 +154,7 @@ export function externalDeployment(
     switch (verdict.kind) {
       case 'owned': {
         const { deployment, how, message } = verdict;
+        if (how === 'observed') return deployment; // watched by name, never recorded as owned
         if (how === 'recorded') {
           // A record from before digests were kept: the deployment answers, so these are its credentials.
           if (!status.credentialsDigest && tenant) status.credentialsDigest = tenant;

@@ -848,6 +848,118 @@ const rows: Row[] = [
     statusWrites: 1,
     also: (_w, pass) => expect((pass.error as { retryAfterMs?: number }).retryAfterMs).toBe(7_000),
   },
+  // Observe-only (spec.managementPolicies ["Observe"]): reads, reports, never writes.
+  {
+    name: 'observe-only, adopted by annotation, in sync: reported, no finalizer, nothing sent',
+    given: async () => {
+      const id = await createElsewhere('agent');
+      const w = world(agent({ managementPolicies: ['Observe'] }));
+      w.obj.metadata.annotations = { [Annotation.AdoptDeploymentId]: id };
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Adopted'],
+    statusWrites: 1,
+    also: (w) => {
+      expect(w.obj.metadata.finalizers ?? []).toEqual([]);
+      expect(w.obj.status?.drift).toEqual([]);
+      expect(condition(w, 'Drifted')).toMatchObject({ status: 'False', reason: 'InSync' });
+      expect(w.obj.status?.deploymentId).toBe(sim.deployments()[0]?.id);
+    },
+  },
+  {
+    name: 'observe-only, by name, drifted: Stalled DriftDetected naming the fields, not owned, no PATCH',
+    given: async () => {
+      await createElsewhere('agent', { resource_spec: { cpu: 2, memory_mb: 512, min_scale: 1 } });
+      return world(agent({ managementPolicies: ['Observe'] }));
+    },
+    calls: ['list', 'revision'],
+    conditions: ['Drifted=True/DriftDetected', 'Ready=False/DriftDetected', 'Stalled=True/DriftDetected'],
+    events: ['Warning/DriftDetected'],
+    statusWrites: 1,
+    also: (w) => {
+      expect(w.obj.status?.drift).toEqual([
+        'spec.sourceConfig.resourceSpec.cpu',
+        'spec.sourceConfig.resourceSpec.cpuLimit',
+        'spec.sourceConfig.resourceSpec.queueCpu',
+        'spec.sourceConfig.resourceSpec.queueCpuLimit',
+      ]);
+      expect(w.obj.status?.deploymentId).toBeUndefined();
+      expect(w.obj.status?.latestRevisionId).toBeDefined();
+    },
+  },
+  {
+    name: 'observe-only, no deployment of the name: NotFound, nothing created, no verification',
+    given: () => world(agent({ managementPolicies: ['Observe'], verification: { assistantId: 'agent' } })),
+    calls: ['list'],
+    conditions: ['Ready=False/NotFound', 'Reconciling=True/NotFound'],
+    events: ['Warning/NotFound'],
+    statusWrites: 1,
+    also: (w) => {
+      expect(sim.deployments()).toEqual([]);
+      expect(condition(w, 'Verified')).toBeUndefined();
+    },
+  },
+  {
+    name: 'observe-only, a failed revision with spec.retry: Stalled RevisionFailed, no redeploy',
+    given: async () => {
+      const w = await readyWorld(agent({ retry: { limit: 3, backoff: '1s' } }));
+      w.edit((o) => {
+        o.spec.managementPolicies = ['Observe'];
+      });
+      const d = deploymentOf(w);
+      w.clockMs += 3_600_000;
+      sim.setRevisionStatus(d.id, d.latest_revision_id as string, 'DEPLOY_FAILED');
+      w.obj.status = { ...w.obj.status, revisionStatus: 'DEPLOYING' };
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=False/RevisionFailed', 'Stalled=True/RevisionFailed'],
+    events: ['Warning/RevisionFailed'],
+    statusWrites: 1,
+  },
+  {
+    name: 'observe-only, deleted with deletionPolicy Delete and a finalizer from before: orphaned, nothing sent',
+    given: async () => {
+      const w = await readyWorld();
+      w.edit((o) => {
+        o.spec.managementPolicies = ['Observe'];
+      });
+      w.obj.metadata.deletionTimestamp = new Date(w.clockMs);
+      return w;
+    },
+    calls: [],
+    conditions: ['Ready=True/Succeeded'],
+    events: ['Normal/Orphaned'],
+    statusWrites: 0,
+    also: (w) => {
+      expect(w.gone).toBe(true);
+      expect(sim.deployments()).toHaveLength(1);
+    },
+  },
+  {
+    name: 'observe-only switched to full management, no drift: nothing sent, the finalizer goes on',
+    given: async () => {
+      const id = await createElsewhere('agent');
+      const w = world(agent({ managementPolicies: ['Observe'] }));
+      w.obj.metadata.annotations = { [Annotation.AdoptDeploymentId]: id };
+      await w.pass();
+      w.edit((o) => {
+        o.spec.managementPolicies = ['*'];
+      });
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: [],
+    statusWrites: 1,
+    also: (w) => {
+      expect(w.obj.metadata.finalizers).toEqual([FINALIZER]);
+      expect(w.obj.status?.drift).toBeUndefined();
+      expect(condition(w, 'Drifted')).toBeUndefined();
+    },
+  },
 ];
 
 /** A deployment made outside the operator (by a CI script, say). */

@@ -9,6 +9,7 @@ import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
 import { pollIntervalOf } from '../../runtime/annotations.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import { type KindShell, reconcileWithShell } from '../../runtime/reconcile-shell.ts';
+import { summarizeDrift } from './observe-only.ts';
 import { agentDeploymentSteps } from './steps.ts';
 import { statusEvents, summarizeVerified } from './summary.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
@@ -29,7 +30,10 @@ export function agentDeploymentShell(
     begin: (pass) => ({ ...pass, spec: pass.obj.spec, lookup: () => undefined }),
     steps: agentDeploymentSteps(deps),
     classify: outcomeOfControlPlaneError,
-    summarize: (pass, outcome) => summarizeVerified(deps, pass, outcome),
+    summarize: (pass, outcome) => {
+      summarizeVerified(deps, pass, outcome);
+      summarizeDrift(pass);
+    },
     statusEvents,
     writeStatus: deps.writeStatus,
     recordEvent: deps.recordEvent,

@@ -13,6 +13,7 @@ import { tenantDigest } from '../../controlplane/tenant.ts';
 import { type ClaimConflict, claimConflict, claimOf, createContest } from '../../reconcile/claims.ts';
 import { decide } from '../../reconcile/decide.ts';
 import { desiredDeployment } from '../../reconcile/desired.ts';
+import { deletionPolicyOf, isObserveOnly } from '../../reconcile/management.ts';
 import {
   checkPollInterval,
   pausedOutcome,
@@ -33,6 +34,7 @@ import {
   progressDeadlineOf,
   retryPolicyOf,
 } from './follow.ts';
+import { observeOnlyStep } from './observe-only.ts';
 import { recordApplied, recordObserved } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
@@ -154,7 +156,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         await deps.removeFinalizer(pass.obj, pass.signal);
         return done;
       }
-      if ((pass.spec.deletionPolicy ?? 'Delete') === 'Delete') {
+      if (deletionPolicyOf(pass.spec) === 'Delete') {
         if (refused) {
           throw new Retry(
             'DefaultCredentialsNotAllowed',
@@ -192,7 +194,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         pass.events.push({
           type: 'Normal',
           reason: 'Orphaned',
-          message: `left deployment ${pass.status.deploymentId ?? '(none)'} on the control plane`,
+          message: `left deployment ${pass.status.deploymentId ?? '(none)'} on the control plane${isObserveOnly(pass.spec) ? ' (observe-only)' : ''}`,
         });
       }
       await deps.removeFinalizer(pass.obj, pass.signal);
@@ -244,11 +246,14 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     },
   };
 
-  /** The finalizer goes on before the first create, so nothing is created that deletion could miss. */
+  /**
+   * The finalizer goes on before the first create, so nothing is created that deletion could miss. An
+   * observe-only object deletes nothing, so it needs none (one it still has is removed on deletion).
+   */
   const ensureFinalizer: AgdStep = {
     name: 'ensureFinalizer',
     async run(pass) {
-      if (!hasFinalizer(pass)) await deps.addFinalizer(pass.obj, pass.signal);
+      if (!hasFinalizer(pass) && !isObserveOnly(pass.spec)) await deps.addFinalizer(pass.obj, pass.signal);
       return undefined;
     },
   };
@@ -475,6 +480,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     ensureFinalizer,
     resolve,
     own,
+    observeOnlyStep(deps, external),
     observe,
     converge,
     followRevision,

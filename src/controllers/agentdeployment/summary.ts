@@ -5,6 +5,7 @@
  */
 import type { AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { ConditionType, EventReason } from '../../api/names.ts';
+import { isObserveOnly } from '../../reconcile/management.ts';
 import { removeCondition, setCondition } from '../../runtime/conditions.ts';
 import type { Outcome } from '../../runtime/outcome.ts';
 import { conditionChange, type PendingEvent } from '../../runtime/reconcile-shell.ts';
@@ -20,7 +21,8 @@ export function summarizeVerified(
   if (outcome.kind === 'paused') return;
   const { status } = pass;
   const conditions = status.conditions ?? [];
-  if (!pass.spec.verification) {
+  // An observe-only object runs no smoke run (it would write a thread on the agent server).
+  if (!pass.spec.verification || isObserveOnly(pass.spec)) {
     delete status.verification;
     deps.verifier.forget(pass.key);
     status.conditions = removeCondition(conditions, ConditionType.Verified);

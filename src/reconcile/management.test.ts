@@ -1,0 +1,73 @@
+/** The management policy, pure: observe-only or full, and what observe-only reports for each decision. */
+import { describe, expect, it } from 'vitest';
+import type { Decision } from './decide.ts';
+import { deletionPolicyOf, isObserveOnly, observeVerdict, specPathOf } from './management.ts';
+
+describe('management policy', () => {
+  it.each<[string, Parameters<typeof deletionPolicyOf>[0], boolean, string]>([
+    ['absent: full management', { deletionPolicy: 'Delete' }, false, 'Delete'],
+    ['["*"]: full management', { managementPolicies: ['*'], deletionPolicy: 'Orphan' }, false, 'Orphan'],
+    [
+      '["Observe"]: observe-only, never deletes',
+      { managementPolicies: ['Observe'], deletionPolicy: 'Delete' },
+      true,
+      'Orphan',
+    ],
+  ])('%s', (_, spec, observeOnly, deletion) => {
+    expect(isObserveOnly(spec)).toBe(observeOnly);
+    expect(deletionPolicyOf(spec)).toBe(deletion);
+  });
+});
+
+describe('observeVerdict', () => {
+  it.each<[string, Decision, unknown]>([
+    ['create: nothing to observe', { action: 'create', request: {} as never }, { kind: 'notFound' }],
+    [
+      'none: in sync',
+      { action: 'none', secretsTakenAsCurrent: true },
+      { kind: 'observed', drift: [], secretsTakenAsCurrent: true },
+    ],
+    [
+      'patch: the fields as spec paths',
+      {
+        action: 'patch',
+        patch: {},
+        changed: ['source_revision_config.image_uri', 'source_config.resource_spec.cpu_limit', 'secrets'],
+        createsRevision: true,
+        secretsTakenAsCurrent: false,
+      },
+      {
+        kind: 'observed',
+        drift: [
+          'spec.sourceRevisionConfig.imageUri',
+          'spec.sourceConfig.resourceSpec.cpuLimit',
+          'spec.secrets',
+        ],
+        secretsTakenAsCurrent: false,
+      },
+    ],
+    [
+      'an immutable difference is drift too',
+      {
+        action: 'stall',
+        reason: 'ImmutableFieldChanged',
+        message: 'm',
+        fields: ['source_config.listener_id'],
+      },
+      { kind: 'observed', drift: ['spec.sourceConfig.listenerId'], secretsTakenAsCurrent: false },
+    ],
+    [
+      'being deleted',
+      { action: 'wait', reason: 'Deleting', message: 'gone soon' },
+      { kind: 'deleting', message: 'gone soon' },
+    ],
+  ])('%s', (_, decision, verdict) => {
+    expect(observeVerdict(decision)).toEqual(verdict);
+  });
+
+  it('spec paths', () => {
+    expect(specPathOf('source_config.listener_config.k8s_namespace')).toBe(
+      'spec.sourceConfig.listenerConfig.k8sNamespace',
+    );
+  });
+});
