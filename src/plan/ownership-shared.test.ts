@@ -1,0 +1,82 @@
+/**
+ * The plan and the controller take their ownership verdict from one function (reconcile/ownership.ts):
+ * changing the verdict changes what both do. The verdict is replaced here by one that stalls everything,
+ * and both the controller's observe step and the plan report that very stall.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import type { AgentDeployment } from '../api/agentdeployment.ts';
+import { externalDeployment } from '../controllers/agentdeployment/external.ts';
+import type {
+  AgentDeploymentDeps,
+  AgentDeploymentPass,
+  DeploymentClient,
+} from '../controllers/agentdeployment/types.ts';
+import { planAgentDeployment } from './agentdeployment.ts';
+import type { PlanClient, PlanWorld } from './model.ts';
+
+const FORCED = 'forced by the test: the one verdict decides';
+
+vi.mock('../reconcile/ownership.ts', async (original) => {
+  const real = await original<typeof import('../reconcile/ownership.ts')>();
+  return {
+    ...real,
+    ownership: () => ({ kind: 'stall', reason: 'NameConflict', message: FORCED }),
+  };
+});
+
+const noDeployments = {
+  getDeployment: async () => {
+    throw new Error('not asked');
+  },
+  findDeploymentsByName: async () => [],
+  listAllSandboxTemplates: async () => [],
+};
+
+describe('one ownership verdict for the plan and the controller', () => {
+  it('a changed verdict changes the controller', async () => {
+    const obj = {
+      metadata: { name: 'agent', namespace: 'ns', uid: 'u-1' },
+      spec: {},
+    } as unknown as AgentDeployment;
+    const pass = {
+      obj,
+      spec: obj.spec,
+      tenant: 'sha256:t',
+      credentials: { baseUrl: 'https://cp.example.com', apiKey: 'test-key' },
+      status: {},
+      events: [],
+    } as unknown as AgentDeploymentPass;
+    const deps = {
+      observer: { fresh: () => undefined, remember: () => {}, forget: () => {} },
+      claims: () => [],
+      now: () => new Date(),
+      revisionPollMs: 5_000,
+    } as unknown as AgentDeploymentDeps;
+    const observed = externalDeployment(deps, pass, noDeployments as unknown as DeploymentClient).observe();
+    await expect(observed).rejects.toThrow(FORCED);
+  });
+
+  it('a changed verdict changes the plan', async () => {
+    const world: PlanWorld = {
+      kube: undefined,
+      defaultCredentials: { baseUrl: 'https://cp.example.com', apiKey: 'test-key' },
+      digestKey: undefined,
+      controlPlane: () => noDeployments as PlanClient,
+    };
+    const entry = await planAgentDeployment(
+      {
+        apiVersion: 'deploy.agents.dev/v1alpha1',
+        kind: 'AgentDeployment',
+        metadata: { name: 'agent' },
+        spec: {
+          source: 'external_image',
+          sourceConfig: { listenerId: 'l-1' },
+          sourceRevisionConfig: { imageUri: 'registry.example.com/agent:1' },
+        },
+      },
+      'ns',
+      world,
+    );
+    expect(entry).toMatchObject({ action: 'stall', reason: 'NameConflict', message: FORCED });
+  });
+});
