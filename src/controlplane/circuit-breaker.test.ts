@@ -30,7 +30,12 @@ function breaker(probe: () => Promise<void> = async () => {}) {
 describe('CircuitBreaker', () => {
   it.each<[string, unknown, boolean]>([
     ['a timeout', timeout(), true],
-    ['a body over its bound', new MalformedResponseError('x', 200, 'too large'), true],
+    [
+      'a body over its bound',
+      new UnavailableError('x', 'the response body is larger than 2097152 bytes'),
+      true,
+    ],
+    ['a malformed answer about one deployment', new MalformedResponseError('x', 200, 'not JSON'), false],
     ['a 400', new BadRequestError('x', 'taken'), false],
     ['a 429 (the limiter pauses for it)', new RateLimitedError('x', 1000), false],
     ['a programming error', new Error('boom'), false],

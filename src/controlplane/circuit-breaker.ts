@@ -1,19 +1,13 @@
 /**
  * A circuit breaker per credential identity: after `threshold` failures in a row that say the server is
- * broken (no answer in time, a dropped connection, a 5xx, a body over its bound), the credential is
+ * broken (no answer in time, a dropped connection, a 5xx, a body past its bound), the credential is
  * parked: its calls fail at once with CircuitOpenError carrying when to come back, so an object of that
  * tenant ends its pass and is requeued for then instead of holding a worker until a deadline. The
  * breaker probes the server itself, on its own timer and with exponential backoff, and closes on the
  * first probe that succeeds: no worker ever waits on a parked server.
  */
 import { timerDelay } from '../lib/outbound.ts';
-import {
-  BudgetExceededError,
-  CircuitOpenError,
-  ControlPlaneError,
-  MalformedResponseError,
-  UnavailableError,
-} from './errors.ts';
+import { CircuitOpenError, UnavailableError } from './errors.ts';
 
 export interface CircuitBreakerOptions {
   /** Failures in a row that open the circuit. Default 3. */
@@ -28,14 +22,13 @@ export interface CircuitBreakerOptions {
   onChange?: (state: 'open' | 'closed') => void;
 }
 
-/** Whether a failure says the server (not the request) is broken. */
+/**
+ * Whether a failure says the server (not one request or one resource) is broken: no answer in time, a
+ * dropped connection, a 5xx, a body past its bound. A malformed answer about one deployment, or a listing
+ * past its budget, is that call's problem: the tenant's other objects go on.
+ */
 export function breaksCircuit(err: unknown): boolean {
-  if (!(err instanceof ControlPlaneError)) return false;
-  return (
-    err instanceof UnavailableError ||
-    err instanceof MalformedResponseError ||
-    err instanceof BudgetExceededError
-  );
+  return err instanceof UnavailableError;
 }
 
 export class CircuitBreaker {
