@@ -52,6 +52,8 @@ export async function planAgentDeployment(
   } catch (err) {
     if (err instanceof Verdict) return { ...head, ...err.entry };
     if (err instanceof Wait) return { ...head, action: 'wait', reason: err.reason, message: err.message };
+    // The controller's own checks that stall (e.g. a control plane not on the allowed list).
+    if (err instanceof Stall) return { ...head, action: 'stall', reason: err.reason, message: err.message };
     throw err;
   }
 }

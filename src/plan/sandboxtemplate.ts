@@ -7,7 +7,7 @@ import { credentialsPolicy, resolveCredentials } from '../controlplane/resolve-c
 import { describeDrift, templateDrift } from '../reconcile/template-drift.ts';
 import { observedFacts } from '../reconcile/template-observed.ts';
 import { resolveTemplate } from '../reconcile/template-resolve.ts';
-import { Wait } from '../runtime/outcome.ts';
+import { Stall, Wait } from '../runtime/outcome.ts';
 import { NO_CREDENTIALS } from './agentdeployment.ts';
 import type { InputObject, PlanEntry, PlanWorld } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
@@ -81,6 +81,7 @@ export async function planSandboxTemplate(
     };
   } catch (err) {
     if (err instanceof Wait) return { ...head, action: 'wait', reason: err.reason, message: err.message };
+    if (err instanceof Stall) return { ...head, action: 'stall', reason: err.reason, message: err.message };
     throw err;
   }
 }
