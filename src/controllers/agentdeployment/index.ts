@@ -13,10 +13,12 @@ import { credentialsKey } from '../../controlplane/credentials.ts';
 import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import { Deployment } from '../../controlplane/schemas.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
 import type { KubeAccess } from '../../kube/access.ts';
 import { ConflictError } from '../../kube/errors.ts';
 import { Interner } from '../../lib/interner.ts';
+import { knownFields } from '../../lib/known-fields.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
@@ -287,7 +289,8 @@ export function startAgentDeploymentController(
 
   const observer = new DeploymentObserver({
     pollIntervalMs: options.settings.pollIntervalMs,
-    keep: (deployment) => internDeployment(interner, deployment),
+    // What a server adds beyond the document's fields is not kept: snapshots are held for long.
+    keep: (deployment) => internDeployment(interner, knownFields(Deployment, deployment)),
     clientFor: (credentials) => options.pools.clientFor(credentials),
     onChange: (key) => queue.add(key),
     logger: logger.child({ component: 'observer' }),
