@@ -68,7 +68,7 @@ bench: node_modules/.installed
 	node bench/run.ts
 
 ## image: the controller image, tagged with the version the chart and manifests/ deploy (the chart's
-## appVersion), so an install finds it once it is loaded into the cluster or pushed (README: Install).
+## appVersion), so an install finds it once it is loaded into the cluster or pushed (docs/install.md: The image).
 VERSION := $(shell sed -n 's/^appVersion: "\(.*\)"/\1/p' helm/agent-deployment-operator/Chart.yaml)
 IMAGE ?= agent-deployment-operator:$(VERSION)
 image:

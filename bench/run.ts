@@ -1,6 +1,6 @@
 /**
  * `make bench`: the operator against a local API server and the simulator with a fixed latency per call,
- * for each N. Prints a table and writes bench/results/<timestamp>.json. See .helpers/README-bench.md.
+ * for each N. Prints a table and writes bench/results/<timestamp>.json. See bench/README.md.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';

@@ -56,8 +56,8 @@ function crdCopies(): GeneratedFile[] {
       content:
         header('crds/') +
         '# The CRDs, applied before the rest (`kubectl apply --server-side -k manifests/crds/`) and never deleted\n' +
-        '# with it: deleting a CRD deletes every object of its kind. Remove them deliberately only (README:\n' +
-        '# Uninstalling).\n' +
+        '# with it: deleting a CRD deletes every object of its kind. Remove them deliberately only\n' +
+        '# (docs/install.md: Uninstalling).\n' +
         dump(kustomization),
     },
   ];

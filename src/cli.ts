@@ -7,7 +7,7 @@ import { type Credentials, credentialsKey } from './controlplane/credentials.ts'
 /**
  * kubectl-agd: `kubectl agd import` writes the YAML of existing deployments (src/import/);
  * `kubectl agd plan -f <files|dir|->` says what the controller would do to the platform for
- * each AgentDeployment and SandboxTemplate given, before they are applied (README, "Plan in CI"). It
+ * each AgentDeployment and SandboxTemplate given, before they are applied (docs/plan-and-import.md). It
  * only reads: Kubernetes (optional) and the control plane. Exit code: 0 every object known to need
  * nothing, 2 changes, 1 a problem (an object refused or that would stall, a failed read, bad usage), 3
  * incomplete (an object could not be judged, or waits on something first).

@@ -1,7 +1,7 @@
 /**
  * Controller configuration from flags and environment variables (a flag wins over its variable), parsed
  * with zod so a bad value stops start-up with a message naming the flag and the rule. Every option is
- * listed in OPTIONS, which also generates the README's table (`node src/main.ts --help`).
+ * listed in OPTIONS, which also generates docs/configuration.md (`node src/main.ts --help`).
  */
 
 import { readFileSync } from 'node:fs';

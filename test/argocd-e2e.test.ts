@@ -2,7 +2,7 @@
  * A real Argo CD (application controller and repo server, built from the Go module proxy) against the
  * run's API server, the controller in-process and the simulator, syncing from a git repository in a
  * local directory: examples/ reach Synced and stay Synced across refreshes, health follows the Lua
- * (Progressing, then Healthy; Degraded on a failed build), deleting an Application as the README says
+ * (Progressing, then Healthy; Degraded on a failed build), deleting an Application as docs/install.md says
  * leaves the platform's deployments, and the chart installed through an Application (as
  * docs/argocd-application.yaml does) shows no diff across refreshes.
  */

@@ -4,7 +4,7 @@
  * another namespace names eight credentials on the trickling one. Every call to them ends at its deadline
  * or cap, a long pause requeues instead of holding a worker, a circuit breaker parks a credential that
  * keeps failing, and the reserve workers start a tenant with nothing in flight: the healthy namespace
- * converges, and its time beside them against its time alone (same run) is printed for the README.
+ * converges, and its time beside them against its time alone (same run) is printed for docs/security.md.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { defaultListeners } from '../src/simulator/index.ts';

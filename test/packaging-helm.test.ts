@@ -114,10 +114,10 @@ describe('chart lint and values.schema.json', () => {
     expect(result.code).toBe(0);
   });
 
-  it('states the minimum Kubernetes version the CRD validation rules need, and the README says the same', async () => {
+  it('states the minimum Kubernetes version the CRD validation rules need, and the install page says the same', async () => {
     const chart = yaml.load(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as { kubeVersion?: string };
     expect(chart.kubeVersion).toBe('>=1.29.0-0');
-    expect(readFileSync(join(REPO, 'README.md'), 'utf8')).toContain('Kubernetes 1.29 or newer');
+    expect(readFileSync(join(REPO, 'docs/install.md'), 'utf8')).toContain('Kubernetes 1.29 or newer');
     const old = await helm(['template', 'kv', CHART, '--kube-version', '1.28.9']);
     expect(old.code).not.toBe(0);
     expect(old.stderr).toContain('kubeVersion');
@@ -165,18 +165,19 @@ describe('PodDisruptionBudget', () => {
 });
 
 describe('default resources', () => {
-  /** The N = 10000 column of a row of the README's performance table, in MiB. */
-  const measuredAt10k = (readme: string, row: string) => {
-    const match = new RegExp(`\\| ${row} \\| [\\d.]+ MiB \\| [\\d.]+ MiB \\| ([\\d.]+) MiB \\|`).exec(readme);
+  /** The N = 10000 column of a row of the performance table (bench/README.md, cells padded), in MiB. */
+  const measuredAt10k = (figures: string, row: string) => {
+    const mib = ' +[\\d.]+ MiB +\\|';
+    const match = new RegExp(`\\| ${row} +\\|${mib}${mib} +([\\d.]+) MiB +\\|`).exec(figures);
     expect(match, row).not.toBeNull();
     return Number(match?.[1]);
   };
   const mebibytes = (q: string) => (q.endsWith('Gi') ? Number.parseFloat(q) * 1024 : Number.parseFloat(q));
 
-  it('request the memory measured at 10,000 objects and limit it with half again above the peak (README: Performance)', async () => {
-    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-    const steady = measuredAt10k(readme, 'controller RSS after the steady intervals');
-    const peak = measuredAt10k(readme, 'controller peak RSS');
+  it('request the memory measured at 10,000 objects and limit it with half again above the peak (bench/README.md)', async () => {
+    const figures = readFileSync(join(REPO, 'bench/README.md'), 'utf8');
+    const steady = measuredAt10k(figures, 'controller RSS after the steady intervals');
+    const peak = measuredAt10k(figures, 'controller peak RSS');
     const { objects } = await render('res', 'ops');
     const [deployment] = find(objects, 'Deployment') as [K8sObject];
     const spec = deployment.spec as {
@@ -515,11 +516,11 @@ describe('docs/argocd-application.yaml', () => {
     expect(ref === 'main' || tags.includes(ref), `targetRevision ${ref}`).toBe(true);
   });
 
-  it('renders with its values, needing no Secret but the credentials the README creates', async () => {
+  it('renders with its values, needing no Secret but the credentials the install page creates', async () => {
     const values = operatorApp?.spec.source.helm?.valuesObject as Record<string, unknown>;
     expect(Object.keys(values)).toEqual(['credentials']);
-    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-    expect(readme).toContain('create secret generic control-plane-credentials');
+    const install = readFileSync(join(REPO, 'docs/install.md'), 'utf8');
+    expect(install).toContain('create secret generic control-plane-credentials');
     const path = join(mkdtempSync(join(tmpdir(), 'argocd-values-')), 'values.yaml');
     writeFileSync(path, yaml.dump(values));
     const { objects } = await render('agent-deployment-operator', 'agent-deployment-operator', ['-f', path]);

@@ -132,10 +132,11 @@ describe('Dockerfile', () => {
     const image = `agent-deployment-operator:${chart.appVersion}`;
     expect(dryRun.stdout.trim()).toBe(`docker build -t ${image} .`);
     expect(kustomization.images).toEqual([{ name: 'agent-deployment-operator', newTag: chart.appVersion }]);
-    // The README shows the same tag being loaded into a cluster.
-    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-    expect(readme).toContain(`kind load docker-image ${image}`);
-    expect(readme).toContain(`docker save ${image} | `);
+    // The install page shows the same tag being loaded into a cluster, and so does the README's quick install.
+    const install = readFileSync(join(REPO, 'docs/install.md'), 'utf8');
+    expect(install).toContain(`kind load docker-image ${image}`);
+    expect(install).toContain(`docker save ${image} | `);
+    expect(readFileSync(join(REPO, 'README.md'), 'utf8')).toContain(`kind load docker-image ${image}`);
   });
 
   it('runs as a numeric non-root user with node as the entrypoint and no HEALTHCHECK', () => {

@@ -25,7 +25,7 @@ export type CustomResourceDefinition = {
  * Deleting a CRD deletes every object of its kind, and with `deletionPolicy: Delete` the controller then
  * deletes their deployments on the platform. So no uninstall may delete the CRDs by accident: Helm keeps
  * them, and Argo CD neither prunes them nor deletes them with the Application. (kubectl delete -k honours
- * no annotation: manifests/ keeps the CRDs in a kustomization of their own.) README: Uninstalling.
+ * no annotation: manifests/ keeps the CRDs in a kustomization of their own.) docs/install.md: Uninstalling.
  */
 export const CRD_KEEP_ANNOTATIONS = {
   'helm.sh/resource-policy': 'keep',

@@ -15,7 +15,7 @@ import { withoutDefaults } from './defaults.ts';
 /** The spec without secrets, name or policies: what the deployment's configuration says. */
 export type ImportedSpec = Pick<AgentDeploymentSpec, 'source' | 'sourceConfig' | 'sourceRevisionConfig'>;
 
-/** Fields the platform may not echo back (README, "How a reconcile decides"): absent is not "unset". */
+/** Fields the platform may not echo back (DEVELOPMENT.md, "How a reconcile decides"): absent is not "unset". */
 const UNECHOED = ['install_command', 'build_command', 'listener_config'] as const;
 
 const present = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);

@@ -59,7 +59,7 @@ async function installArgoCdObjects(binDir: string): Promise<void> {
   await must(['create', 'namespace', ARGOCD_NAMESPACE, '--dry-run=client', '-o', 'yaml']).then((yaml) =>
     must(['apply', '-f', '-'], yaml),
   );
-  // The snippet the README tells users to merge into argocd-cm, applied as is.
+  // The snippet docs/install.md tells users to merge into argocd-cm, applied as is.
   await must(['apply', '--server-side', '--force-conflicts', '-f', join(REPO, 'argocd/argocd-cm.yaml')]);
   const secret = {
     apiVersion: 'v1',

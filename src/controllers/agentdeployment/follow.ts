@@ -2,7 +2,7 @@
  * Following a deployment to the end, pure. A revision: given the deployment, its latest revision and
  * what the object asks for (progress deadline, spec.retry, a redeploy request), redeploy, wait, stall,
  * or call it Ready; the followRevision step reads the inputs and acts on the verdict. A deletion: what
- * the object says while the platform is still deleting (README, "How a reconcile decides").
+ * the object says while the platform is still deleting (DEVELOPMENT.md, "How a reconcile decides").
  */
 import {
   type AgentDeploymentSpec,

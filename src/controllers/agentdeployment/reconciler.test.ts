@@ -2,7 +2,7 @@
  * The whole AgentDeployment pass as a decision table, without a cluster: the real reconciler and steps,
  * the real control-plane client against the simulator over HTTP, and Kubernetes replaced by an
  * in-memory object whose status, finalizers and events the table reads. Each row is one step of the
- * README's "How a reconcile decides": the state before a pass, then what that pass sent to the control
+ * DEVELOPMENT.md's "How a reconcile decides": the state before a pass, then what that pass sent to the control
  * plane, which conditions it left, which events it recorded and whether it wrote status.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The AgentDeployment reconcile as ordered steps (README, "How a reconcile decides"). Each step reads
+ * The AgentDeployment reconcile as ordered steps (DEVELOPMENT.md, "How a reconcile decides"). Each step reads
  * the pass, acts through the external-resource contract, and either lets the next step run or ends the
  * pass with an outcome. Conditions, events for condition changes and the status write happen after the
  * last step, in the shell.
