@@ -7,7 +7,7 @@
  * converges, and its time beside them against its time alone (same run) is printed for docs/security.md.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { defaultListeners } from '../src/simulator/index.ts';
+import { externalImage } from './support/agd-objects.ts';
 import {
   condition,
   createAgd,
@@ -22,7 +22,6 @@ import {
 import { type HostileMode, type HostileServer, startHostileServer } from './support/hostile-server.ts';
 import { createTestNamespace } from './support/kube.ts';
 
-const LISTENER = defaultListeners()[0]?.id as string;
 const MODES: HostileMode[] = ['trickle', 'huge', 'retry-after'];
 
 let h: Harness;
@@ -32,15 +31,8 @@ const servers = {} as Record<HostileMode, HostileServer>;
 /** Seconds until every healthy object was Ready: alone, then beside the hostile tenants (same run). */
 const timings: { alone?: number; beside?: number } = {};
 
-const agd = (name: string, credentials?: string) => ({
-  metadata: { name },
-  spec: {
-    source: 'external_image',
-    sourceConfig: { listenerId: LISTENER },
-    sourceRevisionConfig: { imageUri: `registry.example.com/${name}:1` },
-    ...(credentials ? { credentialsSecretRef: { name: credentials } } : {}),
-  },
-});
+const agd = (name: string, credentials?: string) =>
+  externalImage(name, credentials ? { credentialsSecretRef: { name: credentials } } : {});
 
 /** Creates `names` in the healthy namespace and waits for all of them: the seconds it took. */
 async function converge(names: string[]): Promise<number> {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ControllerProcess, startControllerProcess } from '../bench/controller-process.ts';
 import { kbField } from '../bench/process-memory.ts';
 import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
-import { LISTENER } from './support/agd-objects.ts';
+import { externalImage } from './support/agd-objects.ts';
 import {
   condition,
   createAgd,
@@ -32,15 +32,8 @@ const CHART_LIMIT_BYTES = 256 * 1024 * 1024;
 const PAGE_ITEMS = 100;
 const PADDING = 'x'.repeat(19_000);
 
-const agd = (name: string, credentials?: string) => ({
-  metadata: { name },
-  spec: {
-    source: 'external_image',
-    sourceConfig: { listenerId: LISTENER },
-    sourceRevisionConfig: { imageUri: `registry.example.com/${name}:1` },
-    ...(credentials ? { credentialsSecretRef: { name: credentials } } : {}),
-  },
-});
+const agd = (name: string, credentials?: string) =>
+  externalImage(name, credentials ? { credentialsSecretRef: { name: credentials } } : {});
 
 let h: Harness;
 let attacker: Harness;
