@@ -4,13 +4,14 @@
  * and the check is repeated with backoff.
  */
 import type { VerificationStatus } from '../api/agentdeployment.ts';
+import type { Reason } from '../api/names.ts';
 import type { Outcome } from '../runtime/outcome.ts';
 
 export const VERIFIED = 'Verified';
 
 export interface VerifiedCondition {
   status: 'True' | 'False' | 'Unknown';
-  reason: string;
+  reason: Reason;
   message: string;
 }
 
