@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import type { Verification, VerificationStatus } from '../api/agentdeployment.ts';
+import type { Verification, VerificationStatus } from '../api/verification.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
 import { formatDuration } from '../lib/duration.ts';
 import { AgentServerClient, AgentServerError, summarize } from './agent-server-client.ts';
