@@ -3,9 +3,9 @@
  * wait for all Ready, then three steady poll intervals, memory, and the reaction time of updates.
  */
 import { join } from 'node:path';
-import { OPTIONS } from '../src/config.ts';
 import type { KubeAccess } from '../src/kube/access.ts';
 import { kubeRequest } from '../src/kube/request.ts';
+import { OPTIONS } from '../src/options.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../src/simulator/index.ts';
 import {
   callsPerConvergedObject,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OPTIONS } from '../src/config.ts';
+import { OPTIONS } from '../src/options.ts';
 import { REPO_ROOT } from './generate.ts';
 import { docFiles } from './generate-docs.ts';
 

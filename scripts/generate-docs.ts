@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { allCrds } from '../src/api/crds.ts';
-import { OPTIONS } from '../src/config.ts';
+import { OPTIONS } from '../src/options.ts';
 import { type GeneratedFile, REPO_ROOT } from './generate.ts';
 
 interface Schema {

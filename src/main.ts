@@ -3,9 +3,10 @@
  * start-up failure ends in one line on stderr naming the cause and the fix, and exit code 2 (bad option)
  * or 1 (anything else); src/startup.ts checks the kubeconfig and the API server first.
  */
-import { ConfigError, helpText, loadConfig } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logging.ts';
 import { startOperator } from './operator.ts';
+import { helpText } from './options.ts';
 import { checkApiServer, loadKubeAccess, StartupError } from './startup.ts';
 
 const argv = process.argv.slice(2);

@@ -10,7 +10,8 @@ import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { aggregateLabel, USER_ROLES } from '../scripts/rbac-rules.ts';
 import { CRD_KEEP_ANNOTATIONS } from '../src/api/crds.ts';
-import { loadConfig, OPTIONS } from '../src/config.ts';
+import { loadConfig } from '../src/config.ts';
+import { OPTIONS } from '../src/options.ts';
 import {
   CHART,
   excessPermissions,

@@ -11,7 +11,8 @@ import yaml from 'js-yaml';
 import { inject } from 'vitest';
 import { aggregateLabel, allowedPermissions, type PolicyRule, permissionsOf } from '../scripts/rbac-rules.ts';
 import { KubeAccess } from '../src/kube/access.ts';
-import { loadKubeconfigFiles, targetOf } from '../src/kube/kubeconfig.ts';
+import { loadKubeconfigFiles } from '../src/kube/kubeconfig.ts';
+import { targetOf } from '../src/kube/target.ts';
 import { kubectl, testKubeconfigPath } from './support/kube.ts';
 
 export const REPO = resolve(import.meta.dirname, '..');

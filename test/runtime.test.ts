@@ -428,7 +428,7 @@ describe('EventRecorder', () => {
     await recorder.record(ref, 'Normal', 'Created', 'created the deployment');
     await recorder.record(ref, 'Normal', 'Created', 'created the deployment');
     await recorder.record(ref, 'Normal', 'Created', 'created the deployment');
-    await recorder.record(ref, 'Warning', 'Failed', 'x'.repeat(5000));
+    await recorder.record(ref, 'Warning', 'DeleteFailed', 'x'.repeat(5000));
 
     const events = await eventsIn(ns);
     expect(events).toHaveLength(2);
@@ -444,12 +444,12 @@ describe('EventRecorder', () => {
     expect(new Date(created?.lastTimestamp ?? 0).getTime()).toBeGreaterThanOrEqual(
       new Date(created?.firstTimestamp ?? 0).getTime(),
     );
-    expect(events.find((e) => e.reason === 'Failed')?.message).toHaveLength(1024);
+    expect(events.find((e) => e.reason === 'DeleteFailed')?.message).toHaveLength(1024);
   });
 
   it('never throws into the caller', async () => {
     const recorder = new EventRecorder({ access, component: 'runtime-test', instance: 'pod-0', logger });
     const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'no-such-namespace', name: 'x', uid: 'u' };
-    await expect(recorder.record(ref, 'Warning', 'Failed', 'nowhere to go')).resolves.toBeUndefined();
+    await expect(recorder.record(ref, 'Warning', 'DeleteFailed', 'nowhere to go')).resolves.toBeUndefined();
   });
 });

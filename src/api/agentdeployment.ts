@@ -1,7 +1,8 @@
 /**
  * AgentDeployment (deploy.agents.dev/v1alpha1): the single source of truth for its CRD schema
  * (scripts/generate.ts) and for the controller's types. The spec mirrors the control plane's Deployment in
- * camelCase, one to one; the document's rules are CEL rules the API server enforces at admission.
+ * camelCase, one to one; the document's rules are CEL rules the API server enforces at admission. Its
+ * parts: source-config.ts (with resource-spec.ts) and verification.ts.
  */
 import { z } from 'zod';
 import { IMMUTABLE_FIELDS } from '../controlplane/schemas.ts';
@@ -15,22 +16,19 @@ import {
   celImmutable,
   celUnique,
   conditions,
+  durationField,
   envName,
-  freeForm,
   KIND_DESCRIPTION,
   localRef,
   ObjectMeta,
   objectName,
-  stringMap,
   UNOBSERVED_STATUS,
 } from './common.ts';
-import { containers, MAX_VOLUMES, RS, Volume, volumeMounts } from './resource-shapes.ts';
+import { SourceConfig, SourceRevisionConfig } from './source-config.ts';
+import { Verification, VerificationStatus } from './verification.ts';
 
 export const Source = z.enum(['repo_host', 'external_image']);
 export type Source = z.infer<typeof Source>;
-
-export const DeploymentType = z.enum(['dev_free', 'dev', 'prod']);
-export type DeploymentType = z.infer<typeof DeploymentType>;
 
 export const DeletionPolicy = z.enum(['Delete', 'Orphan']);
 export type DeletionPolicy = z.infer<typeof DeletionPolicy>;
@@ -42,236 +40,6 @@ export type DeletionPolicy = z.infer<typeof DeletionPolicy>;
  */
 export const ManagementAction = z.enum(['*', 'Observe']);
 export type ManagementAction = z.infer<typeof ManagementAction>;
-
-// ---- ResourceSpec ----
-
-function cpuRange(field: string, max: number) {
-  return z.number().meta(
-    cel({
-      rule: `self >= 0.1 && self <= ${max.toFixed(1)}`,
-      message: `${RS}.${field} must be between 0.1 and ${max}`,
-    }),
-  );
-}
-
-const count = () => z.int().min(0);
-const megabytes = () => z.int().min(0);
-
-/** Declared only so that CEL can refuse them by name; otherwise pruning would drop them silently. */
-const FORBIDDEN_RESOURCE_FIELDS = [
-  'orchestratorCpu',
-  'orchestratorCpuLimit',
-  'orchestratorMemoryMb',
-  'orchestratorMemoryLimitMb',
-  'orchestratorMinScale',
-  'orchestratorMaxScale',
-  'executorCpu',
-  'executorCpuLimit',
-  'executorMemoryMb',
-  'executorMemoryLimitMb',
-] as const;
-
-const forbiddenFields = Object.fromEntries(
-  FORBIDDEN_RESOURCE_FIELDS.map((field) => [
-    field,
-    z.number().optional().describe('Marked "do not use" by the control plane: refused at admission.'),
-  ]),
-) as Record<(typeof FORBIDDEN_RESOURCE_FIELDS)[number], z.ZodOptional<z.ZodNumber>>;
-
-function mountsNameVolumes(list: string): string {
-  return `${list}.all(m, has(self.volumes) && self.volumes.exists(v, v.name == m.name))`;
-}
-
-const resourceSpecRules: CelRule[] = [
-  ...FORBIDDEN_RESOURCE_FIELDS.map((field) => ({
-    rule: `!has(self.${field})`,
-    message: `${RS}.${field} must not be set: the control plane marks it do not use`,
-    fieldPath: `.${field}`,
-  })),
-  {
-    rule: `!has(self.volumeMounts) || ${mountsNameVolumes('self.volumeMounts')}`,
-    message: `${RS}.volumeMounts[].name must name a volume in ${RS}.volumes`,
-    fieldPath: '.volumeMounts',
-  },
-  ...(['initContainers', 'sidecars'] as const).map((field) => ({
-    rule: `!has(self.${field}) || self.${field}.all(c, !has(c.volumeMounts) || ${mountsNameVolumes('c.volumeMounts')})`,
-    message: `${RS}.${field}[].volumeMounts[].name must name a volume in ${RS}.volumes`,
-    fieldPath: `.${field}`,
-  })),
-];
-
-export const ResourceSpec = z
-  .object({
-    minScale: count().optional().describe('Minimum replica count of the deployment.'),
-    maxScale: count().optional().describe('Maximum replica count of the deployment.'),
-    cpu: cpuRange('cpu', 8)
-      .optional()
-      .describe(
-        'CPU request in cores per replica, 0.1 to 8, rounded to 1 decimal. The limit defaults to 2x.',
-      ),
-    cpuLimit: cpuRange('cpuLimit', 16)
-      .optional()
-      .describe('CPU limit in cores per replica, 0.1 to 16, rounded to 1 decimal. Defaults to 2x cpu.'),
-    memoryMb: megabytes().optional().describe('Memory request in MB per replica. The limit defaults to 2x.'),
-    memoryLimitMb: megabytes()
-      .optional()
-      .describe('Memory limit in MB per replica. Defaults to 2x memoryMb.'),
-    queueMinScale: count()
-      .optional()
-      .describe('Minimum replica count of the queue deployment. Defaults to minScale.'),
-    queueMaxScale: count()
-      .optional()
-      .describe('Maximum replica count of the queue deployment. Defaults to maxScale.'),
-    queueCpu: cpuRange('queueCpu', 8)
-      .optional()
-      .describe('CPU request of the queue deployment, 0.1 to 8, rounded to 1 decimal. Defaults to cpu.'),
-    queueCpuLimit: cpuRange('queueCpuLimit', 16)
-      .optional()
-      .describe(
-        'CPU limit of the queue deployment, 0.1 to 16, rounded to 1 decimal. Defaults to 2x queueCpu.',
-      ),
-    queueMemoryMb: megabytes()
-      .optional()
-      .describe('Memory request of the queue deployment in MB. Defaults to memoryMb.'),
-    queueMemoryLimitMb: megabytes()
-      .optional()
-      .describe('Memory limit of the queue deployment in MB. Defaults to 2x queueMemoryMb.'),
-    ...forbiddenFields,
-    cacheMemoryMb: megabytes().optional().describe('Memory in MB of the key-value cache deployment.'),
-    labels: stringMap().optional().describe('Extra labels on the resources the control plane creates.'),
-    annotations: stringMap()
-      .optional()
-      .describe('Extra annotations on the resources the control plane creates.'),
-    serviceAccountName: z
-      .string()
-      .max(253)
-      .optional()
-      .describe('Service account of the pods; must already exist in the target namespace.'),
-    imagePullSecrets: z
-      .array(localRef('Name of a registry-credentials Secret in the target namespace.'))
-      .max(32)
-      .optional()
-      .describe('Registry-credentials Secrets in the target namespace (core/v1 LocalObjectReference).'),
-    volumes: z
-      .array(Volume)
-      .max(MAX_VOLUMES)
-      .meta(cel(celUnique('name', `${RS}.volumes[].name must be unique`)))
-      .optional()
-      .describe(
-        'Volumes mountable by the containers of the pod (core/v1 Volume, limited to the listed sources).',
-      ),
-    volumeMounts: volumeMounts(
-      `${RS}.volumeMounts`,
-      'Mounts into the main container; each names a volume in volumes (core/v1 VolumeMount).',
-    ).optional(),
-    initContainers: containers(
-      'initContainers',
-      'Containers that run to completion before the main container starts (core/v1 Container, limited).',
-    ).optional(),
-    sidecars: containers(
-      'sidecars',
-      'Containers that run alongside the main container (core/v1 Container, limited).',
-    ).optional(),
-    dbCpu: z.number().min(0).optional().describe('Database CPU request in cores. The limit defaults to 2x.'),
-    dbCpuLimit: z.number().min(0).optional().describe('Database CPU limit in cores. Defaults to 2x dbCpu.'),
-    dbMemoryMb: megabytes().optional().describe('Database memory request in MB. The limit defaults to 2x.'),
-    dbMemoryLimitMb: megabytes()
-      .optional()
-      .describe('Database memory limit in MB. Defaults to 2x dbMemoryMb.'),
-    dbStorageGi: z.int().min(0).optional().describe('Database storage in GiB.'),
-    dbMaxConnections: z.int().min(0).optional().describe('Maximum number of database connections.'),
-  })
-  .meta(cel(...resourceSpecRules));
-export type ResourceSpec = z.infer<typeof ResourceSpec>;
-
-// ---- SourceConfig and SourceRevisionConfig ----
-
-export const SourceConfig = z.object({
-  integrationId: z
-    .string()
-    .max(64)
-    .optional()
-    .describe(
-      'Id of the repository-host integration (from GET /v1/integrations/<repo_host>/install). Only for repo_host. Immutable.',
-    ),
-  repoUrl: z
-    .string()
-    .max(2048)
-    .optional()
-    .describe('Git repository URL. Only for repo_host; required there. Immutable.'),
-  deploymentType: DeploymentType.optional().describe(
-    'Deployment type: dev_free, dev or prod. Only for repo_host. Immutable.',
-  ),
-  buildOnPush: z
-    .boolean()
-    .optional()
-    .describe(
-      'Build a new revision on every push to sourceRevisionConfig.repoRef. Only for repo_host; not allowed with a tag ref (refs/tags/...).',
-    ),
-  customUrl: z
-    .string()
-    .max(2048)
-    .optional()
-    .describe('Custom URL of the deployment. Only for external_image (repo_host sets it automatically).'),
-  listenerId: z
-    .string()
-    .max(64)
-    .optional()
-    .describe(
-      'Id of the listener (from GET /v2/listeners) that runs the deployment. Only for external_image. Immutable.',
-    ),
-  listenerConfig: z
-    .object({
-      k8sNamespace: z
-        .string()
-        .max(63)
-        .optional()
-        .describe(
-          'Orchestrator namespace the deployment goes to (listeners of compute type k8s). Immutable.',
-        ),
-    })
-    .optional()
-    .describe('Listener settings. Only for external_image.'),
-  installCommand: z
-    .string()
-    .max(4096)
-    .optional()
-    .describe(
-      'JS deployments only: install command, run from the repository root. Autodetected when absent.',
-    ),
-  buildCommand: z
-    .string()
-    .max(4096)
-    .optional()
-    .describe(
-      'JS deployments only: build command, run from the directory holding the graph configuration file.',
-    ),
-  resourceSpec: ResourceSpec.optional().describe(
-    'Replicas, compute, volumes and containers of the deployment. Only for external_image. Replaced as a whole on change.',
-  ),
-});
-export type SourceConfig = z.infer<typeof SourceConfig>;
-
-export const SourceRevisionConfig = z.object({
-  repoRef: z
-    .string()
-    .max(1024)
-    .optional()
-    .describe(
-      'Git ref to deploy: a branch by its bare name, a tag as refs/tags/<tag>. Only for repo_host; required there.',
-    ),
-  graphConfigPath: z
-    .string()
-    .max(4096)
-    .optional()
-    .describe('Path of the graph configuration file in the repository. Only for repo_host.'),
-  imageUri: z
-    .string()
-    .max(4096)
-    .optional()
-    .describe('URI of the container image. Only for external_image; required there.'),
-});
-export type SourceRevisionConfig = z.infer<typeof SourceRevisionConfig>;
 
 // ---- secrets ----
 
@@ -326,56 +94,6 @@ export const SecretsFrom = z.object({
     .describe('Prefix prepended to every key of the Secret to form the secret names.'),
 });
 export type SecretsFrom = z.infer<typeof SecretsFrom>;
-
-// ---- verification ----
-
-/** Go-style duration (`90s`, `5m`, `1h30m`, `500ms`), as parseDuration and CEL's duration() read it. */
-const DURATION_CEL = "self.matches('^([0-9]+(\\\\.[0-9]+)?(ms|s|m|h))+$')";
-
-/** A duration field; `path` is its full path in the object, named by the errors. */
-function durationField(path: string, min: string, max: string) {
-  return z
-    .string()
-    .max(32)
-    .meta(
-      cel(
-        {
-          rule: DURATION_CEL,
-          message: `${path} must be a duration such as 30s, 5m or 1h`,
-        },
-        {
-          rule: `!${DURATION_CEL} || (duration(self) >= duration('${min}') && duration(self) <= duration('${max}'))`,
-          message: `${path} must be between ${min} and ${max}`,
-        },
-      ),
-    );
-}
-
-export const Verification = z.object({
-  assistantId: z
-    .string()
-    .min(1)
-    .max(256)
-    .describe('Graph id or assistant uuid the smoke run uses, e.g. agent.'),
-  input: freeForm()
-    .optional()
-    .describe(
-      'Input of the smoke run, kept as written. Defaults to {"messages": [{"role": "user", "content": "ping"}]}.',
-    ),
-  timeout: durationField('spec.verification.timeout', '1s', '1h')
-    .optional()
-    .describe('How long the smoke run may take before the verification fails (1s to 1h). Defaults to 60s.'),
-  interval: durationField('spec.verification.interval', '1s', '720h')
-    .optional()
-    .describe('How often a verified deployment is verified again. Defaults to 10m.'),
-  webhook: z
-    .boolean()
-    .optional()
-    .describe(
-      "Complete the run through the operator's webhook receiver (join stays the fallback). Defaults to true when the operator has one (--webhook-base-url); ignored otherwise.",
-    ),
-});
-export type Verification = z.infer<typeof Verification>;
 
 // ---- spec ----
 
@@ -541,53 +259,6 @@ export const AgentDeploymentSpec = z
   })
   .meta(cel(...specRules));
 export type AgentDeploymentSpec = z.infer<typeof AgentDeploymentSpec>;
-
-const VerificationAttempt = z.object({
-  runId: z.string().max(64).optional().describe('Id of the smoke run (absent when it could not be created).'),
-  threadId: z.string().max(64).optional().describe('Id of the thread the smoke run ran on.'),
-  startedAt: z.iso.datetime().describe('When the verification started (RFC 3339).'),
-  completedAt: z.iso.datetime().describe('When the verification completed (RFC 3339).'),
-  outcome: z.enum(['Succeeded', 'Failed']).describe('Succeeded or Failed.'),
-  runStatus: z
-    .string()
-    .max(64)
-    .optional()
-    .describe('Status the agent server reported for the run: success, error, timeout, interrupted, ...'),
-  duration: z.string().max(32).optional().describe('How long the verification took, e.g. 1.25s.'),
-  completedBy: z
-    .enum(['join', 'webhook'])
-    .optional()
-    .describe('How the outcome arrived: join (the operator waited for the run) or webhook.'),
-  message: z.string().max(1024).optional().describe('Why the verification failed.'),
-});
-
-export const VerificationStatus = z.object({
-  revisionId: z.string().max(64).describe('Revision being verified; a new revision starts over.'),
-  specDigest: z.string().max(64).describe('Digest of spec.verification; a change starts over.'),
-  failures: z
-    .int()
-    .min(0)
-    .optional()
-    .describe('Consecutive failed verifications (drives the retry backoff).'),
-  current: z
-    .object({
-      runId: z.string().max(64).describe('Id of the smoke run in flight.'),
-      threadId: z.string().max(64).describe('Id of its thread.'),
-      startedAt: z.iso.datetime().describe('When the verification started (RFC 3339).'),
-      webhook: z
-        .boolean()
-        .optional()
-        .describe("True when the run reports to the operator's webhook receiver."),
-    })
-    .optional()
-    .describe('The smoke run in flight, if any.'),
-  last: VerificationAttempt.optional().describe('The last completed verification.'),
-  nextVerificationAt: z.iso
-    .datetime()
-    .optional()
-    .describe('When the next verification is due (after the interval, or the retry backoff).'),
-});
-export type VerificationStatus = z.infer<typeof VerificationStatus>;
 
 export const AgentDeploymentStatus = z.object({
   deploymentId: z

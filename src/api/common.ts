@@ -52,6 +52,28 @@ export function celUnique(key: string, message: string): CelRule {
 export const DNS_LABEL_CEL = "self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')";
 export const C_IDENTIFIER_CEL = "self.matches('^[A-Za-z_][A-Za-z0-9_]*$')";
 
+/** Go-style duration (`90s`, `5m`, `1h30m`, `500ms`), as parseDuration and CEL's duration() read it. */
+const DURATION_CEL = "self.matches('^([0-9]+(\\\\.[0-9]+)?(ms|s|m|h))+$')";
+
+/** A duration field; `path` is its full path in the object, named by the errors. */
+export function durationField(path: string, min: string, max: string) {
+  return z
+    .string()
+    .max(32)
+    .meta(
+      cel(
+        {
+          rule: DURATION_CEL,
+          message: `${path} must be a duration such as 30s, 5m or 1h`,
+        },
+        {
+          rule: `!${DURATION_CEL} || (duration(self) >= duration('${min}') && duration(self) <= duration('${max}'))`,
+          message: `${path} must be between ${min} and ${max}`,
+        },
+      ),
+    );
+}
+
 /** An RFC 1123 label (volume and container names). `what` names the field in the message. */
 export function dnsLabel(what: string) {
   return z

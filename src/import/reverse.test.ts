@@ -1,6 +1,6 @@
 /** The reverse translation, table-driven: the platform's shapes back to the spec, and round trips. */
 import { describe, expect, it } from 'vitest';
-import type { ResourceSpec as SpecResourceSpec } from '../api/agentdeployment.ts';
+import type { ResourceSpec as SpecResourceSpec } from '../api/resource-spec.ts';
 import type { Deployment, ResourceSpec } from '../controlplane/schemas.ts';
 import { normaliseResourceSpec } from '../translate/normalise.ts';
 import { toCreateRequest, toResourceSpec } from '../translate/request.ts';

@@ -6,7 +6,8 @@
  * repo_host's automatic custom_url) stay behind. Whether the result reproduces the deployment exactly is
  * not assumed here: expressible.ts proves it with the controller's own comparison.
  */
-import type { AgentDeploymentSpec, ResourceSpec as SpecResourceSpec } from '../api/agentdeployment.ts';
+import type { AgentDeploymentSpec } from '../api/agentdeployment.ts';
+import type { ResourceSpec as SpecResourceSpec } from '../api/resource-spec.ts';
 import type { Deployment, ResourceSpec } from '../controlplane/schemas.ts';
 import { snakeToCamel } from '../lib/paths.ts';
 import { compact } from '../translate/request.ts';

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generatePki } from '../localcluster/certs.ts';
 import { KubeAccess } from './access.ts';
-import type { KubeTarget } from './kubeconfig.ts';
 import { kubeRequest } from './request.ts';
+import type { KubeTarget } from './target.ts';
 
 /** A CONNECT proxy that sends every tunnel to the API server stand-in, recording what was asked. */
 interface Proxy {

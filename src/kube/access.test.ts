@@ -5,7 +5,8 @@ import yaml from 'js-yaml';
 import { Agent, ProxyAgent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultKubeAccess, KubeAccess, kubeAccessFromFile } from './access.ts';
-import type { ExecConfig, KubeTarget } from './kubeconfig.ts';
+import type { ExecConfig } from './kubeconfig.ts';
+import type { KubeTarget } from './target.ts';
 
 const UA = 'agent-deployment-operator';
 const V1 = 'client.authentication.k8s.io/v1';

@@ -19,8 +19,9 @@ import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import { Agent, ProxyAgent } from '../lib/undici.ts';
 import { type ExecCredentialResult, runExecCredential } from './exec-credential.ts';
-import { defaultTarget, type KubeTarget, loadKubeconfigFiles, targetOf } from './kubeconfig.ts';
+import { loadKubeconfigFiles } from './kubeconfig.ts';
 import { environmentProxy } from './proxy-env.ts';
+import { defaultTarget, type KubeTarget, targetOf } from './target.ts';
 
 /** client-go reads a token file again after a minute. */
 const TOKEN_FILE_REREAD_MS = 60_000;

@@ -4,15 +4,13 @@ import { isAbsolute, join, relative } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  defaultTarget,
-  inClusterTarget,
   KubeconfigError,
   kubeconfigPaths,
   loadKubeconfigFiles,
   mergeKubeconfigs,
   parseKubeconfig,
-  targetOf,
 } from './kubeconfig.ts';
+import { defaultTarget, inClusterTarget, targetOf } from './target.ts';
 
 type Doc = Record<string, unknown>;
 

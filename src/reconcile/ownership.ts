@@ -3,14 +3,14 @@
  * (controllers/agentdeployment/external.ts) and the plan (plan/agentdeployment.ts), so the two cannot
  * drift apart. It is given what has been read so far and either asks for the next read or decides:
  *
- * 1. A recorded id (status.deploymentId) is read first. An adopt annotation naming another id is
- *    AdoptionConflict. Found: owned. Missing under the credentials it was recorded with: forgotten, and
- *    the object goes on as if it owned nothing (it is created again). Missing under other credentials:
- *    CredentialsChanged, nothing created in its place.
- * 2. Otherwise an adopt annotation is read: missing, or of another name, is AdoptionFailed; else owned.
- * 3. Otherwise the deployments of the object's name are looked up. A live one is someone else's unless
- *    the create guard's evidence (guard.ts) says this object made it; one the platform is deleting holds
- *    the name (WaitingForName); none: the object owns nothing and creates.
+ * - Recorded id, read first (status.deploymentId). An adopt annotation naming another id is
+ *   AdoptionConflict. Found: owned. Missing under the credentials it was recorded with: forgotten, and
+ *   the object goes on as if it owned nothing (it is created again). Missing under other credentials:
+ *   CredentialsChanged, nothing created in its place.
+ * - Adopt annotation, when no id is recorded: missing, or of another name, is AdoptionFailed; else owned.
+ * - Name lookup, when neither: the deployments of the object's name. A live one is someone else's unless
+ *   the create guard's evidence (guard.ts) says this object made it; one the platform is deleting holds
+ *   the name (WaitingForName); none: the object owns nothing and creates.
  *
  * An observe-only object (spec.managementPolicies ["Observe"]) takes part the same way, except that it
  * never creates: a recorded deployment gone is nothing to observe (not forgotten), and the deployment of

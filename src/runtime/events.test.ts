@@ -65,7 +65,10 @@ describe('EventRecorder', () => {
   it('writes the involved object, source, and a unique name per event', async () => {
     const { api, created } = fakeApi();
     const events = recorder(api);
-    await Promise.all([events.record(ref, 'Normal', 'A', 'a'), events.record(ref, 'Normal', 'B', 'b')]);
+    await Promise.all([
+      events.record(ref, 'Normal', 'Created', 'a'),
+      events.record(ref, 'Normal', 'Patched', 'b'),
+    ]);
     expect(created[0]).toMatchObject({
       involvedObject: { kind: 'ConfigMap', name: 'obj', namespace: 'ns', uid: 'uid-1' },
       source: { component: 'op', host: 'pod-0' },
@@ -85,7 +88,7 @@ describe('EventRecorder', () => {
 
   it('truncates messages to 1024 characters', async () => {
     const { api, created } = fakeApi();
-    await recorder(api).record(ref, 'Warning', 'Failed', 'x'.repeat(2000));
+    await recorder(api).record(ref, 'Warning', 'DeleteFailed', 'x'.repeat(2000));
     expect(created[0]?.message).toHaveLength(1024);
   });
 
@@ -93,9 +96,9 @@ describe('EventRecorder', () => {
     const lines: Array<Record<string, unknown>> = [];
     const failing = fakeApi({ createFails: true });
     const events = recorder(failing.api, lines);
-    await expect(events.record(ref, 'Warning', 'Failed', 'boom')).resolves.toBeUndefined();
-    await expect(events.record(ref, 'Warning', 'Failed', 'boom')).resolves.toBeUndefined();
+    await expect(events.record(ref, 'Warning', 'DeleteFailed', 'boom')).resolves.toBeUndefined();
+    await expect(events.record(ref, 'Warning', 'DeleteFailed', 'boom')).resolves.toBeUndefined();
     expect(lines.filter((l) => l.msg === 'could not record event')).toHaveLength(2);
-    expect(lines[0]).toMatchObject({ error: 'forbidden', reason: 'Failed' });
+    expect(lines[0]).toMatchObject({ error: 'forbidden', reason: 'DeleteFailed' });
   });
 });

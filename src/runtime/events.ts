@@ -1,5 +1,6 @@
 import type { CoreV1Api, CoreV1Event } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { EventReason, Reason } from '../api/names.ts';
 import type { KubeAccess } from '../kube/access.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { kubeRequest } from '../kube/request.ts';
@@ -81,7 +82,7 @@ export class EventRecorder {
   }
 
   /** Resolves once this event is written (or its failure logged); never rejects. */
-  record(ref: EventObjectRef, type: EventType, reason: string, message: string): Promise<void> {
+  record(ref: EventObjectRef, type: EventType, reason: EventReason | Reason, message: string): Promise<void> {
     const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
     const key = JSON.stringify([ref.uid, type, reason, text]);
     const previous = this.#chains.get(key) ?? Promise.resolve();

@@ -7,6 +7,7 @@
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { EventReason, Reason } from '../api/names.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import type { Condition } from './conditions.ts';
 import { applyOutcome, findCondition } from './conditions.ts';
@@ -27,7 +28,8 @@ export interface ReconciledObject<S extends ObjectStatus> extends KubernetesObje
 
 export interface PendingEvent {
   type: EventType;
-  reason: string;
+  /** An action's reason, or a condition's for the events that mark its changes: any other is a compile error. */
+  reason: EventReason | Reason;
   message: string;
 }
 
@@ -185,7 +187,8 @@ export function problemEvents(before: ObjectStatus, after: ObjectStatus, outcome
   const was = findCondition(before.conditions, type);
   const now = findCondition(after.conditions, type);
   if (!now || (was?.reason === now.reason && was.message === now.message)) return [];
-  return [{ type: 'Warning', reason: now.reason, message: now.message }];
+  // The condition was set from this outcome (applyOutcome): its reason is the outcome's, typed.
+  return [{ type: 'Warning', reason: outcome.reason, message: now.message }];
 }
 
 /** The condition's change from before to after, when its status, reason or message moved. */

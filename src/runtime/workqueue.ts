@@ -1,6 +1,6 @@
-import { MinHeap } from '../lib/min-heap.ts';
 import { timerDelay } from '../lib/outbound.ts';
 import { type Clock, systemClock } from './clock.ts';
+import { DelayedKeys } from './delayed-keys.ts';
 
 export interface WorkQueueOptions {
   clock?: Clock;
@@ -61,21 +61,13 @@ export class WorkQueue {
   readonly #queue: string[] = [];
   /** The first #continuing keys of #queue continue work under way (added with `first`). */
   #continuing = 0;
-  /** Delayed keys, and keys added while in flight, that go first when they are queued. */
-  readonly #firstWhenDue = new Set<string>();
+  /** Keys added while in flight that go first when they are queued again. */
   readonly #firstWhenDone = new Set<string>();
   /** Keys that need processing: waiting in #queue, or added again while in flight. */
   readonly #dirty = new Set<string>();
   readonly #processing = new Set<string>();
-  /**
-   * Keys waiting for a time, and one timer for the earliest: 10,000 objects each waiting for its resync
-   * cost a map entry and a heap entry each, not a timer each (a timer, its closure and the timer lists
-   * of its duration were over 1 KB per key). Heap entries of a key whose time moved earlier are skipped
-   * when they come up.
-   */
-  readonly #delayed = new Map<string, number>();
-  readonly #due = new MinHeap<string>();
-  #dueTimer: { at: number; handle: unknown } | undefined;
+  /** Keys added with a delay (addAfter), until their time comes. */
+  readonly #delayed: DelayedKeys;
   readonly #failures = new Map<string, number>();
   readonly #waiters: Array<(key: string | undefined) => void> = [];
   #tokens: number;
@@ -108,6 +100,7 @@ export class WorkQueue {
 
   constructor(options: WorkQueueOptions = {}) {
     this.#clock = options.clock ?? systemClock;
+    this.#delayed = new DelayedKeys(this.#clock, (key, first) => this.add(key, { first }));
     this.#baseDelayMs = options.baseDelayMs ?? 1000;
     this.#maxDelayMs = options.maxDelayMs ?? 5 * 60_000;
     this.#qps = options.qps ?? 10;
@@ -188,50 +181,7 @@ export class WorkQueue {
       this.add(key, options);
       return;
     }
-    const at = this.#clock.now() + ms;
-    const existing = this.#delayed.get(key);
-    if (existing !== undefined && existing <= at) return;
-    this.#delayed.set(key, at);
-    if (options.first) this.#firstWhenDue.add(key);
-    else this.#firstWhenDue.delete(key);
-    this.#due.push(at, key);
-    this.#armDueTimer();
-  }
-
-  /** Adds every key whose time has come, then sets the timer for the next. */
-  #addDue(): void {
-    const now = this.#clock.now();
-    for (let next = this.#due.peek(); next && next.priority <= now; next = this.#due.peek()) {
-      this.#due.pop();
-      // A key whose time moved earlier (already added, or still waiting for another time) is skipped.
-      if (this.#delayed.get(next.item) !== next.priority) continue;
-      this.#delayed.delete(next.item);
-      const first = this.#firstWhenDue.delete(next.item);
-      this.add(next.item, { first });
-    }
-    this.#armDueTimer();
-  }
-
-  #armDueTimer(): void {
-    // Entries superseded by an earlier time for their key, when they come up: no timer for them.
-    let next = this.#due.peek();
-    while (next && this.#delayed.get(next.item) !== next.priority) {
-      this.#due.pop();
-      next = this.#due.peek();
-    }
-    if (this.#dueTimer && (!next || this.#dueTimer.at !== next.priority)) {
-      this.#clock.clearTimeout(this.#dueTimer.handle);
-      this.#dueTimer = undefined;
-    }
-    if (!next || this.#dueTimer) return;
-    const handle = this.#clock.setTimeout(
-      () => {
-        this.#dueTimer = undefined;
-        this.#addDue();
-      },
-      timerDelay(next.priority - this.#clock.now()),
-    );
-    this.#dueTimer = { at: next.priority, handle };
+    this.#delayed.schedule(key, this.#clock.now() + ms, options.first === true);
   }
 
   /**
@@ -364,11 +314,7 @@ export class WorkQueue {
   /** Stops handing out keys: pending and later get() calls resolve to undefined. */
   shutdown(): void {
     this.#shuttingDown = true;
-    if (this.#dueTimer) this.#clock.clearTimeout(this.#dueTimer.handle);
-    this.#dueTimer = undefined;
     this.#delayed.clear();
-    this.#due.clear();
-    this.#firstWhenDue.clear();
     this.#firstWhenDone.clear();
     if (this.#pumpTimer !== undefined) this.#clock.clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VerificationStatus } from '../api/agentdeployment.ts';
+import type { VerificationStatus } from '../api/verification.ts';
 import { backoffMs, type Decision, decide, JOIN_SLICE_MS, type MachineInput } from './machine.ts';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');

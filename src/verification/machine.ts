@@ -3,7 +3,7 @@
  * this pass does. A run is started in one pass and completed in later ones (by its webhook delivery or by a
  * bounded join), so no pass holds a worker for the whole timeout.
  */
-import type { VerificationStatus } from '../api/agentdeployment.ts';
+import type { VerificationStatus } from '../api/verification.ts';
 
 /** A join holds a worker at most this long; a longer run is joined again in a later pass. */
 export const JOIN_SLICE_MS = 5_000;

@@ -4,7 +4,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import type { Verification } from '../api/agentdeployment.ts';
+import type { Verification } from '../api/verification.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { parseDuration } from '../lib/duration.ts';
 

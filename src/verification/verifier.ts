@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import type { Verification, VerificationStatus } from '../api/agentdeployment.ts';
+import type { Verification, VerificationStatus } from '../api/verification.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
 import { formatDuration } from '../lib/duration.ts';
 import { AgentServerClient, AgentServerError, summarize } from './agent-server-client.ts';
@@ -58,18 +58,11 @@ export interface VerifyRequest {
   signal?: AbortSignal | undefined;
 }
 
-export interface VerifyEvent {
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-}
-
 export interface VerifyResult {
   record: VerificationStatus;
   view: VerificationView;
   /** When the next pass should come; undefined: the poll interval. */
   requeueAfterMs: number | undefined;
-  event?: VerifyEvent;
 }
 
 type Attempt = NonNullable<VerificationStatus['last']>;
@@ -272,7 +265,6 @@ export class Verifier {
     const last: Attempt = { ...attempt, completedAt, duration: formatDuration(durationMs) };
     if (last.message && last.message.length > MAX_MESSAGE)
       last.message = `${last.message.slice(0, MAX_MESSAGE - 1)}…`;
-    const wasVerified = record.last?.outcome === 'Succeeded';
     record.current = undefined;
     record.last = last;
     record.failures = last.outcome === 'Succeeded' ? 0 : (record.failures ?? 0) + 1;
@@ -288,23 +280,8 @@ export class Verifier {
       },
       'verification completed',
     );
-    let event: VerifyEvent | undefined;
-    if (last.outcome === 'Failed') {
-      event = {
-        type: 'Warning',
-        reason: 'VerificationFailed',
-        message: last.message ?? 'verification failed',
-      };
-    } else if (!wasVerified) {
-      event = {
-        type: 'Normal',
-        reason: 'Verified',
-        message: `revision ${req.revisionId} verified: run ${last.runId} succeeded in ${last.duration}`,
-      };
-    }
     const due = nextDueMs(record, settings.intervalMs, this.#options.backoffBaseMs) as number;
-    const result = this.#result(req, record, Math.max(0, due - this.#options.now().getTime()));
-    return event ? { ...result, event } : result;
+    return this.#result(req, record, Math.max(0, due - this.#options.now().getTime()));
   }
 
   #result(req: VerifyRequest, record: VerificationStatus, afterMs: number): VerifyResult {

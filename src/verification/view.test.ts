@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VerificationStatus } from '../api/agentdeployment.ts';
+import type { VerificationStatus } from '../api/verification.ts';
 import { viewOf } from './view.ts';
 
 const attempt = (outcome: 'Succeeded' | 'Failed') => ({

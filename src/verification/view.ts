@@ -3,14 +3,16 @@
  * and the `Verified` condition. A failed verification is `waiting`, not `stalled`: the agent may recover,
  * and the check is repeated with backoff.
  */
-import type { VerificationStatus } from '../api/agentdeployment.ts';
+
+import type { Reason } from '../api/names.ts';
+import type { VerificationStatus } from '../api/verification.ts';
 import type { Outcome } from '../runtime/outcome.ts';
 
 export const VERIFIED = 'Verified';
 
 export interface VerifiedCondition {
   status: 'True' | 'False' | 'Unknown';
-  reason: string;
+  reason: Reason;
   message: string;
 }
 

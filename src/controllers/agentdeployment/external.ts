@@ -90,7 +90,7 @@ export function externalDeployment(
   const tenant = pass.tenant;
   if (!pass.credentials) throw new Error('external resource used before credentials were resolved');
   const identity = credentialsKey(pass.credentials);
-  const note = (reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
+  const note = (reason: EventReason | Reason, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
     pass.events.push({ type, reason, message });
 
   const read = async (id: string): Promise<Deployment> => {

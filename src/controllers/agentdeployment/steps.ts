@@ -193,7 +193,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       } else {
         pass.events.push({
           type: 'Normal',
-          reason: 'Orphaned',
+          reason: EventReason.Orphaned,
           message: `left deployment ${pass.status.deploymentId ?? '(none)'} on the control plane${isObserveOnly(pass.spec) ? ' (observe-only)' : ''}`,
         });
       }

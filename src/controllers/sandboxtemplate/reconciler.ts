@@ -3,11 +3,10 @@
  * pass resolves the object's credentials, reads the templates from the shared per-credential snapshot,
  * picks the exact name, copies what it observed into status and reports drift field by field. Nothing
  * is ever written to the control plane (the interface shows no write endpoint for templates), so
- * deletion needs no finalizer.
+ * deletion needs no finalizer. The Drifted condition and its event are summary.ts's.
  */
 
-import { ConditionType, Reason } from '../../api/names.ts';
-import type { Drift, SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
+import type { SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
 import type { ControlPlaneAllowList } from '../../controlplane/allowed-control-planes.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
@@ -15,7 +14,7 @@ import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
 import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
 import type { SandboxTemplate as ListedTemplate } from '../../controlplane/schemas.ts';
 import { canonicalJson } from '../../lib/canonical-json.ts';
-import { describeDrift, templateDrift } from '../../reconcile/template-drift.ts';
+import { templateDrift } from '../../reconcile/template-drift.ts';
 import { observedFacts } from '../../reconcile/template-observed.ts';
 import { resolveTemplate } from '../../reconcile/template-resolve.ts';
 import {
@@ -24,11 +23,9 @@ import {
   pollIntervalOf,
   takeReconcileRequest,
 } from '../../runtime/annotations.ts';
-import { removeCondition, setCondition } from '../../runtime/conditions.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
 import {
-  conditionChange,
   type KindShell,
   type Pass,
   type PendingEvent,
@@ -36,6 +33,7 @@ import {
   type Step,
 } from '../../runtime/reconcile-shell.ts';
 import type { TemplateSnapshots } from './snapshots.ts';
+import { driftMessage, statusEvents, summarizeDrift, type TemplateFound } from './summary.ts';
 
 export interface SandboxTemplateDeps {
   getObject(namespace: string, name: string): SandboxTemplate | undefined;
@@ -57,7 +55,7 @@ export interface SandboxTemplateDeps {
 
 interface TemplatePass extends Pass<SandboxTemplate, SandboxTemplateStatus> {
   /** Set once the template is found: its id and how it differs from the spec. */
-  found?: { id: string; drift: Drift[] };
+  found?: TemplateFound;
 }
 
 type TemplateStep = Step<TemplatePass>;
@@ -138,48 +136,6 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
     },
   };
   return [paused, observe];
-}
-
-const driftMessage = (id: string, drift: readonly Drift[]) =>
-  `template ${id} differs from the spec: ${describeDrift(drift)}`;
-
-/** The Drifted condition: True with the fields, False when in sync, absent when nothing was found. */
-function summarizeDrift(pass: TemplatePass): void {
-  const { status } = pass;
-  const conditions = status.conditions ?? [];
-  if (!pass.found) {
-    if (!status.templateId) status.conditions = removeCondition(conditions, ConditionType.Drifted);
-    return;
-  }
-  const { id, drift } = pass.found;
-  status.conditions = setCondition(
-    conditions,
-    drift.length > 0
-      ? {
-          type: ConditionType.Drifted,
-          status: 'True',
-          observedGeneration: pass.generation,
-          reason: Reason.DriftDetected,
-          message: driftMessage(id, drift),
-        }
-      : {
-          type: ConditionType.Drifted,
-          status: 'False',
-          observedGeneration: pass.generation,
-          reason: Reason.InSync,
-          message: 'the template matches the spec',
-        },
-    pass.decidedAt,
-  );
-}
-
-/** Drift appearing is the Stalled condition's Warning (the shell's); drift clearing is a Normal event. */
-function statusEvents(before: SandboxTemplateStatus, after: SandboxTemplateStatus): PendingEvent[] {
-  const drifted = conditionChange(before, after, ConditionType.Drifted);
-  if (drifted?.was?.status === 'True' && drifted.now?.status === 'False') {
-    return [{ type: 'Normal', reason: Reason.InSync, message: 'the template matches the spec again' }];
-  }
-  return [];
 }
 
 /** A newer listing that changed nothing is not worth a write: steady objects cost no status writes. */

@@ -1,0 +1,216 @@
+/**
+ * Every option of the controller: its flag, its environment variable, its help and its default, in one
+ * table that config.ts parses, `--help` prints and scripts/generate-docs.ts turns into the options
+ * reference. Secret options are read from a file (`--<flag>-file`), never from a flag's value.
+ */
+
+interface OptionSpec {
+  flag: string;
+  env: string;
+  help: string;
+  default?: string;
+  /** Secret values: never printed, and read from a file with `--<flag>-file` rather than a flag. */
+  secret?: boolean;
+}
+
+export const OPTIONS = [
+  {
+    flag: 'control-plane-url',
+    env: 'CONTROL_PLANE_URL',
+    help: 'Base URL of the control plane (default credentials).',
+  },
+  {
+    flag: 'control-plane-api-key',
+    env: 'CONTROL_PLANE_API_KEY',
+    help: 'API key sent as X-Api-Key.',
+    secret: true,
+  },
+  {
+    flag: 'control-plane-bearer-token',
+    env: 'CONTROL_PLANE_BEARER_TOKEN',
+    help: 'Bearer token, instead of an API key (needs the tenant id).',
+    secret: true,
+  },
+  {
+    flag: 'control-plane-tenant-id',
+    env: 'CONTROL_PLANE_TENANT_ID',
+    help: 'Tenant (workspace) id sent as X-Tenant-Id.',
+  },
+  {
+    flag: 'default-credentials-namespaces',
+    env: 'DEFAULT_CREDENTIALS_NAMESPACES',
+    help: 'Comma-separated namespaces whose objects may use the default credentials; with the selector empty too, every namespace may.',
+    default: '',
+  },
+  {
+    flag: 'default-credentials-namespace-selector',
+    env: 'DEFAULT_CREDENTIALS_NAMESPACE_SELECTOR',
+    help: 'Label selector of namespaces whose objects may use the default credentials (besides the listed ones; needs namespace read access).',
+    default: '',
+  },
+  {
+    flag: 'allowed-control-plane-urls',
+    env: 'ALLOWED_CONTROL_PLANE_URLS',
+    help: "Comma-separated control-plane base URLs a namespace's credentials Secret may name (scheme, host and port must match; a path allows what is below it); the default credentials' URL is always allowed, and with no list it is the only one.",
+    default: '',
+  },
+  {
+    flag: 'agent-server-allowed-hosts',
+    env: 'AGENT_SERVER_ALLOWED_HOSTS',
+    help: 'Comma-separated agent-server hosts that may receive the default credentials (host, host:port, *.domain); default: the control plane host and its domain.',
+  },
+  {
+    flag: 'watch-namespaces',
+    env: 'WATCH_NAMESPACES',
+    help: 'Comma-separated namespaces to watch; empty watches all.',
+    default: '',
+  },
+  {
+    flag: 'label-selector',
+    env: 'LABEL_SELECTOR',
+    help: 'Only objects matching this label selector (sharding).',
+    default: '',
+  },
+  {
+    flag: 'poll-interval',
+    env: 'POLL_INTERVAL',
+    help: 'How often every object is checked for drift.',
+    default: '60s',
+  },
+  {
+    flag: 'revision-poll-interval',
+    env: 'REVISION_POLL_INTERVAL',
+    help: 'How often a revision in progress is polled.',
+    default: '5s',
+  },
+  {
+    flag: 'template-poll-interval',
+    env: 'TEMPLATE_POLL_INTERVAL',
+    help: 'How often sandbox templates are listed (default: the poll interval).',
+  },
+  {
+    flag: 'import-templates-namespace',
+    env: 'IMPORT_TEMPLATES_NAMESPACE',
+    help: 'Create an observe-only SandboxTemplate in this namespace for every listed template.',
+  },
+  { flag: 'workers', env: 'WORKERS', help: 'Reconciles run at once.', default: '4' },
+  {
+    flag: 'reserve-workers',
+    env: 'RESERVE_WORKERS',
+    help: 'AgentDeployment workers beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
+    default: '4',
+  },
+  {
+    flag: 'namespace-secret-budget',
+    env: 'NAMESPACE_SECRET_BUDGET',
+    help: 'Bytes of referenced Secret values the controller holds for one namespace (a quantity such as 8Mi); a Secret past it is not read and its readers stall with BudgetExceeded.',
+    default: '8Mi',
+  },
+  {
+    flag: 'reconcile-timeout',
+    env: 'RECONCILE_TIMEOUT',
+    help: "Deadline of one reconcile pass's calls to the control plane and agent servers, all together.",
+    default: '2m',
+  },
+  {
+    flag: 'reconcile-rate',
+    env: 'RECONCILE_RATE',
+    help: 'Reconciles started per second, all objects together.',
+    default: '50',
+  },
+  {
+    flag: 'control-plane-rps',
+    env: 'CONTROL_PLANE_RPS',
+    help: 'Control-plane requests per second, per credential (429 Retry-After slows it further).',
+    default: '50',
+  },
+  {
+    flag: 'control-plane-concurrency',
+    env: 'CONTROL_PLANE_CONCURRENCY',
+    help: 'Control-plane requests in flight, per credential.',
+    default: '16',
+  },
+  {
+    flag: 'control-plane-timeout',
+    env: 'CONTROL_PLANE_TIMEOUT',
+    help: 'Deadline of one control-plane request, response body included (a server that trickles bytes cannot hold it longer).',
+    default: '30s',
+  },
+  {
+    flag: 'leader-elect',
+    env: 'LEADER_ELECT',
+    help: 'Elect a leader on a Lease so one replica writes.',
+    default: 'true',
+  },
+  {
+    flag: 'leader-election-namespace',
+    env: 'LEADER_ELECTION_NAMESPACE',
+    help: 'Namespace of the Lease (default: the pod namespace, else default).',
+  },
+  {
+    flag: 'leader-election-id',
+    env: 'LEADER_ELECTION_ID',
+    help: 'Name of the Lease; one per shard.',
+    default: 'agent-deployment-operator',
+  },
+  {
+    flag: 'leader-election-lease-duration',
+    env: 'LEADER_ELECTION_LEASE_DURATION',
+    help: 'How long a Lease nobody renews stays taken (whole seconds).',
+    default: '15s',
+  },
+  {
+    flag: 'leader-election-renew-deadline',
+    env: 'LEADER_ELECTION_RENEW_DEADLINE',
+    help: 'A leader that could not renew for this long stops leading; below the lease duration. Each Lease call has half of it.',
+    default: '10s',
+  },
+  {
+    flag: 'leader-election-retry-period',
+    env: 'LEADER_ELECTION_RETRY_PERIOD',
+    help: 'Time between attempts to acquire or renew the Lease; below the renew deadline.',
+    default: '2s',
+  },
+  { flag: 'pod-name', env: 'POD_NAME', help: 'Identity in leader election (default: hostname and pid).' },
+  { flag: 'pod-namespace', env: 'POD_NAMESPACE', help: 'Namespace the controller runs in.' },
+  { flag: 'http-port', env: 'HTTP_PORT', help: 'Port of /healthz, /readyz and /metrics.', default: '8080' },
+  {
+    flag: 'webhook-port',
+    env: 'WEBHOOK_PORT',
+    help: 'Port of the run-completion webhook receiver (spec.verification); unset: no receiver.',
+  },
+  {
+    flag: 'webhook-base-url',
+    env: 'WEBHOOK_BASE_URL',
+    help: 'URL agent servers reach the webhook receiver at, e.g. http://agent-deployment-operator-webhook.ns.svc:9443; unset: runs are joined, no webhook.',
+  },
+  {
+    flag: 'verification-backoff',
+    env: 'VERIFICATION_BACKOFF',
+    help: 'First retry delay after a failed verification; doubles per failure, up to the interval (at most 5m).',
+    default: '5s',
+  },
+  { flag: 'log-level', env: 'LOG_LEVEL', help: 'trace, debug, info, warn or error.', default: 'info' },
+  {
+    flag: 'secrets-digest-key',
+    env: 'SECRETS_DIGEST_KEY',
+    help: 'Key of the secrets digest kept in status (default: derived from the key Secret the operator keeps in its namespace).',
+    secret: true,
+  },
+] as const satisfies readonly OptionSpec[];
+
+/** The `--help` text: one line per option, from OPTIONS. */
+export function helpText(): string {
+  const lines = [
+    'Usage: node src/main.ts [--flag=value ...]',
+    '',
+    'Each flag can also be set by its environment variable.',
+    '',
+  ];
+  for (const o of OPTIONS) {
+    const flag = 'secret' in o && o.secret ? `--${o.flag}-file PATH` : `--${o.flag}`;
+    const def = 'default' in o && o.default !== '' ? ` (default ${o.default})` : '';
+    lines.push(`  ${flag.padEnd(40)} ${o.env.padEnd(28)} ${o.help}${def}`);
+  }
+  return lines.join('\n');
+}
