@@ -33,6 +33,9 @@ describe('runtime across restartApiServer()', () => {
       path: '/api/v1/configmaps',
       namespaces: ['default'],
       logger,
+      // Recovery, not the backoff's ceiling, is under test: client-go's 30 s (jittered to 60 s) would
+      // outlast the wait below after the faults of a restart.
+      maxBackoffMs: 2_000,
       onAdd: (cm) => seen.push(`add ${cm.metadata?.name}`),
       onUpdate: (_, cm) => seen.push(`update ${cm.metadata?.name} ${cm.data?.v}`),
     });
