@@ -130,6 +130,12 @@ describe('plan --prune', () => {
       [],
       { action: 'stall', reason: 'CredentialsChanged' },
     ],
+    [
+      'its credentials Secret missing: waits, as the controller would, nothing deleted',
+      live('a', { spec: { credentialsSecretRef: { name: 'gone' } } }),
+      [deployment('d-a')],
+      { action: 'wait', reason: 'WaitingForCredentials' },
+    ],
   ])('%s', async (_, obj, platform, expected) => {
     const { entries } = await prune([obj], platform);
     expect(entries).toHaveLength(1);

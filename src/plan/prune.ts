@@ -36,15 +36,9 @@ export async function planRemoved(live: LiveObject, kube: PlanKube, world: PlanW
   try {
     return { ...head, ...(await decide(live, namespace, kube, world, notes)) };
   } catch (err) {
-    if (err instanceof Stall || err instanceof Wait) {
-      // The credentials cannot be resolved: the controller would retry the deletion (DeleteFailed).
-      return {
-        ...head,
-        action: 'wait',
-        reason: err.reason,
-        message: `${err.message}: nothing can be deleted`,
-      };
-    }
+    // The credentials cannot be resolved: the controller stops (or waits) there, the finalizer kept.
+    if (err instanceof Stall) return { ...head, action: 'stall', reason: err.reason, message: err.message };
+    if (err instanceof Wait) return { ...head, action: 'wait', reason: err.reason, message: err.message };
     throw err;
   }
 }
