@@ -1,10 +1,11 @@
 /**
  * The AgentDeployment's external resource, after crossplane-runtime's managed-resource contract:
- * observe, create, update, and the reads and the DELETE deletion needs. It hides how the owned deployment is found (the batched observer's
- * snapshot or a GET, adoption by annotation, the create guard's lookup by name) and keeps the observer's
- * bookkeeping and the ownership record in status (id, credentials digest, pending create), so the steps
- * read as decisions. Each action records the event that says what it did. Only create makes status
- * durable mid-pass, through the step's `persist`; none writes conditions.
+ * observe, create, update, and the reads and the DELETE that deletion (finalize.ts) asks for. It hides
+ * how the owned deployment is found (the batched observer's snapshot or a GET, adoption by annotation,
+ * the create guard's lookup by name) and keeps the observer's bookkeeping and the ownership record in
+ * status (id, credentials digest, pending create), so the steps read as decisions. Each action records
+ * the event that says what it did (deletion's outcome events are the finalize step's). Only create
+ * makes status durable mid-pass, through the step's `persist`; none writes conditions.
  */
 import { Annotation, EventReason } from '../../api/names.ts';
 import { credentialsKey } from '../../controlplane/credentials.ts';

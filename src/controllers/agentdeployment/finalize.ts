@@ -104,19 +104,28 @@ export function finalizeStep(
       deps.verifier.forget(pass.key);
       const refused = helpers.defaultCredentialsRefused(pass);
       const facts = deletionFacts(deps, pass, nameOf(pass), refused);
+      // Made once the credentials are resolved (the first read deletion asks for when it reads at all).
+      let made: ExternalDeployment | undefined;
+      const external = () => {
+        made ??= helpers.external(pass);
+        return made;
+      };
       let verdict: FinalDeletionVerdict;
       try {
         verdict = await settleDeletion(
           facts,
           async () => {
             await helpers.resolveCredentials(pass);
-            const external = helpers.external(pass);
-            return { tenant: pass.tenant, conflict: helpers.conflictOf(pass), claimedBy: external.claimedBy };
+            return {
+              tenant: pass.tenant,
+              conflict: helpers.conflictOf(pass),
+              claimedBy: external().claimedBy,
+            };
           },
-          () => helpers.external(pass),
+          external,
         );
       } catch (err) {
-        // A deployment recorded under other credentials is for a person to settle, not to retry.
+        // Credentials missing or unusable, Secrets over their budget: they say so themselves.
         if (err instanceof Stall || err instanceof Wait) throw err;
         const cause = outcomeOf(err);
         throw new Retry(
