@@ -163,6 +163,21 @@ describe('kubectl agd plan, without a cluster', () => {
       ['plan', '--no-cluster', '-f', '/nonexistent/x.yaml'],
       '/nonexistent/x.yaml: no such file or directory',
     ],
+    [
+      '--prune without a selector',
+      ['plan', '--prune', '-f', '-'],
+      '--prune needs -l/--selector: the label selector of the objects the input holds',
+    ],
+    [
+      'a selector without --prune',
+      ['plan', '-l', 'app=x', '-f', '-'],
+      '-l/--selector is only used with --prune',
+    ],
+    [
+      '--prune without a cluster',
+      ['plan', '--prune', '-l', 'app=x', '--no-cluster', '-f', '-'],
+      '--prune reads the cluster for objects not in the input: it cannot be used with --no-cluster',
+    ],
   ])('bad usage (%s): one line on stderr, exit 1', async (_, argv, message) => {
     const { code, stderr } = await run(argv);
     expect(code).toBe(1);

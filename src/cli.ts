@@ -7,9 +7,10 @@ import { type Credentials, credentialsKey } from './controlplane/credentials.ts'
 /**
  * kubectl-agd: `kubectl agd import` writes the YAML of existing deployments (src/import/);
  * `kubectl agd plan -f <files|dir|->` says what the controller would do to the platform for
- * each AgentDeployment and SandboxTemplate given, before they are applied (docs/plan-and-import.md). It
- * only reads: Kubernetes (optional) and the control plane. Exit code: 0 every object known to need
- * nothing, 2 changes, 1 a problem (an object refused or that would stall, a failed read, bad usage), 3
+ * each AgentDeployment and SandboxTemplate given, before they are applied (docs/plan-and-import.md),
+ * and with --prune what deleting the ones removed from the input does. It only reads: Kubernetes
+ * (optional) and the control plane. Exit code: 0 every object known to need nothing, 2 changes, 1 a
+ * problem (an object refused or that would stall, a failed read, bad usage), 3
  * incomplete (an object could not be judged, or waits on something first).
  */
 import { credentialsPolicy, resolveCredentials } from './controlplane/resolve-credentials.ts';
@@ -37,6 +38,10 @@ Options:
   -o, --output FORMAT          text (coloured on a terminal), markdown or json (default: text)
       --no-cluster             plan from the files alone (no kubeconfig): objects are validated offline
                                against the CRDs; Secrets and status are unknown
+      --prune                  also plan the AgentDeployments in the cluster that match --selector, in
+                               the namespaces planned, but are not in the input (removed from git): what
+                               deleting each does, "- delete" (its deployment, by id) or "- orphan"
+  -l, --selector SELECTOR      the label selector --prune takes (required with it), as kubectl's
       --control-plane-url URL  the controller's control-plane URL (or CONTROL_PLANE_URL)
       --api-key-file PATH      a file holding the controller's API key (or CONTROL_PLANE_API_KEY;
                                CONTROL_PLANE_BEARER_TOKEN and CONTROL_PLANE_TENANT_ID are read too)
@@ -47,7 +52,7 @@ Options:
                                as the controller does (or set SECRETS_DIGEST_KEY, as the controller's)
   -h, --help                   this text
 
-Exit code: 0 every object known to need nothing; 2 changes; 1 a problem (refused, would stall, a
+Exit code: 0 every object known to need nothing; 2 changes (a deployment deleted included); 1 a problem (refused, would stall, a
 read failed, bad usage); 3 incomplete: some object could not be judged (no credentials, a Secret only
 the cluster has) or waits on something first, so what the controller will send is not known yet.
 `;
@@ -63,6 +68,8 @@ interface Options {
   allowedControlPlanes: ControlPlaneAllowList;
   operatorNamespace: string | undefined;
   digestKey: string | undefined;
+  /** --prune's label selector; undefined without --prune. */
+  prune: { selector: string } | undefined;
 }
 
 /** The controller's credentials as both commands take them: flags first, then the environment. */
@@ -95,6 +102,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
         'api-key-file': { type: 'string' },
         'allowed-control-plane-urls': { type: 'string' },
         'operator-namespace': { type: 'string' },
+        prune: { type: 'boolean', default: false },
+        selector: { type: 'string', short: 'l' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -117,6 +126,15 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
       `--output ${JSON.stringify(values.output)}: must be one of ${OUTPUT_FORMATS.join(', ')}`,
     );
   }
+  const selector = values.selector?.trim();
+  if (values.prune && !selector)
+    throw new UsageError('--prune needs -l/--selector: the label selector of the objects the input holds');
+  if (selector !== undefined && !values.prune)
+    throw new UsageError('-l/--selector is only used with --prune');
+  if (values.prune && values['no-cluster'])
+    throw new UsageError(
+      '--prune reads the cluster for objects not in the input: it cannot be used with --no-cluster',
+    );
   const credentials = credentialsFrom(values['control-plane-url'], values['api-key-file'], env);
   const { baseUrl } = credentials;
   let allowedControlPlanes: ControlPlaneAllowList;
@@ -137,6 +155,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
     allowedControlPlanes,
     operatorNamespace: values['operator-namespace'],
     digestKey: env.SECRETS_DIGEST_KEY || undefined,
+    prune: values.prune && selector ? { selector } : undefined,
   };
 }
 
@@ -240,7 +259,7 @@ export async function runCli(io: CliIo): Promise<number> {
     };
     const namespace = options.namespace ?? access?.namespace ?? 'default';
     try {
-      const entries = await planObjects(inputs.objects, namespace, world, inputs.secrets);
+      const entries = await planObjects(inputs.objects, namespace, world, inputs.secrets, options.prune);
       io.stdout(formatPlan(entries, options.output, io.isTty && options.output === 'text'));
       if (inputs.ignored > 0) io.stderr(`kubectl-agd: ${inputs.ignored} object(s) of other kinds left out\n`);
       return exitCodeOf(entries);

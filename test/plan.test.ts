@@ -2,7 +2,9 @@
  * The plan is what happens (issue 18): for each example, and for seeded random edits to it, `plan` is run
  * against the real API server and the simulator, the change is then applied with the controller running,
  * and the simulator's log of writes is compared with the plan: every predicted call happens, no other
- * call does, and "new revision" is predicted exactly. Secret values never appear in any output.
+ * call does, and "new revision" is predicted exactly. Secret values never appear in any output. The
+ * same for adoption by id, a create left unanswered, pause, an invalid annotation, and deleting objects
+ * removed from the input (`--prune`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +12,7 @@ import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { GROUP, VERSION } from '../src/api/group.ts';
+import { Annotation } from '../src/api/names.ts';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
 import type { Credentials } from '../src/controlplane/credentials.ts';
 import { kubeRequest } from '../src/kube/request.ts';
@@ -17,7 +20,13 @@ import { valueAt } from '../src/lib/paths.ts';
 import { formatPlan, OUTPUT_FORMATS } from '../src/plan/format.ts';
 import type { InputSecret } from '../src/plan/inputs.ts';
 import { kubePlanReads } from '../src/plan/kube.ts';
-import type { InputObject, PlanEntry, PlanKind, PlanWorld } from '../src/plan/model.ts';
+import {
+  type InputObject,
+  isChange,
+  type PlanEntry,
+  type PlanKind,
+  type PlanWorld,
+} from '../src/plan/model.ts';
 import { planObjects } from '../src/plan/plan.ts';
 import {
   DEFAULT_API_KEY,
@@ -26,7 +35,7 @@ import {
   type RequestRecord,
 } from '../src/simulator/index.ts';
 import { REPO } from './packaging-helpers.ts';
-import { eventually, getAgd, type Harness, sleep, startHarness } from './support/harness.ts';
+import { deleteAgd, eventually, getAgd, type Harness, sleep, startHarness } from './support/harness.ts';
 
 const DIGEST_KEY = 'plan-test-secrets-digest-key';
 const EXAMPLES = join(REPO, 'examples');
@@ -120,18 +129,28 @@ function carried(body: unknown): string[] {
 }
 const twoLevels = (field: string) => field.split('.').slice(0, 2).join('.');
 
-/** Waits until the controller is done with the object: its generation observed, Ready or Stalled, quiet. */
-async function settled(name: string, expectedWrites: number, since: number): Promise<AgentDeployment> {
+/** The controller is done with the object: its generation observed, Ready or Stalled. */
+const readyOrStalled = (o: AgentDeployment) =>
+  o.status?.observedGeneration === o.metadata.generation &&
+  (o.status?.conditions?.some(
+    (c) =>
+      (c.type === 'Ready' || c.type === 'Stalled') &&
+      c.status === 'True' &&
+      c.observedGeneration === o.metadata.generation,
+  ) ??
+    false);
+
+/** Waits until the controller is done with the object (`done`, by default Ready or Stalled), then quiet. */
+async function settled(
+  name: string,
+  expectedWrites: number,
+  since: number,
+  done: (o: AgentDeployment) => boolean = readyOrStalled,
+): Promise<AgentDeployment> {
   await eventually(async () => writes(since).length >= expectedWrites, `${name}: ${expectedWrites} write(s)`);
   const obj = await eventually(async () => {
     const o = await getAgd(h, name);
-    const done = o.status?.conditions?.some(
-      (c) =>
-        (c.type === 'Ready' || c.type === 'Stalled') &&
-        c.status === 'True' &&
-        c.observedGeneration === o.metadata.generation,
-    );
-    return done && o.status?.observedGeneration === o.metadata.generation ? o : undefined;
+    return done(o) ? o : undefined;
   }, `${name} settled`);
   await sleep(2_500); // several polls (1s): an unpredicted call has time to show
   return obj;
@@ -333,4 +352,183 @@ it('a SandboxTemplate: the drift the controller would report', async () => {
   expect(entry?.action).toBe('stall');
   expect(entry?.reason).toBe('DriftDetected');
   expect(entry?.drift?.map((d) => d.field)).toContain('image');
+});
+
+/**
+ * What the examples' edits never meet: adoption by id, a create left unanswered, pause, an invalid
+ * annotation, and deletion (--prune). Each object is made from the image example under a name of its
+ * own, with Secrets of its own (an example's Secret rewritten would move the examples' objects too), and
+ * the label --prune selects.
+ */
+describe('the plan is what happens: ownership, annotations and deletion', () => {
+  const PRUNE_LABEL = 'plan-test/prune';
+  const objects = new Map<string, { agd: Doc & { kind: PlanKind }; secrets: Doc[] }>();
+
+  function fresh(name: string): { agd: Doc & { kind: PlanKind }; secrets: Doc[] } {
+    const docs = example('agentdeployment-external-image.yaml');
+    const secrets = docs
+      .filter((d) => d.kind === 'Secret')
+      .map((d) => ({ ...d, metadata: { ...d.metadata, name: `${name}-${d.metadata.name}` } }));
+    let specText = JSON.stringify(docs.find((d) => d.kind === 'AgentDeployment')?.spec);
+    for (const d of docs.filter((d) => d.kind === 'Secret'))
+      specText = specText.replaceAll(`"${d.metadata.name}"`, `"${name}-${d.metadata.name}"`);
+    const agd = {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'AgentDeployment' as const,
+      metadata: { name, namespace: h.ns, labels: { [PRUNE_LABEL]: 'yes' } },
+      // The example orphans; these delete unless a step says otherwise.
+      spec: { ...JSON.parse(specText), name, deletionPolicy: 'Delete' },
+    };
+    const made = { agd, secrets };
+    objects.set(name, made);
+    return made;
+  }
+
+  /** Plans the object, applies it with the controller running, and checks the simulator saw the plan. */
+  async function planThenApply(
+    label: string,
+    { agd, secrets }: { agd: Doc & { kind: PlanKind }; secrets: Doc[] },
+    done?: (o: AgentDeployment) => boolean,
+  ): Promise<PlanEntry> {
+    for (const s of secrets) expect(await apply(s), label).toBeUndefined();
+    const [entry] = await planObjects([agd], h.ns, world(), secrets.map(inputSecret));
+    if (!entry) throw new Error('no plan entry');
+    const since = h.sim.requests().length;
+    const before = entry.deploymentId
+      ? h.sim.deployments().find((d) => d.id === entry.deploymentId)?.latest_revision_id
+      : undefined;
+    expect(await apply(agd), label).toBeUndefined();
+    const obj = await settled(agd.metadata.name, isChange(entry) ? 1 : 0, since, done);
+    expectPlanned(entry, since, before);
+    // Sending nothing is also what a stall does: the condition tells them apart.
+    const stalled = obj.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True');
+    expect(stalled?.reason, `${label}: Stalled`).toBe(entry.action === 'stall' ? entry.reason : undefined);
+    return entry;
+  }
+
+  /** A deployment made outside the operator, from the create the plan shows (its image `image`). */
+  async function createElsewhere(request: unknown, image: string): Promise<string> {
+    const body = JSON.parse(JSON.stringify(request));
+    body.source_revision_config.image_uri = image;
+    const response = await fetch(`${h.sim.url}/v2/deployments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Api-Key': DEFAULT_API_KEY },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { id: string }).id;
+  }
+
+  const conditionIs = (type: string, reason: string) => (o: AgentDeployment) =>
+    o.status?.conditions?.some((c) => c.type === type && c.status === 'True' && c.reason === reason) ?? false;
+
+  it('adoption by id: the adopted deployment is patched to the spec, and nothing else is sent', {
+    timeout: 120_000,
+  }, async () => {
+    const made = fresh('plan-adopt');
+    for (const s of made.secrets) expect(await apply(s)).toBeUndefined();
+    const [create] = await planObjects([made.agd], h.ns, world(), made.secrets.map(inputSecret));
+    expect(create?.action).toBe('create');
+    const id = await createElsewhere(create?.request, 'registry.example.com/research-agent:0');
+    made.agd.metadata.annotations = { [Annotation.AdoptDeploymentId]: id };
+    const entry = await planThenApply('adopt', made);
+    expect(entry).toMatchObject({ action: 'patch', deploymentId: id });
+    expect(entry.changes?.map((c) => c.field)).toContain('source_revision_config.image_uri');
+    expect((await getAgd(h, 'plan-adopt')).status?.deploymentId).toBe(id);
+  });
+
+  it('a create left unanswered: the deployment of its name made after the mark is taken, not created again', {
+    timeout: 120_000,
+  }, async () => {
+    const made = fresh('plan-pending');
+    made.agd.metadata.annotations = { [Annotation.Paused]: 'true' };
+    for (const s of made.secrets) expect(await apply(s)).toBeUndefined();
+    expect(await apply(made.agd)).toBeUndefined();
+    await eventually(async () => conditionIs('Paused', 'Paused')(await getAgd(h, 'plan-pending')), 'paused');
+    // As a crash leaves it: the mark written before the POST, the POST committed, its answer lost.
+    await kubeRequest(h.access, {
+      method: 'PATCH',
+      path: `/apis/${GROUP}/${VERSION}/namespaces/${h.ns}/agentdeployments/plan-pending/status`,
+      body: { status: { createPendingSince: new Date(Date.now() - 1_000).toISOString() } },
+      contentType: 'application/merge-patch+json',
+    });
+    delete made.agd.metadata.annotations;
+    const [create] = await planObjects([made.agd], h.ns, world(), made.secrets.map(inputSecret));
+    const image = (spec(made.agd).sourceRevisionConfig as { imageUri: string }).imageUri;
+    const id = await createElsewhere(create?.request, image);
+    const entry = await planThenApply('pending create', made);
+    expect(entry.deploymentId).toBe(id);
+    expect(['none', 'patch']).toContain(entry.action);
+    expect(h.sim.deployments().filter((d) => d.name === 'plan-pending')).toHaveLength(1);
+  });
+
+  it('paused, then an invalid poll-interval annotation, then neither: none, stall, then the patch', {
+    timeout: 180_000,
+  }, async () => {
+    const made = fresh('plan-pause');
+    expect((await planThenApply('create', made)).action).toBe('create');
+    const image = spec(made.agd).sourceRevisionConfig as Record<string, unknown>;
+    image.imageUri = 'registry.example.com/research-agent:paused';
+    made.agd.metadata.annotations = { [Annotation.Paused]: 'true' };
+    const paused = await planThenApply('paused', made, conditionIs('Paused', 'Paused'));
+    expect(paused).toMatchObject({ action: 'none' });
+    expect(paused.message).toContain('paused');
+    made.agd.metadata.annotations = { [Annotation.PollInterval]: '1ms' };
+    const invalid = await planThenApply(
+      'invalid poll interval',
+      made,
+      conditionIs('Stalled', 'InvalidAnnotation'),
+    );
+    expect(invalid).toMatchObject({ action: 'stall', reason: 'InvalidAnnotation' });
+    made.agd.metadata.annotations = { [Annotation.PollInterval]: '30s' };
+    const patched = await planThenApply('annotations fixed', made);
+    expect(patched).toMatchObject({ action: 'patch', createsRevision: true });
+  });
+
+  it('deletion (--prune): objects removed from the input are planned, deleted, and only the planned DELETE is sent', {
+    timeout: 180_000,
+  }, async () => {
+    const pending = objects.get('plan-pending');
+    const kept = objects.get('plan-pause');
+    if (!pending || !kept || !objects.has('plan-adopt')) throw new Error('the earlier steps did not run');
+    // One to orphan: its policy changed first (nothing for the platform).
+    pending.agd.spec = { ...(pending.agd.spec as object), deletionPolicy: 'Orphan' };
+    expect((await planThenApply('deletionPolicy Orphan', pending)).action).toBe('none');
+
+    const entries = await planObjects([kept.agd], h.ns, world(), kept.secrets.map(inputSecret), {
+      selector: `${PRUNE_LABEL}=yes`,
+    });
+    const removed = entries.filter((e) => e.removed);
+    expect(removed.map((e) => `${e.name} ${e.action}`).sort()).toEqual([
+      'plan-adopt delete',
+      'plan-pending orphan',
+    ]);
+    const deleting = removed.find((e) => e.action === 'delete') as PlanEntry;
+    const adoptedId = (await getAgd(h, 'plan-adopt')).status?.deploymentId;
+    expect(deleting.deploymentId).toBe(adoptedId);
+    const orphanedId = (await getAgd(h, 'plan-pending')).status?.deploymentId;
+
+    const since = h.sim.requests().length;
+    for (const e of removed) await deleteAgd(h, e.name);
+    for (const e of removed) {
+      await eventually(
+        () =>
+          getAgd(h, e.name).then(
+            () => false,
+            () => true,
+          ),
+        `${e.name} gone`,
+      );
+    }
+    await sleep(2_500);
+    const planned = removed
+      .filter((e) => e.action === 'delete')
+      .map((e) => `DELETE /v2/deployments/${e.deploymentId}`);
+    expect(
+      writes(since).map((r) => `${r.method} ${r.path}`),
+      'the planned DELETEs, and nothing else',
+    ).toEqual(planned);
+    expect(h.sim.deployments().some((d) => d.id === adoptedId)).toBe(false);
+    expect(h.sim.deployments().some((d) => d.id === orphanedId)).toBe(true);
+  });
 });

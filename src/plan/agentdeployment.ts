@@ -294,7 +294,7 @@ function observeOnlyEntry(
  * Other objects' claims. Their tenant: the digest recorded with their id; else, as far as the plan can
  * tell without reading their Secrets, this object's when they name the same credentials (or none).
  */
-function claimsOf(
+export function claimsOf(
   others: readonly LiveObject[],
   self: { metadata: { namespace: string; name: string }; spec: Spec },
   tenant: string,

@@ -43,6 +43,9 @@ describe('exitCodeOf: as terraform plan -detailed-exitcode, and 3 when the plan 
     ['a stall wins over changes', [patch, entry('stall')], 1],
     ['a problem wins over an object not judged', [entry('unknown'), entry('refused')], 1],
     ['a failed read', [entry('unknown', { reason: 'ReadFailed' })], 1],
+    ['an object removed from the input whose deployment is deleted', [entry('delete', { removed: true })], 2],
+    ['an object removed from the input that orphans: nothing sent', [entry('orphan', { removed: true })], 0],
+    ['a deletion that waits (the platform deleting)', [entry('delete'), entry('wait', { removed: true })], 3],
   ])('%s: %s', (_, entries, code) => {
     expect(exitCodeOf(entries)).toBe(code);
   });
@@ -69,6 +72,27 @@ describe('formats', () => {
       '! AgentDeployment team-a/agent-stall: stall (DriftDetected) [observe-only]: stall message',
     );
     expect(formatMarkdown([observed])).toContain('| stall (DriftDetected) [observe-only] |');
+  });
+
+  it('--prune: a deletion and an orphan, marked as removed, with their counts in the summary', () => {
+    const removed = [
+      entry('delete', { removed: true, deploymentId: 'd-7', message: 'delete deployment d-7 (agent)' }),
+      entry('orphan', { removed: true }),
+    ];
+    const text = formatText(removed, false);
+    expect(text).toContain(
+      '- AgentDeployment team-a/agent-delete: delete [removed from the input]: delete deployment d-7 (agent)',
+    );
+    expect(text).toContain(
+      '- AgentDeployment team-a/agent-orphan: orphan [removed from the input]: orphan message',
+    );
+    expect(text).not.toContain('revision)');
+    expect(formatMarkdown(removed)).toContain(
+      '| - | `AgentDeployment team-a/agent-delete` | delete [removed from the input] |',
+    );
+    expect(summaryOf(removed)).toBe(
+      '0 to create, 0 to patch (0 new revisions in all), 0 unchanged, 0 refused or stalled, 0 waiting or unknown, 1 to delete, 1 to orphan',
+    );
   });
 
   it('markdown: a table row per object and a details block per object with details', () => {

@@ -11,7 +11,8 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'markdown', 'jso
  * What the plan knows, as `terraform plan -detailed-exitcode` does with one code more, first match
  * wins: 1 a problem (an object refused or that would stall, a failed read); 3 incomplete (an object
  * the plan could not judge, `unknown`, or that waits on something first, `wait`: what the controller
- * will send for it is not known yet); 2 changes; 0 every object known to need nothing.
+ * will send for it is not known yet); 2 changes (a create, a patch, or a deployment deleted with an
+ * object removed from the input); 0 every object known to need nothing (an orphan sends nothing).
  */
 export function exitCodeOf(entries: readonly PlanEntry[]): 0 | 1 | 2 | 3 {
   if (entries.some((e) => isProblem(e) || e.reason === 'ReadFailed')) return 1;
@@ -27,6 +28,8 @@ const SYMBOL: Record<PlanEntry['action'], string> = {
   stall: '!',
   wait: '…',
   unknown: '?',
+  delete: '-',
+  orphan: '-',
 };
 const COLOUR: Record<PlanEntry['action'], number> = {
   create: 32,
@@ -36,25 +39,41 @@ const COLOUR: Record<PlanEntry['action'], number> = {
   stall: 31,
   wait: 36,
   unknown: 35,
+  delete: 31,
+  orphan: 2,
 };
 
 export function summaryOf(entries: readonly PlanEntry[]): string {
   const count = (f: (e: PlanEntry) => boolean) => entries.filter(f).length;
-  const revisions = count((e) => isChange(e) && e.createsRevision === true);
+  const revisions = count(
+    (e) => (e.action === 'create' || e.action === 'patch') && e.createsRevision === true,
+  );
   return [
     `${count((e) => e.action === 'create')} to create`,
     `${count((e) => e.action === 'patch')} to patch (${revisions} new revision${revisions === 1 ? '' : 's'} in all)`,
     `${count((e) => e.action === 'none')} unchanged`,
     `${count(isProblem)} refused or stalled`,
     `${count((e) => e.action === 'wait' || e.action === 'unknown')} waiting or unknown`,
+    // Objects removed from the input appear only with --prune.
+    ...(count((e) => e.removed === true) > 0
+      ? [
+          `${count((e) => e.action === 'delete')} to delete`,
+          `${count((e) => e.action === 'orphan')} to orphan`,
+        ]
+      : []),
   ].join(', ');
 }
 
 const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v ?? null));
 const title = (e: PlanEntry) => `${e.kind} ${e.namespace}/${e.name}`;
-const observing = (e: PlanEntry) => (e.observeOnly ? ' [observe-only]' : '');
+const observing = (e: PlanEntry) =>
+  `${e.observeOnly ? ' [observe-only]' : ''}${e.removed ? ' [removed from the input]' : ''}`;
 const revision = (e: PlanEntry) =>
-  isChange(e) ? (e.createsRevision ? ' (new revision)' : ' (no new revision)') : '';
+  e.action === 'create' || e.action === 'patch'
+    ? e.createsRevision
+      ? ' (new revision)'
+      : ' (no new revision)'
+    : '';
 
 /** The lines under an entry's title: request, changes, drift, notes. */
 function details(e: PlanEntry): string[] {

@@ -85,5 +85,13 @@ export function kubePlanReads(access: KubeAccess): PlanKube {
       }
       return undefined;
     },
+    async agentDeploymentsMatching(namespace, selector) {
+      const list = (await kubeRequest(access, {
+        method: 'GET',
+        path: collection('AgentDeployment', namespace),
+        query: { labelSelector: selector },
+      })) as { items?: LiveObject[] };
+      return list.items ?? [];
+    },
   };
 }

@@ -11,9 +11,20 @@ export type PlanKind = 'AgentDeployment' | 'SandboxTemplate';
 /**
  * create/patch: the controller would send that; none: nothing to send; refused: the API server (or the
  * schema, offline) refuses the object; stall/wait: the controller would stop there (a person must act,
- * or something is missing), sending nothing; unknown: the plan could not tell (it says why).
+ * or something is missing), sending nothing; unknown: the plan could not tell (it says why). For an
+ * object removed from the input (--prune): delete, its deployment would be deleted; orphan, the object
+ * would go and leave the platform as it is.
  */
-export type PlanAction = 'create' | 'patch' | 'none' | 'refused' | 'stall' | 'wait' | 'unknown';
+export type PlanAction =
+  | 'create'
+  | 'patch'
+  | 'none'
+  | 'refused'
+  | 'stall'
+  | 'wait'
+  | 'unknown'
+  | 'delete'
+  | 'orphan';
 
 /** One field a PATCH changes: the platform's value, and the one sent. Secret values never appear. */
 export interface FieldChange {
@@ -43,6 +54,8 @@ export interface PlanEntry {
   notes: string[];
   /** spec.managementPolicies ["Observe"]: the controller only observes (and reports) this object. */
   observeOnly?: boolean;
+  /** In the cluster, matching --prune's selector, but not in the input: this says what deleting it does. */
+  removed?: boolean;
 }
 
 /** The control-plane reads a plan makes; it never writes. */
@@ -61,6 +74,8 @@ export interface PlanKube {
   dryRun(obj: InputObject): Promise<string | undefined>;
   /** Every AgentDeployment this user may list (for the claims); undefined when it may list none. */
   agentDeployments(namespace: string): Promise<LiveObject[] | undefined>;
+  /** The AgentDeployments of a namespace whose labels match a label selector (--prune). */
+  agentDeploymentsMatching(namespace: string, selector: string): Promise<LiveObject[]>;
 }
 
 export interface PlanWorld {
@@ -97,6 +112,8 @@ export interface LiveObject {
     uid?: string;
     creationTimestamp?: string;
     annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    finalizers?: string[];
     deletionTimestamp?: string;
   };
   spec?: unknown;
@@ -104,6 +121,7 @@ export interface LiveObject {
 }
 
 /** Whether the plan says the controller would write to the platform. */
-export const isChange = (e: PlanEntry) => e.action === 'create' || e.action === 'patch';
+export const isChange = (e: PlanEntry) =>
+  e.action === 'create' || e.action === 'patch' || e.action === 'delete';
 /** Whether the plan says the change would not apply cleanly. */
 export const isProblem = (e: PlanEntry) => e.action === 'refused' || e.action === 'stall';

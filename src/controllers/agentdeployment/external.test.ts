@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
+import { FINALIZER } from '../../api/names.ts';
 import {
   BadRequestError,
   ConflictError,
@@ -14,6 +15,7 @@ import {
 import type { Deployment } from '../../controlplane/schemas.ts';
 import { Wait } from '../../runtime/outcome.ts';
 import { externalDeployment } from './external.ts';
+import { deletionFacts, type FinalDeletionVerdict, settleDeletion } from './finalize.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
 const deployment = (status: string, id = 'd-1', createdAt = '2026-01-01T00:00:00Z'): Deployment => ({
@@ -86,13 +88,31 @@ function passWith(
   } as unknown as AgentDeploymentPass;
 }
 
+/** Deletion as the finalize step runs it (finalize.ts), through this external resource. */
+function deleteWith(pass: AgentDeploymentPass, client: DeploymentClient, spec: Record<string, unknown> = {}) {
+  const external = externalDeployment(deps, pass, client);
+  const deleted = {
+    ...pass,
+    obj: { ...pass.obj, metadata: { ...pass.obj.metadata, deletionTimestamp: 'x', finalizers: [FINALIZER] } },
+    spec: { ...pass.spec, ...spec },
+  } as AgentDeploymentPass;
+  return settleDeletion(
+    deletionFacts(deps, deleted, 'agent', undefined),
+    async () => ({ tenant: TENANT, claimedBy: external.claimedBy }),
+    () => external,
+  );
+}
+const remainingOf = (v: FinalDeletionVerdict) =>
+  v.kind === 'wait' && v.why === 'platformDeleting' ? [v.deployment.status] : [];
+const eventOf = (v: FinalDeletionVerdict) => ('event' in v ? v.event?.reason : undefined);
+
 const errorOf = (p: Promise<unknown>) =>
   p.then(
     () => undefined,
     (e: unknown) => e as Error & { reason?: string },
   );
 
-describe('delete', () => {
+describe('delete (as the finalize step drives it)', () => {
   it.each<[string, (string | undefined)[], string[], string[]]>([
     ['already gone: nothing sent', [undefined], ['GET d-1'], []],
     ['gone at once after DELETE', ['READY', undefined], ['GET d-1', 'DELETE d-1', 'GET d-1'], []],
@@ -110,25 +130,23 @@ describe('delete', () => {
     ],
   ])('%s', async (_, gets, expectedCalls, left) => {
     const { client, calls } = scripted(gets);
-    const remaining = await externalDeployment(deps, passWith('d-1'), client).delete({});
+    const verdict = await deleteWith(passWith('d-1'), client);
     expect(calls).toEqual(expectedCalls);
-    expect(remaining.map((d) => d.status)).toEqual(left);
+    expect(remainingOf(verdict)).toEqual(left);
   });
 
   it('asks for the tracing project only when the spec does', async () => {
     const { client, calls } = scripted(['READY', undefined]);
-    await externalDeployment(deps, passWith('d-1'), client).delete({ deleteTracingProject: true });
+    await deleteWith(passWith('d-1'), client, { deleteTracingProject: true });
     expect(calls).toContain('DELETE d-1 +tracing');
   });
 
   it('says deleted only once the deployment is gone', async () => {
     const pass = passWith('d-1');
     const { client } = scripted(['READY', 'AWAITING_DELETE']);
-    await externalDeployment(deps, pass, client).delete({});
-    expect(pass.events.map((e) => e.reason)).toEqual(['Deleting']);
+    expect(eventOf(await deleteWith(pass, client))).toBe('Deleting');
     const { client: later } = scripted(['AWAITING_DELETE', undefined]);
-    await externalDeployment(deps, pass, later).delete({});
-    expect(pass.events.map((e) => e.reason)).toEqual(['Deleting', 'Deleted']);
+    expect(eventOf(await deleteWith(pass, later))).toBe('Deleted');
   });
 });
 
@@ -387,7 +405,7 @@ describe('ownership: delete', () => {
     const { client, calls } = scripted([], {
       findDeploymentsByName: async () => [deployment('READY', 'd-theirs')],
     });
-    expect(await externalDeployment(deps, passWith(), client).delete({})).toEqual([]);
+    expect(await deleteWith(passWith(), client)).toMatchObject({ kind: 'release', how: 'orphaned' });
     expect(calls).toEqual([]);
   });
 
@@ -399,15 +417,15 @@ describe('ownership: delete', () => {
       findDeploymentsByName: async () => [deployment('READY', 'd-9', createdAt)],
     });
     const pass = passWith(undefined, { createPendingSince: '2026-01-01T00:00:05Z' });
-    await externalDeployment(deps, pass, client).delete({});
+    await deleteWith(pass, client);
     expect(calls).toEqual(expected);
   });
 
   it('a recorded id missing under other credentials is CredentialsChanged, not gone', async () => {
     const { client } = scripted([undefined]);
     const pass = passWith('d-1', { credentialsDigest: 'sha256:tenant-then' });
-    const err = await errorOf(externalDeployment(deps, pass, client).delete({}));
-    expect(err).toMatchObject({ name: 'Stall', reason: 'CredentialsChanged' });
-    expect(err?.message).toContain('d-1');
+    const verdict = await deleteWith(pass, client);
+    expect(verdict).toMatchObject({ kind: 'stall', reason: 'CredentialsChanged' });
+    expect(verdict.kind === 'stall' && verdict.message).toContain('d-1');
   });
 });

@@ -1,13 +1,13 @@
 /**
  * The AgentDeployment's external resource, after crossplane-runtime's managed-resource contract:
- * observe, create, update, delete. It hides how the owned deployment is found (the batched observer's
- * snapshot or a GET, adoption by annotation, the create guard's lookup by name) and keeps the observer's
- * bookkeeping and the ownership record in status (id, credentials digest, pending create), so the steps
- * read as decisions. Each action records the event that says what it did. Only create makes status
- * durable mid-pass, through the step's `persist`; none writes conditions.
+ * observe, create, update, and the reads and the DELETE that deletion (finalize.ts) asks for. It hides
+ * how the owned deployment is found (the batched observer's snapshot or a GET, adoption by annotation,
+ * the create guard's lookup by name) and keeps the observer's bookkeeping and the ownership record in
+ * status (id, credentials digest, pending create), so the steps read as decisions. Each action records
+ * the event that says what it did (deletion's outcome events are the finalize step's). Only create
+ * makes status durable mid-pass, through the step's `persist`; none writes conditions.
  */
-import { Annotation, EventReason, Reason } from '../../api/names.ts';
-import { DEFAULT_TIMEOUTS } from '../../controlplane/client.ts';
+import { Annotation, EventReason, type Reason } from '../../api/names.ts';
 import { credentialsKey } from '../../controlplane/credentials.ts';
 import {
   BadRequestError,
@@ -24,10 +24,9 @@ import type {
 } from '../../controlplane/schemas.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { deletedElsewhere } from '../../reconcile/decide.ts';
-import { judgeFound } from '../../reconcile/guard.ts';
 import { isObserveOnly } from '../../reconcile/management.ts';
 import {
-  credentialsChangedMessage,
+  type NameLookup,
   nameVerdict,
   type OwnershipFacts,
   type OwnershipVerdict,
@@ -37,13 +36,6 @@ import {
 import { Stall, Wait } from '../../runtime/outcome.ts';
 import { forgetDeployment } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
-
-/**
- * How long after an unanswered create a deleted object keeps its finalizer while the name shows nothing:
- * the POST may still commit after the client gave up on it (twice its deadline), and the object must
- * still be there to delete what it made.
- */
-export const LATE_COMMIT_WINDOW_MS = 2 * DEFAULT_TIMEOUTS.totalMs;
 
 export interface ExternalDeployment {
   /**
@@ -67,11 +59,16 @@ export interface ExternalDeployment {
     changed: readonly string[],
   ): Promise<Deployment>;
   /**
-   * Deletes the deployment this object owns, by its recorded id only (or, with a create pending, the one
-   * the create guard proves it made), once: a deployment the platform is already deleting is not asked
-   * again. Returns those still there; an object that owns nothing sends nothing.
+   * What deleting reads and sends (reconcile/deletion.ts decides which, and when): the deployments of
+   * the object's name, one deployment by id, another object's claim on an id, taking the deployment the
+   * create guard proves this object made (recorded, with a Found event), and the DELETE of one id (a 404
+   * answer means it is gone already).
    */
-  delete(options: { deleteTracingProject?: boolean }): Promise<Deployment[]>;
+  lookup(): Promise<NameLookup>;
+  find(deploymentId: string): Promise<ReadById>;
+  claimedBy(deploymentId: string): string | undefined;
+  take(deployment: Deployment, message: string): void;
+  delete(deploymentId: string, options: { deleteTracingProject: boolean }): Promise<void>;
   revision(deploymentId: string, revisionId: string): Promise<Revision>;
   /** Starts a new revision from an existing one's configuration; `why` goes in the event. */
   redeploy(deploymentId: string, revisionId: string, why: string): Promise<Deployment>;
@@ -188,21 +185,6 @@ export function externalDeployment(
     throw err;
   };
 
-  /** Deleting with a create unanswered and nothing of the name yet: wait out a late commit first. */
-  const holdForLateCommit = (pendingSince: string) => {
-    const until = Date.parse(pendingSince) + LATE_COMMIT_WINDOW_MS;
-    const left = until - deps.now().getTime();
-    if (!(left > 0)) return;
-    throw new Wait(
-      Reason.Deleting,
-      `a create sent at ${pendingSince} got no answer and nothing named ${deploymentName} exists yet; it may still commit, so the finalizer stays until ${new Date(until).toISOString()} and the name is looked up again then (set spec.deletionPolicy to Orphan to release it now)`,
-      left,
-    );
-  };
-
-  const credentialsDiffer = () =>
-    status.credentialsDigest !== undefined && tenant !== undefined && status.credentialsDigest !== tenant;
-
   /** A GET by id as the verdict reads it: 404 is 'missing'. */
   const readById = async (id: string): Promise<ReadById> => {
     try {
@@ -291,56 +273,21 @@ export function externalDeployment(
       return patched;
     },
 
-    async delete({ deleteTracingProject }) {
-      if (!status.deploymentId && status.createPendingSince) {
-        // A create whose answer was lost: delete what it made, and only that.
-        const { live } = await lookup();
-        const verdict =
-          live &&
-          judgeFound({ found: live, pendingSince: status.createPendingSince, claimedBy: claimedBy(live.id) });
-        if (live && verdict?.take) {
-          own(live);
-          note(EventReason.Found, verdict.message);
-        }
-        if (!live) holdForLateCommit(status.createPendingSince);
+    lookup,
+    async find(id) {
+      return (await getIfExists(id)) ?? 'missing';
+    },
+    claimedBy,
+    take(d, message) {
+      own(d);
+      note(EventReason.Found, message);
+    },
+    async delete(id, { deleteTracingProject }) {
+      try {
+        await client.deleteDeployment(id, { ...(deleteTracingProject ? { deleteTracingProject } : {}) });
+      } catch (err) {
+        if (!(err instanceof NotFoundError)) throw err;
       }
-      const ids = status.deploymentId ? [status.deploymentId] : [];
-      const remaining: Deployment[] = [];
-      for (const id of ids) {
-        const before = await getIfExists(id);
-        if (!before && credentialsDiffer()) {
-          throw new Stall(
-            'CredentialsChanged',
-            credentialsChangedMessage(
-              id,
-              status.credentialsDigest as string,
-              tenant as string,
-              'it cannot be deleted from here',
-            ),
-          );
-        }
-        if (!before) continue;
-        if (!isDeleting(before.status)) {
-          try {
-            await client.deleteDeployment(id, { ...(deleteTracingProject ? { deleteTracingProject } : {}) });
-          } catch (err) {
-            if (!(err instanceof NotFoundError)) throw err;
-          }
-        }
-        // The platform deletes asynchronously: look again, so a quick deletion ends in this pass.
-        const after = await getIfExists(id);
-        if (!after) note(EventReason.Deleted, `deleted deployment ${id}`);
-        else {
-          if (!isDeleting(before.status)) {
-            note(
-              Reason.Deleting,
-              `deletion of deployment ${id} requested; the platform reports ${after.status}`,
-            );
-          }
-          remaining.push(after);
-        }
-      }
-      return remaining;
     },
 
     revision: (deploymentId, revisionId) => client.getRevision(deploymentId, revisionId),

@@ -13,6 +13,7 @@ import { Annotation, FINALIZER } from '../../api/names.ts';
 import { credentialsKey } from '../../controlplane/credentials.ts';
 import { ControlPlanePools } from '../../controlplane/pools.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
+import { LATE_COMMIT_WINDOW_MS } from '../../reconcile/deletion.ts';
 import { findCondition } from '../../runtime/conditions.ts';
 import type { ReconcileResult } from '../../runtime/controller.ts';
 import type { PendingEvent } from '../../runtime/reconcile-shell.ts';
@@ -21,7 +22,6 @@ import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } fro
 import { defaultHostAllowList, parseHostAllowList } from '../../verification/host-allow-list.ts';
 import { Verifier } from '../../verification/verifier.ts';
 import { ClaimIndex } from './claim-index.ts';
-import { LATE_COMMIT_WINDOW_MS } from './external.ts';
 import { agentDeploymentReconciler, READY_RESYNC_FACTOR } from './reconciler.ts';
 
 const LISTENER = defaultListeners()[0]?.id as string;

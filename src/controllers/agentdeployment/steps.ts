@@ -8,12 +8,18 @@
 import { Annotation, EventReason, FINALIZER, STICKY_STALL_REASONS } from '../../api/names.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
-import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
+import { REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
-import { type ClaimConflict, claimConflict, claimOf, createContest } from '../../reconcile/claims.ts';
+import {
+  type ClaimConflict,
+  claimConflict,
+  claimOf,
+  createContest,
+  deploymentNameOf,
+} from '../../reconcile/claims.ts';
 import { decide } from '../../reconcile/decide.ts';
 import { desiredDeployment } from '../../reconcile/desired.ts';
-import { deletionPolicyOf, isObserveOnly } from '../../reconcile/management.ts';
+import { isObserveOnly } from '../../reconcile/management.ts';
 import {
   checkPollInterval,
   pausedOutcome,
@@ -22,18 +28,13 @@ import {
   takeReconcileRequest,
 } from '../../runtime/annotations.ts';
 import { findCondition } from '../../runtime/conditions.ts';
-import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
+import { type Outcome, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import { SecretBudgetError, type SecretData, secretDataBytes } from '../../runtime/secret-cache.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { externalDeployment } from './external.ts';
-import {
-  decideFollow,
-  type FollowInput,
-  followDeletion,
-  progressDeadlineOf,
-  retryPolicyOf,
-} from './follow.ts';
+import { finalizeStep } from './finalize.ts';
+import { decideFollow, type FollowInput, progressDeadlineOf, retryPolicyOf } from './follow.ts';
 import { observeOnlyStep } from './observe-only.ts';
 import { recordApplied, recordObserved } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
@@ -101,26 +102,6 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     return judge(self, deps.claims({ tenant: self.tenant, identity: pass.identity, name: self.name, ids }));
   };
 
-  /**
-   * The ownership gate of deletion: only the recorded id (or what the create guard proves this object
-   * made) is deleted, and not when another object holds that id and wins it. Returns what is still there.
-   */
-  const deleteOwned = async (pass: AgentDeploymentPass): Promise<Deployment[]> => {
-    const conflict = conflictOf(pass);
-    const orphaned = (message: string) =>
-      pass.events.push({ type: 'Normal', reason: EventReason.Orphaned, message });
-    if (pass.status.deploymentId && conflict?.reason === 'AlreadyManaged') {
-      // A copied status: the deployment is the other object's to delete.
-      orphaned(conflict.message);
-      return [];
-    }
-    const remaining = await external(pass).delete({
-      deleteTracingProject: pass.spec.deleteTracingProject ?? false,
-    });
-    if (!pass.status.deploymentId)
-      orphaned('this object owns no deployment on the control plane: nothing deleted');
-    return remaining;
-  };
   const namespaceOf = (pass: AgentDeploymentPass) => pass.obj.metadata.namespace ?? '';
   /** Why this object may not use the default credentials; undefined when it may (or names its own). */
   const defaultCredentialsRefused = (pass: AgentDeploymentPass): string | undefined => {
@@ -133,75 +114,20 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       : decision.message;
   };
 
-  /**
-   * 1. Deleted: apply the deletion policy, then release the finalizer, once the platform no longer has
-   * the deployment (it deletes asynchronously: until then the object says Deleting).
-   */
-  const finalize: AgdStep = {
-    name: 'finalize',
-    async run(pass) {
-      if (!pass.obj.metadata.deletionTimestamp) return undefined;
-      deps.observer.untrack(pass.key);
-      deps.verifier.forget(pass.key);
-      const done: Outcome = { kind: 'deleted', reason: 'Succeeded', message: 'deletion policy applied' };
-      // Gone for good: its credentials Secret no longer needs to outlive it.
-      const release = () => deps.releaseCredentials(namespaceOf(pass), pass.key, pass.signal);
-      if (!hasFinalizer(pass)) {
-        await release();
-        return done;
-      }
-      const refused = defaultCredentialsRefused(pass);
-      if (refused && !pass.status.deploymentId) {
-        // Never allowed to call the control plane, so it made nothing: nothing to delete.
-        await deps.removeFinalizer(pass.obj, pass.signal);
-        return done;
-      }
-      if (deletionPolicyOf(pass.spec) === 'Delete') {
-        if (refused) {
-          throw new Retry(
-            'DefaultCredentialsNotAllowed',
-            `cannot delete deployment ${pass.status.deploymentId}: ${refused}; or set spec.deletionPolicy to Orphan to release the object`,
-          );
-        }
-        let remaining: Deployment[];
-        try {
-          await readSecrets(deps, pass);
-          useCredentials(pass, credentialsOf(pass));
-          remaining = await deleteOwned(pass);
-        } catch (err) {
-          // A deployment recorded under other credentials is for a person to settle, not to retry; a
-          // create that may still commit is waited for.
-          if (err instanceof Stall || err instanceof Wait) throw err;
-          const cause = outcomeOf(err);
-          throw new Retry(
-            'DeleteFailed',
-            `deleting the deployment failed: ${cause.message}; the finalizer stays (set spec.deletionPolicy to Orphan to release it)`,
-            (err as { retryAfterMs?: number }).retryAfterMs,
-          );
-        }
-        if (remaining.length > 0) {
-          const deleting = followDeletion({
-            remaining,
-            deletionTimestamp: pass.obj.metadata.deletionTimestamp,
-            minPollMs: deps.revisionPollMs,
-            nowMs: deps.now().getTime(),
-          });
-          pass.status.deploymentStatus = remaining[0]?.status;
-          pass.requeueAfterMs = deleting.requeueAfterMs;
-          return deleting.outcome;
-        }
-      } else {
-        pass.events.push({
-          type: 'Normal',
-          reason: EventReason.Orphaned,
-          message: `left deployment ${pass.status.deploymentId ?? '(none)'} on the control plane${isObserveOnly(pass.spec) ? ' (observe-only)' : ''}`,
-        });
-      }
-      await deps.removeFinalizer(pass.obj, pass.signal);
-      await release();
-      return done;
+  /** Deleted: the deletion decision (reconcile/deletion.ts), read and acted on in finalize.ts. */
+  const finalize = finalizeStep(
+    deps,
+    {
+      external,
+      async resolveCredentials(pass) {
+        await readSecrets(deps, pass);
+        useCredentials(pass, credentialsOf(pass));
+      },
+      conflictOf: (pass) => conflictOf(pass),
+      defaultCredentialsRefused,
     },
-  };
+    (pass) => deploymentNameOf({ ...pass.obj, spec: pass.spec }),
+  );
 
   /** 2. Paused: say so and stop. An annotation out of its bounds needs a person. */
   const paused: AgdStep = {

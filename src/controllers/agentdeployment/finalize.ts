@@ -1,0 +1,176 @@
+/**
+ * The finalize step: a deleted object reads, decides and acts in one loop. The decision is
+ * reconcile/deletion.ts's (shared with the plan); this module does the reads and the one write it asks
+ * for, then acts on the final verdict: release the finalizer, wait while the platform deletes (or a late
+ * create may commit), or stop.
+ */
+import { FINALIZER } from '../../api/names.ts';
+import {
+  type DeletionCredentials,
+  type DeletionFacts,
+  type DeletionVerdict,
+  deletion,
+} from '../../reconcile/deletion.ts';
+import { deletionPolicyOf, isObserveOnly } from '../../reconcile/management.ts';
+import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
+import type { Step } from '../../runtime/reconcile-shell.ts';
+import type { ExternalDeployment } from './external.ts';
+import { followDeletion } from './follow.ts';
+import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
+
+/** A verdict the loop does not act on by itself: what the step does with it. */
+export type FinalDeletionVerdict = Exclude<
+  DeletionVerdict,
+  { kind: 'read' } | { kind: 'take' } | { kind: 'delete' } | { kind: 'none' }
+>;
+
+/** What the finalize step needs from the other steps' helpers. */
+export interface FinalizeHelpers {
+  external(pass: AgentDeploymentPass): ExternalDeployment;
+  /** Reads the object's Secrets and resolves its credentials into the pass. */
+  resolveCredentials(pass: AgentDeploymentPass): Promise<void>;
+  /** The claim of another object that wins over this object's, if any (claims.ts). */
+  conflictOf(pass: AgentDeploymentPass): { reason: string; message: string } | undefined;
+  /** Why the object may not use the default credentials; undefined when it may (or names its own). */
+  defaultCredentialsRefused(pass: AgentDeploymentPass): string | undefined;
+}
+
+/** What the object, its status and its policy say, before anything is read. */
+export function deletionFacts(
+  deps: Pick<AgentDeploymentDeps, 'now'>,
+  pass: AgentDeploymentPass,
+  name: string,
+  defaultCredentialsRefused: string | undefined,
+): DeletionFacts {
+  const { obj, spec, status } = pass;
+  return {
+    name,
+    deleting: !!obj.metadata.deletionTimestamp,
+    hasFinalizer: obj.metadata.finalizers?.includes(FINALIZER) ?? false,
+    policy: deletionPolicyOf(spec),
+    observeOnly: isObserveOnly(spec),
+    deleteTracingProject: spec.deleteTracingProject ?? false,
+    recordedId: status.deploymentId,
+    recordedTenant: status.credentialsDigest,
+    pendingSince: status.createPendingSince,
+    defaultCredentialsRefused,
+    now: deps.now(),
+  };
+}
+
+/**
+ * Performs the reads and the actions the deletion verdict asks for until it decides. `credentials`
+ * resolves the object's credentials; `external` is asked for only after that.
+ */
+export async function settleDeletion(
+  facts: DeletionFacts,
+  credentials: () => Promise<DeletionCredentials>,
+  external: () => ExternalDeployment,
+): Promise<FinalDeletionVerdict> {
+  for (;;) {
+    const verdict = deletion(facts);
+    switch (verdict.kind) {
+      case 'read':
+        if (verdict.read === 'credentials') facts.credentials = await credentials();
+        else if (verdict.read === 'byName') facts.byName = await external().lookup();
+        else facts[verdict.read] = await external().find(facts.recordedId as string);
+        continue;
+      case 'take':
+        external().take(verdict.deployment, verdict.event.message);
+        facts.recordedId = verdict.deployment.id;
+        continue;
+      case 'delete':
+        await external().delete(verdict.id, { deleteTracingProject: verdict.deleteTracingProject });
+        facts.sent = true;
+        continue;
+      case 'none':
+        throw new Error('settleDeletion called for an object that is not being deleted');
+      default:
+        return verdict;
+    }
+  }
+}
+
+export function finalizeStep(
+  deps: AgentDeploymentDeps,
+  helpers: FinalizeHelpers,
+  nameOf: (pass: AgentDeploymentPass) => string,
+): Step<AgentDeploymentPass> {
+  return {
+    name: 'finalize',
+    async run(pass) {
+      if (!pass.obj.metadata.deletionTimestamp) return undefined;
+      deps.observer.untrack(pass.key);
+      deps.verifier.forget(pass.key);
+      const refused = helpers.defaultCredentialsRefused(pass);
+      const facts = deletionFacts(deps, pass, nameOf(pass), refused);
+      // Made once the credentials are resolved (the first read deletion asks for when it reads at all).
+      let made: ExternalDeployment | undefined;
+      const external = () => {
+        made ??= helpers.external(pass);
+        return made;
+      };
+      let verdict: FinalDeletionVerdict;
+      try {
+        verdict = await settleDeletion(
+          facts,
+          async () => {
+            await helpers.resolveCredentials(pass);
+            return {
+              tenant: pass.tenant,
+              conflict: helpers.conflictOf(pass),
+              claimedBy: external().claimedBy,
+            };
+          },
+          external,
+        );
+      } catch (err) {
+        // Credentials missing or unusable, Secrets over their budget: they say so themselves.
+        if (err instanceof Stall || err instanceof Wait) throw err;
+        const cause = outcomeOf(err);
+        throw new Retry(
+          'DeleteFailed',
+          `deleting the deployment failed: ${cause.message}; the finalizer stays (set spec.deletionPolicy to Orphan to release it)`,
+          (err as { retryAfterMs?: number }).retryAfterMs,
+        );
+      }
+      return act(deps, pass, verdict);
+    },
+  };
+}
+
+/** Acts on the final verdict. */
+async function act(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  verdict: FinalDeletionVerdict,
+): Promise<Outcome> {
+  switch (verdict.kind) {
+    case 'release': {
+      if (verdict.event) pass.events.push({ type: 'Normal', ...verdict.event });
+      const namespace = pass.obj.metadata.namespace ?? '';
+      if (verdict.how !== 'noFinalizer') await deps.removeFinalizer(pass.obj, pass.signal);
+      // Gone for good: its credentials Secret no longer needs to outlive it.
+      await deps.releaseCredentials(namespace, pass.key, pass.signal);
+      return { kind: 'deleted', reason: 'Succeeded', message: 'deletion policy applied' };
+    }
+    case 'wait': {
+      if (verdict.why === 'lateCommit') throw new Wait('Deleting', verdict.message, verdict.retryAfterMs);
+      if (verdict.event) pass.events.push({ type: 'Normal', ...verdict.event });
+      // The platform deletes asynchronously: until it is done the object says Deleting.
+      const deleting = followDeletion({
+        remaining: [verdict.deployment],
+        deletionTimestamp: pass.obj.metadata.deletionTimestamp,
+        minPollMs: deps.revisionPollMs,
+        nowMs: deps.now().getTime(),
+      });
+      pass.status.deploymentStatus = verdict.deployment.status;
+      pass.requeueAfterMs = deleting.requeueAfterMs;
+      return deleting.outcome;
+    }
+    case 'stall':
+      throw new Stall(verdict.reason, verdict.message);
+    case 'refused':
+      throw new Retry(verdict.reason, verdict.message);
+  }
+}
