@@ -6,14 +6,17 @@
  * would go and leave the platform as it is (deletionPolicy Orphan, observe-only, or it owns nothing).
  */
 import type { AgentDeploymentSpec, AgentDeploymentStatus } from '../api/agentdeployment.ts';
-import { FINALIZER } from '../api/names.ts';
 import { NotFoundError } from '../controlplane/errors.ts';
 import { isDeleting } from '../controlplane/progress.ts';
 import { credentialsPolicy, resolveCredentials } from '../controlplane/resolve-credentials.ts';
 import { tenantDigest } from '../controlplane/tenant.ts';
 import { claimConflict, claimOf, deploymentNameOf } from '../reconcile/claims.ts';
-import { type DeletionCredentials, type DeletionFacts, deletion } from '../reconcile/deletion.ts';
-import { deletionPolicyOf, isObserveOnly } from '../reconcile/management.ts';
+import {
+  type DeletionCredentials,
+  type DeletionFacts,
+  deletion,
+  deletionFactsOf,
+} from '../reconcile/deletion.ts';
 import type { ReadById } from '../reconcile/ownership.ts';
 import { Stall, Wait } from '../runtime/outcome.ts';
 import { claimsOf } from './agentdeployment.ts';
@@ -54,18 +57,8 @@ async function decide(
   const status = (live.status ?? {}) as AgentDeploymentStatus;
   const obj = { ...live, metadata: { ...live.metadata, namespace }, spec, status };
   const name = deploymentNameOf(obj as Parameters<typeof deploymentNameOf>[0]);
-  const facts: DeletionFacts = {
-    name,
-    deleting: true,
-    hasFinalizer: live.metadata.finalizers?.includes(FINALIZER) ?? false,
-    policy: deletionPolicyOf(spec),
-    observeOnly: isObserveOnly(spec),
-    deleteTracingProject: spec.deleteTracingProject ?? false,
-    recordedId: status.deploymentId,
-    recordedTenant: status.credentialsDigest,
-    pendingSince: status.createPendingSince,
-    now: new Date(),
-  };
+  // Pruning is what deletes it: planned as if its deletion had begun.
+  const facts = { ...deletionFactsOf(obj, name, new Date()), deleting: true };
   let client: PlanClient | undefined;
   const readById = async (id: string): Promise<ReadById> => {
     try {

@@ -19,12 +19,13 @@
  *    by that id only (once: one the platform is deleting is not asked again); then read again: gone is
  *    deleted, still there waits while the platform deletes.
  */
-import type { DeletionPolicy } from '../api/agentdeployment.ts';
-import { EventReason, Reason } from '../api/names.ts';
+import type { AgentDeploymentSpec, AgentDeploymentStatus, DeletionPolicy } from '../api/agentdeployment.ts';
+import { EventReason, FINALIZER, Reason } from '../api/names.ts';
 import { DEFAULT_TIMEOUTS } from '../controlplane/client.ts';
 import { isDeleting } from '../controlplane/progress.ts';
 import type { Deployment } from '../controlplane/schemas.ts';
 import { judgeFound } from './guard.ts';
+import { deletionPolicyOf, isObserveOnly } from './management.ts';
 import { credentialsChangedMessage, type NameLookup, type ReadById } from './ownership.ts';
 
 /**
@@ -74,6 +75,36 @@ export interface DeletionFacts {
   sent?: boolean;
   /** The recorded deployment read again after the DELETE (or while the platform deletes it). */
   after?: ReadById;
+}
+
+/** The part of an object the deletion decision reads before anything else. */
+export interface DeletingObject {
+  metadata: { deletionTimestamp?: unknown; finalizers?: readonly string[] | undefined };
+  spec: AgentDeploymentSpec;
+  status: Pick<AgentDeploymentStatus, 'deploymentId' | 'credentialsDigest' | 'createPendingSince'>;
+}
+
+/** What the object, its status and its policy say, before anything is read: the controller's and the plan's. */
+export function deletionFactsOf(
+  obj: DeletingObject,
+  name: string,
+  now: Date,
+  defaultCredentialsRefused?: string,
+): DeletionFacts {
+  const { spec, status } = obj;
+  return {
+    name,
+    deleting: !!obj.metadata.deletionTimestamp,
+    hasFinalizer: obj.metadata.finalizers?.includes(FINALIZER) ?? false,
+    policy: deletionPolicyOf(spec),
+    observeOnly: isObserveOnly(spec),
+    deleteTracingProject: spec.deleteTracingProject ?? false,
+    recordedId: status.deploymentId,
+    recordedTenant: status.credentialsDigest,
+    pendingSince: status.createPendingSince,
+    defaultCredentialsRefused,
+    now,
+  };
 }
 
 /** A message for an event: what this decision did. */

@@ -13,9 +13,10 @@ import {
   ValidationFailedError,
 } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
+import { deletionFactsOf } from '../../reconcile/deletion.ts';
 import { Wait } from '../../runtime/outcome.ts';
 import { externalDeployment } from './external.ts';
-import { deletionFacts, type FinalDeletionVerdict, settleDeletion } from './finalize.ts';
+import { type FinalDeletionVerdict, settleDeletion } from './finalize.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
 const deployment = (status: string, id = 'd-1', createdAt = '2026-01-01T00:00:00Z'): Deployment => ({
@@ -97,7 +98,7 @@ function deleteWith(pass: AgentDeploymentPass, client: DeploymentClient, spec: R
     spec: { ...pass.spec, ...spec },
   } as AgentDeploymentPass;
   return settleDeletion(
-    deletionFacts(deps, deleted, 'agent', undefined),
+    deletionFactsOf({ ...deleted.obj, spec: deleted.spec, status: deleted.status }, 'agent', deps.now()),
     async () => ({ tenant: TENANT, claimedBy: external.claimedBy }),
     () => external,
   );

@@ -4,14 +4,13 @@
  * for, then acts on the final verdict: release the finalizer, wait while the platform deletes (or a late
  * create may commit), or stop.
  */
-import { FINALIZER } from '../../api/names.ts';
 import {
   type DeletionCredentials,
   type DeletionFacts,
   type DeletionVerdict,
   deletion,
+  deletionFactsOf,
 } from '../../reconcile/deletion.ts';
-import { deletionPolicyOf, isObserveOnly } from '../../reconcile/management.ts';
 import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import type { ExternalDeployment } from './external.ts';
@@ -33,29 +32,6 @@ export interface FinalizeHelpers {
   conflictOf(pass: AgentDeploymentPass): { reason: string; message: string } | undefined;
   /** Why the object may not use the default credentials; undefined when it may (or names its own). */
   defaultCredentialsRefused(pass: AgentDeploymentPass): string | undefined;
-}
-
-/** What the object, its status and its policy say, before anything is read. */
-export function deletionFacts(
-  deps: Pick<AgentDeploymentDeps, 'now'>,
-  pass: AgentDeploymentPass,
-  name: string,
-  defaultCredentialsRefused: string | undefined,
-): DeletionFacts {
-  const { obj, spec, status } = pass;
-  return {
-    name,
-    deleting: !!obj.metadata.deletionTimestamp,
-    hasFinalizer: obj.metadata.finalizers?.includes(FINALIZER) ?? false,
-    policy: deletionPolicyOf(spec),
-    observeOnly: isObserveOnly(spec),
-    deleteTracingProject: spec.deleteTracingProject ?? false,
-    recordedId: status.deploymentId,
-    recordedTenant: status.credentialsDigest,
-    pendingSince: status.createPendingSince,
-    defaultCredentialsRefused,
-    now: deps.now(),
-  };
 }
 
 /**
@@ -103,7 +79,12 @@ export function finalizeStep(
       deps.observer.untrack(pass.key);
       deps.verifier.forget(pass.key);
       const refused = helpers.defaultCredentialsRefused(pass);
-      const facts = deletionFacts(deps, pass, nameOf(pass), refused);
+      const facts = deletionFactsOf(
+        { ...pass.obj, spec: pass.spec, status: pass.status },
+        nameOf(pass),
+        deps.now(),
+        refused,
+      );
       // Made once the credentials are resolved (the first read deletion asks for when it reads at all).
       let made: ExternalDeployment | undefined;
       const external = () => {
