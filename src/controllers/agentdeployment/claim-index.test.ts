@@ -115,4 +115,17 @@ describe('ClaimIndex', () => {
     ix.set(obj('a', 'payments'));
     expect(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', name: 'payments' })).toEqual([]);
   });
+
+  it('an observe-only object claims no name, but still the id it asks to adopt', () => {
+    const ix = index();
+    const watching = obj('watcher', 'payments');
+    watching.spec = { ...watching.spec, managementPolicies: ['Observe'] } as AgentDeployment['spec'];
+    ix.set(watching);
+    const adopting = obj('watcher', 'adopts', { adopt: 'd-7' });
+    adopting.spec = { ...adopting.spec, managementPolicies: ['Observe'] } as AgentDeployment['spec'];
+    ix.set(adopting);
+    const q = { tenant: 'sha256:a', identity: 'sha256:a+k1' };
+    expect(ix.claims({ ...q, name: 'payments' })).toEqual([]);
+    expect(keys(ix.claims({ ...q, ids: ['d-7'] }))).toEqual(['watcher/adopts']);
+  });
 });

@@ -9,11 +9,13 @@
  * URL and tenant id with a junk key must not claim that tenant's names. A recorded id counts for its
  * whole tenant: it proves the object's credentials made or adopted the deployment. Objects whose
  * credentials are not allowed (a control plane not on the list, default credentials their namespace may
- * not use) claim nothing.
+ * not use) claim nothing. An observe-only object claims no name (it never creates), only an id it records
+ * or asks to adopt.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { Annotation } from '../../api/names.ts';
 import { type Claim, claimOf, deploymentNameOf } from '../../reconcile/claims.ts';
+import { isObserveOnly } from '../../reconcile/management.ts';
 import { objectKey } from '../../runtime/keys.ts';
 
 /** What an object's current credentials are: the tenant they reach, and the identity (key included). */
@@ -77,7 +79,10 @@ export class ClaimIndex {
       }
       const current = this.#identityOf(obj);
       if (current?.tenant !== query.tenant || current.identity !== query.identity) continue;
-      out.push(claimOf(obj, current.tenant));
+      const claim = claimOf(obj, current.tenant);
+      // Observe-only never creates: its name is no claim (an adoption it asks for still is).
+      if (isObserveOnly(obj.spec) && !claim.adoptId) continue;
+      out.push(claim);
     }
     return out;
   }
