@@ -20,8 +20,9 @@ import type { KubeAccess } from './kube/access.ts';
 import { exitCodeOf, formatPlan, OUTPUT_FORMATS, type OutputFormat } from './plan/format.ts';
 import { readInputs } from './plan/inputs.ts';
 import { kubePlanReads } from './plan/kube.ts';
-import type { PlanClient, PlanWorld } from './plan/model.ts';
+import type { PlanWorld } from './plan/model.ts';
 import { planObjects } from './plan/plan.ts';
+import { readOnly } from './plan/read-only.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
 import { loadKubeAccess } from './startup.ts';
 
@@ -156,15 +157,6 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
     operatorNamespace: values['operator-namespace'],
     digestKey: env.SECRETS_DIGEST_KEY || undefined,
     prune: values.prune && selector ? { selector } : undefined,
-  };
-}
-
-/** A read-only view of a client: the plan never holds a method that writes. */
-function readOnly(client: ControlPlaneClient): PlanClient {
-  return {
-    getDeployment: (id) => client.getDeployment(id),
-    findDeploymentsByName: (name) => client.findDeploymentsByName(name),
-    listAllSandboxTemplates: () => client.listAllSandboxTemplates(),
   };
 }
 

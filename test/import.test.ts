@@ -11,15 +11,14 @@ import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.ts';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
-import type { Credentials } from '../src/controlplane/credentials.ts';
 import type { DeploymentCreateRequest } from '../src/controlplane/schemas.ts';
 import { placeholderFor } from '../src/import/manifests.ts';
-import { kubePlanReads } from '../src/plan/kube.ts';
 import type { InputObject, PlanKind, PlanWorld } from '../src/plan/model.ts';
 import { planObjects } from '../src/plan/plan.ts';
 import { DEFAULT_API_KEY, type RequestRecord } from '../src/simulator/index.ts';
 import { eventually, type Harness, listEvents, sleep, startHarness, waitReady } from './support/harness.ts';
 import { kubectl } from './support/kube.ts';
+import { planWorld } from './support/plan-world.ts';
 
 const DIGEST_KEY = 'import-test-secrets-digest-key';
 const LISTENER = '3b6f0c1e-8a4d-4e6f-9b7a-1c2d3e4f5a6b';
@@ -142,22 +141,7 @@ async function runImport(args: string[]) {
 
 type Doc = InputObject & { stringData?: Record<string, string> };
 
-function world(): PlanWorld {
-  return {
-    kube: kubePlanReads(h.access),
-    defaultCredentials: { baseUrl: h.sim.url, apiKey: DEFAULT_API_KEY },
-    digestKey: DIGEST_KEY,
-    controlPlane(credentials: Credentials) {
-      const client = new ControlPlaneClient({ credentials });
-      clients.push(client);
-      return {
-        getDeployment: (id) => client.getDeployment(id),
-        findDeploymentsByName: (name) => client.findDeploymentsByName(name),
-        listAllSandboxTemplates: () => client.listAllSandboxTemplates(),
-      };
-    },
-  };
-}
+const world = (): PlanWorld => planWorld(h, DIGEST_KEY, clients);
 
 /** The plan of every imported object, with the imported Secrets as the input's. */
 async function planOf(docs: Doc[]) {

@@ -8,8 +8,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { Annotation } from '../src/api/names.ts';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
-import type { Credentials } from '../src/controlplane/credentials.ts';
-import { kubePlanReads } from '../src/plan/kube.ts';
 import type { PlanKind, PlanWorld } from '../src/plan/model.ts';
 import { planObjects } from '../src/plan/plan.ts';
 import { DEFAULT_API_KEY, type RequestRecord } from '../src/simulator/index.ts';
@@ -26,6 +24,7 @@ import {
   startHarness,
   waitReady,
 } from './support/harness.ts';
+import { planWorld } from './support/plan-world.ts';
 
 const LISTENER = '3b6f0c1e-8a4d-4e6f-9b7a-1c2d3e4f5a6b';
 let h: Harness;
@@ -69,22 +68,7 @@ const spec = (image: string, secret: string, extra: Record<string, unknown> = {}
   ...extra,
 });
 
-function world(): PlanWorld {
-  return {
-    kube: kubePlanReads(h.access),
-    defaultCredentials: { baseUrl: h.sim.url, apiKey: DEFAULT_API_KEY },
-    digestKey: 'observe-only-digest-key',
-    controlPlane(credentials: Credentials) {
-      const client = new ControlPlaneClient({ credentials });
-      clients.push(client);
-      return {
-        getDeployment: (id) => client.getDeployment(id),
-        findDeploymentsByName: (name) => client.findDeploymentsByName(name),
-        listAllSandboxTemplates: () => client.listAllSandboxTemplates(),
-      };
-    },
-  };
-}
+const world = (): PlanWorld => planWorld(h, 'observe-only-digest-key', clients);
 
 async function planOf(obj: AgentDeployment) {
   const input = { ...obj, metadata: { ...obj.metadata, managedFields: undefined } };

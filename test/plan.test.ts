@@ -13,13 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { GROUP, VERSION } from '../src/api/group.ts';
 import { Annotation } from '../src/api/names.ts';
-import { ControlPlaneClient } from '../src/controlplane/client.ts';
-import type { Credentials } from '../src/controlplane/credentials.ts';
+import type { ControlPlaneClient } from '../src/controlplane/client.ts';
 import { kubeRequest } from '../src/kube/request.ts';
 import { valueAt } from '../src/lib/paths.ts';
 import { formatPlan, OUTPUT_FORMATS } from '../src/plan/format.ts';
 import type { InputSecret } from '../src/plan/inputs.ts';
-import { kubePlanReads } from '../src/plan/kube.ts';
 import {
   type InputObject,
   isChange,
@@ -36,6 +34,7 @@ import {
 } from '../src/simulator/index.ts';
 import { REPO } from './packaging-helpers.ts';
 import { deleteAgd, eventually, getAgd, type Harness, sleep, startHarness } from './support/harness.ts';
+import { planWorld } from './support/plan-world.ts';
 
 const DIGEST_KEY = 'plan-test-secrets-digest-key';
 const EXAMPLES = join(REPO, 'examples');
@@ -59,22 +58,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-function world(): PlanWorld {
-  return {
-    kube: kubePlanReads(h.access),
-    defaultCredentials: { baseUrl: h.sim.url, apiKey: DEFAULT_API_KEY },
-    digestKey: DIGEST_KEY,
-    controlPlane(credentials: Credentials) {
-      const client = new ControlPlaneClient({ credentials });
-      clients.push(client);
-      return {
-        getDeployment: (id) => client.getDeployment(id),
-        findDeploymentsByName: (name) => client.findDeploymentsByName(name),
-        listAllSandboxTemplates: () => client.listAllSandboxTemplates(),
-      };
-    },
-  };
-}
+const world = (): PlanWorld => planWorld(h, DIGEST_KEY, clients);
 
 /** The documents of an example file, moved into the test's namespace. */
 function example(file: string): Doc[] {
