@@ -292,7 +292,10 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
   const observe: AgdStep = {
     name: 'observe',
     async run(pass) {
+      const id = pass.status.deploymentId;
+      const snapshot = id && pass.identity ? deps.observer.fresh(pass.identity, id) : undefined;
       pass.observed = await external(pass).observe();
+      pass.observedSnapshot = snapshot !== undefined && pass.observed === snapshot;
       if (pass.observed && pass.credentials) {
         deps.observer.track(pass.key, pass.credentials, pass.observed.id);
         recordObserved(pass.status, pass.observed);
@@ -374,12 +377,22 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       const { status } = pass;
       let deployment = pass.observed;
       if (!deployment) throw new Error('followRevision ran without a deployment');
+      if (pass.observedSnapshot && isFirstLook(status, deployment)) {
+        // The snapshot is what the create or PATCH answered (or a listing from before): the deployment
+        // read now tells whether the revision runs (active) and all status shows, in one call where the
+        // revision and then the deployment take two.
+        deployment = await external(pass).refresh(deployment.id);
+        recordObserved(status, deployment);
+      }
       const revisionId = deployment.latest_revision_id;
       if (!revisionId) return progressing(`deployment ${deployment.id} has no revision yet`);
       const known = status.latestRevisionId === revisionId ? status.revisionStatus : undefined;
       let revision: FollowInput['revision'];
-      // A revision that ran to the end is not read again; any other is (its times drive deadline and retry).
+      // A revision that ran to the end is not read again; any other is (its times drive deadline and
+      // retry), unless the deployment shows it active: the one deployed.
       if (known && REVISION_SUCCEEDED.has(known)) revision = { id: revisionId, status: known };
+      else if (deployment.active_revision_id === revisionId)
+        revision = { id: revisionId, status: 'DEPLOYED' };
       else {
         const read = await external(pass).revision(deployment.id, revisionId);
         revision = {
@@ -436,6 +449,12 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       }
     },
   };
+
+  /** The latest revision was never looked at, and the deployment as known does not show it active. */
+  const isFirstLook = (status: AgentDeploymentPass['status'], deployment: Deployment): boolean =>
+    !!deployment.latest_revision_id &&
+    deployment.active_revision_id !== deployment.latest_revision_id &&
+    !(status.latestRevisionId === deployment.latest_revision_id && status.revisionStatus);
 
   /** 7b. The revision runs: prove it answers before calling the object Ready. */
   const verify: AgdStep = {
