@@ -38,6 +38,7 @@ import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { ClaimIndex } from './claim-index.ts';
 import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
+import { heldWhileListing, recordedDeployments } from './first-listing.ts';
 import { internAgentDeployment, internDeployment } from './intern.ts';
 import { DeploymentObserver } from './observer.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';
@@ -358,29 +359,17 @@ export function startAgentDeploymentController(
     now: () => new Date(),
   });
 
-  // While the first listing of its credentials runs (prime), an object's pass waits for it.
-  const reconcile: Reconciler = async (key, ctx) => {
-    if (observer.priming) {
-      const { namespace, name } = splitKey(key);
-      const obj = objects.get(namespace, name);
-      const credentials = obj && usableCredentials(obj);
-      if (credentials && observer.holdUntilPrimed(credentialsKey(credentials), key)) return {};
-    }
-    return reconcileObject(key, ctx);
+  const objectOf = (key: string) => {
+    const { namespace, name } = splitKey(key);
+    return objects.get(namespace, name);
   };
+  // While the first listing of its credentials runs (prime), an object's pass waits for it.
+  const reconcile = heldWhileListing(reconcileObject, observer, objectOf, usableCredentials);
 
   return {
     reconcile,
     observer,
-    prime: () =>
-      observer.prime(
-        objects.list().flatMap((obj) => {
-          const deploymentId = obj.status?.deploymentId;
-          if (!deploymentId || obj.metadata.deletionTimestamp) return [];
-          const credentials = usableCredentials(obj);
-          return credentials ? [{ key: objectKey(obj), credentials, deploymentId }] : [];
-        }),
-      ),
+    prime: () => observer.prime(recordedDeployments(objects.list(), usableCredentials)),
     objects,
     secrets,
     defaultCredentialsScope: scopeOf,
