@@ -6,20 +6,21 @@
 import type { RequestRecord } from '../src/simulator/index.ts';
 
 export const CREATE_OP = 'POST /v2/deployments';
-export const REVISION_OP = 'GET /v2/deployments/{deployment_id}/revisions/{revision_id}';
 export const PATCH_OP = 'PATCH /v2/deployments/{deployment_id}';
 
 export const LOOKUP_OP = 'GET /v2/deployments';
 
+export const DEPLOYMENT_OP = 'GET /v2/deployments/{deployment_id}';
+
 /**
  * The fewest calls a new object can converge with and keep ownership sound: the name lookup before the
- * create (a live deployment of the name that it does not own must stop it), one create, one poll that
- * sees DEPLOYED.
+ * create (a live deployment of the name that it does not own must stop it), one create, one read that
+ * sees the revision DEPLOYED: the deployment's, which shows it active and is what status records.
  */
 export const MINIMUM_CALLS: Readonly<Record<string, number>> = {
   [LOOKUP_OP]: 1,
   [CREATE_OP]: 1,
-  [REVISION_OP]: 1,
+  [DEPLOYMENT_OP]: 1,
 };
 export const MINIMUM_CALLS_TOTAL = Object.values(MINIMUM_CALLS).reduce((a, b) => a + b, 0);
 

@@ -35,7 +35,7 @@ function curve(readyMs: readonly number[]): [number, number][] {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 
 /** One N's panel at horizontal offset `left`: its own time axis, the measured curve and the ideal. */
-function panel(s: ChartSeries, index: number, left: number): string {
+function panel(s: ChartSeries, index: number, left: number, done: string): string {
   const colour = COLOURS[index % COLOURS.length];
   const allReadyMs = Math.max(0, ...s.readyMs);
   const maxMs = Math.max(1, allReadyMs, s.idealMs);
@@ -64,7 +64,7 @@ function panel(s: ChartSeries, index: number, left: number): string {
   const legendY = PANEL_HEIGHT - 18;
   return [
     `<text x="${x0}" y="${MARGIN.top - 22}" font-size="13" font-weight="bold">N=${s.n}</text>`,
-    `<text x="${x0}" y="${MARGIN.top - 8}" font-size="11">all Ready ${seconds(allReadyMs)}, ideal ${seconds(s.idealMs)}${ratio}</text>`,
+    `<text x="${x0}" y="${MARGIN.top - 8}" font-size="11">all ${done} ${seconds(allReadyMs)}, ideal ${seconds(s.idealMs)}${ratio}</text>`,
     ...shares,
     `<line x1="${x0}" y1="${y(0)}" x2="${x0 + plotW}" y2="${y(0)}" stroke="#000"/>`,
     `<line x1="${x0}" y1="${y(0)}" x2="${x0}" y2="${y(1)}" stroke="#000"/>`,
@@ -82,7 +82,15 @@ function panel(s: ChartSeries, index: number, left: number): string {
  * One panel per N side by side, each on its own time axis (N = 100 and N = 10,000 on one axis would
  * leave the first a vertical line).
  */
-export function readyChartSvg(series: readonly ChartSeries[], title: string): string {
+export function readyChartSvg(
+  series: readonly ChartSeries[],
+  title: string,
+  /** What the curve counts, and the axis caption (a restart's picture counts objects observed). */
+  words: { done: string; axis: string } = {
+    done: 'Ready',
+    axis: 'time after the last apply; share of the N objects Ready',
+  },
+): string {
   // At least two panels wide: the title of a one-N run must fit.
   const width = Math.max(2, series.length) * PANEL_WIDTH;
   const height = PANEL_HEIGHT + 20;
@@ -90,8 +98,8 @@ export function readyChartSvg(series: readonly ChartSeries[], title: string): st
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">`,
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
     `<text x="${MARGIN.left}" y="18" font-size="14">${escapeXml(title)}</text>`,
-    `<text x="${width / 2}" y="${height - 4}" text-anchor="middle" font-size="12">time after the last apply; share of the N objects Ready</text>`,
-    ...series.map((s, i) => panel(s, i, i * PANEL_WIDTH)),
+    `<text x="${width / 2}" y="${height - 4}" text-anchor="middle" font-size="12">${escapeXml(words.axis)}</text>`,
+    ...series.map((s, i) => panel(s, i, i * PANEL_WIDTH, words.done)),
     '</svg>',
     '',
   ].join('\n');

@@ -44,8 +44,12 @@ export interface ControllerProcess {
   memory(): Promise<MemoryBreakdown>;
   /** Its user + system CPU time so far, in seconds. */
   cpuSeconds(): Promise<number>;
+  /** Its /metrics endpoint. */
+  readonly metricsUrl: string;
   /** SIGTERM, then SIGKILL after `graceMs`. Idempotent. */
   stop(graceMs?: number): Promise<void>;
+  /** SIGKILL at once, as an OOM kill or a node failure would end it. */
+  kill(): Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -131,8 +135,14 @@ export async function startControllerProcess(options: {
     pid,
     logFile: options.logFile,
     nodeFlags: flags,
+    metricsUrl: `${base}/metrics`,
     memory: () => memoryBreakdown(pid, `${base}/metrics`),
     cpuSeconds: () => cpuSeconds(pid),
     stop,
+    kill: async () => {
+      if (exitCode !== undefined) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
   };
 }

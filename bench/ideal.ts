@@ -18,7 +18,7 @@ export const MINIMUM_KUBE_WRITES = 4;
 
 export const IDEAL_FORMULA =
   'ideal = ceil(N / workers) × (minCalls × latency + kubeWrites × kubeWriteMs) + revisionSteps × stepMs ' +
-  `(minCalls = ${MINIMUM_CALLS_TOTAL}: the name lookup, 1 POST, 1 revision GET that sees DEPLOYED; kubeWrites = ` +
+  `(minCalls = ${MINIMUM_CALLS_TOTAL}: the name lookup, 1 POST, 1 read that sees the revision DEPLOYED; kubeWrites = ` +
   `${MINIMUM_KUBE_WRITES}: finalizer, pending mark, status after create, status Ready, at the API server's median ` +
   `latency for an AgentDeployment status patch with \`workers\` writers at once, measured before the run; revisionSteps = ${REVISION_STEPS}: CREATING→QUEUED→DEPLOYING→DEPLOYED; the work of N ` +
   'objects is spread over the workers, the last revision wait is added once)';

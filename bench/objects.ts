@@ -124,6 +124,7 @@ const EventList = z.object({
     z.object({
       metadata: z.object({ name: z.string(), resourceVersion: z.string() }),
       reason: z.string().optional(),
+      involvedObject: z.object({ name: z.string().optional() }).optional(),
     }),
   ),
 });
@@ -132,14 +133,18 @@ const EventList = z.object({
 export async function eventVersions(
   access: KubeAccess,
   ns: string,
-): Promise<Map<string, { resourceVersion: string; reason: string }>> {
+): Promise<Map<string, { resourceVersion: string; reason: string; about: string }>> {
   const list = EventList.parse(
     await kubeRequest(access, { method: 'GET', path: `/api/v1/namespaces/${ns}/events` }),
   );
   return new Map(
     list.items.map((e) => [
       e.metadata.name,
-      { resourceVersion: e.metadata.resourceVersion, reason: e.reason ?? '' },
+      {
+        resourceVersion: e.metadata.resourceVersion,
+        reason: e.reason ?? '',
+        about: e.involvedObject?.name ?? '',
+      },
     ]),
   );
 }

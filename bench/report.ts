@@ -3,6 +3,7 @@ import { MINIMUM_CALLS_TOTAL } from './calls.ts';
 import { IDEAL_FORMULA } from './ideal.ts';
 import type { BenchOptions } from './options.ts';
 import type { MemoryBreakdown } from './process-memory.ts';
+import type { RestartResult } from './restart.ts';
 import type { ScenarioResult } from './scenario.ts';
 
 const ms = (v: number | undefined) => (v === undefined ? '-' : `${Math.round(v)} ms`);
@@ -58,6 +59,45 @@ function rows(results: readonly ScenarioResult[]): [string, ...string[]][] {
     ['controller peak RSS', ...col((r) => mib(r.memory.steady.peakRssBytes))],
     ['reaction update→PATCH p50', ...col((r) => ms(r.reaction.p50Ms))],
     ['reaction update→PATCH p99', ...col((r) => `${ms(r.reaction.p99Ms)} (of ${r.reaction.updates})`)],
+    ...restartRows(results, col),
+  ];
+}
+
+/** The restart's figures, in the column of the N it ran at ('-' in the others). */
+function restartRows(
+  results: readonly ScenarioResult[],
+  col: (f: (r: ScenarioResult) => string) => string[],
+): [string, ...string[]][] {
+  if (!results.some((r) => r.restart)) return [];
+  const at = (f: (r: RestartResult) => string) => col((r) => (r.restart ? f(r.restart) : '-'));
+  const operations = [
+    ...new Set(results.flatMap((r) => Object.keys(r.restart?.callsByOperation ?? {}))),
+  ].sort();
+  return [
+    ['restart: deployments changed while down', ...at((r) => String(r.drifted))],
+    ['restart: control-plane calls until settled', ...at((r) => String(r.calls))],
+    ...operations.map((op): [string, ...string[]] => [
+      `  ${op}`,
+      ...at((r) => String(r.callsByOperation[op] ?? 0)),
+    ]),
+    ['  batched listings (polls) among them', ...at((r) => String(r.listings))],
+    ['  GETs of unchanged deployments', ...at((r) => `${r.unchangedDeploymentGets} (target 0)`)],
+    [
+      'restart: object writes, changed / others',
+      ...at((r) => `${r.kubeWrites.drifted} / ${r.kubeWrites.others} (target 0)`),
+    ],
+    [
+      'restart: event writes, changed / others',
+      ...at((r) => `${r.eventWrites.drifted} / ${r.eventWrites.others} (target 0)`),
+    ],
+    ['restart: ready after spawn', ...at((r) => ms(r.readyMs))],
+    ['restart: drift fixed after spawn', ...at((r) => ms(r.driftFixedMs))],
+    ['restart: all observed after spawn', ...at((r) => ms(r.allObservedMs))],
+    ['restart: settled (queue drained) after spawn', ...at((r) => ms(r.settledMs))],
+    [
+      'restart: peak RSS (chart request)',
+      ...at((r) => `${mib(r.peakRssBytes)} (${mib(r.memoryRequestBytes)})`),
+    ],
   ];
 }
 
@@ -94,7 +134,7 @@ export function formatReport(
     ...table.map(line),
     '',
     IDEAL_FORMULA,
-    `minimum calls per new object = ${MINIMUM_CALLS_TOTAL}: the name lookup, 1 POST /v2/deployments, 1 GET of the revision once DEPLOYED`,
+    `minimum calls per new object = ${MINIMUM_CALLS_TOTAL}: the name lookup, 1 POST /v2/deployments, 1 read that shows the revision DEPLOYED (the deployment, whose active revision it is)`,
     'steady target: ceil(N/100) deployment calls (batched list) and 0 status or event writes per poll interval',
   ].join('\n');
 }

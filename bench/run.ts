@@ -37,6 +37,7 @@ async function main(options: BenchOptions): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const resultFile = join(RESULTS_DIR, `${stamp}.json`);
   const chartFile = join(RESULTS_DIR, `${stamp}.svg`);
+  const restartChartFile = join(RESULTS_DIR, `${stamp}-restart.svg`);
   const revisionPollMs = options.revisionPollMs ?? REVISION_STEPS * options.revisionStepMs;
 
   log('compiling the controller as the image does (scripts/build.ts -> dist/)');
@@ -74,6 +75,7 @@ async function main(options: BenchOptions): Promise<void> {
         resultsDir: RESULTS_DIR,
         stamp,
         cleanup,
+        restart: n === Math.max(...options.n),
         log,
       }),
     );
@@ -91,8 +93,31 @@ async function main(options: BenchOptions): Promise<void> {
       ),
     );
   }
+  const restarted = results.find((r) => r.restart);
+  if (restarted?.restart) {
+    const r = restarted.restart;
+    await writeFile(
+      restartChartFile,
+      readyChartSvg(
+        [
+          {
+            n: r.n,
+            readyMs: r.observedMs,
+            // One listing of 100 ids per call once the process is ready.
+            idealMs: r.readyMs + Math.ceil(r.n / 100) * options.latencyMs,
+            idealFirstReadyMs: r.readyMs,
+          },
+        ],
+        `A restart beside ${r.n} converged AgentDeployments: deployments observed (${options.latencyMs} ms/call)`,
+        {
+          done: 'observed',
+          axis: 'time after the new process was spawned; share of the N deployments listed or read',
+        },
+      ),
+    );
+  }
   process.stdout.write(
-    `\n${formatReport(results, options, revisionPollMs)}\n\nwritten: ${resultFile}\npicture: ${chartFile}\n`,
+    `\n${formatReport(results, options, revisionPollMs)}\n\nwritten: ${resultFile}\npictures: ${chartFile}${restarted ? `, ${restartChartFile}` : ''}\n`,
   );
 }
 

@@ -33,6 +33,7 @@ import {
 import type { BenchOptions } from './options.ts';
 import { mapLimit, percentile, sleep, waitFor } from './pool.ts';
 import type { MemoryBreakdown } from './process-memory.ts';
+import { measureRestart, type RestartResult } from './restart.ts';
 
 export interface ScenarioResult {
   n: number;
@@ -93,6 +94,8 @@ export interface ScenarioResult {
   /** The node flags the controller ran with (the image's, unless --node-flags replaced them). */
   nodeFlags: string[];
   reaction: { updates: number; samplesMs: number[]; p50Ms: number | undefined; p99Ms: number | undefined };
+  /** A restart beside the converged objects (restart.ts), at the largest N of the run. */
+  restart?: RestartResult;
 }
 
 const SETTLE_MS = 1_000;
@@ -124,6 +127,8 @@ export async function runScenario(options: {
   resultsDir: string;
   stamp: string;
   cleanup: Cleanup;
+  /** Measure a restart after the rest (restart.ts). */
+  restart: boolean;
   log: (line: string) => void;
 }): Promise<ScenarioResult> {
   const { n, bench, access, cleanup, log } = options;
@@ -149,27 +154,29 @@ export async function runScenario(options: {
 
   const controllerLog = join(options.resultsDir, `${options.stamp}-controller-n${n}.log`);
   log(`N=${n}: namespace ${ns}; controller log ${controllerLog}`);
-  const controller = await startControllerProcess({
-    logFile: controllerLog,
-    nodeFlags: bench.nodeFlags,
-    env: {
-      KUBECONFIG: options.kubeconfigPath,
-      CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
-      ...controllerEnv({
-        'control-plane-url': sim.url,
-        'watch-namespaces': ns,
-        'poll-interval': `${bench.pollIntervalMs}ms`,
-        'revision-poll-interval': `${revisionPollMs}ms`,
-        workers: String(bench.workers),
-        'control-plane-qps': String(bench.qps),
-        'reconcile-rate': String(bench.qps),
-        'control-plane-rps': String(bench.qps),
-        'leader-elect': 'false',
-        'log-level': 'info',
-      }),
-    },
-  });
-  const stopController = cleanup.add(`controller pid ${controller.pid} (N=${n})`, () => controller.stop());
+  const startController = (logFile: string) =>
+    startControllerProcess({
+      logFile,
+      nodeFlags: bench.nodeFlags,
+      env: {
+        KUBECONFIG: options.kubeconfigPath,
+        CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
+        ...controllerEnv({
+          'control-plane-url': sim.url,
+          'watch-namespaces': ns,
+          'poll-interval': `${bench.pollIntervalMs}ms`,
+          'revision-poll-interval': `${revisionPollMs}ms`,
+          workers: String(bench.workers),
+          'control-plane-qps': String(bench.qps),
+          'reconcile-rate': String(bench.qps),
+          'control-plane-rps': String(bench.qps),
+          'leader-elect': 'false',
+          'log-level': 'info',
+        }),
+      },
+    });
+  let controller = await startController(controllerLog);
+  const stopController = cleanup.add(`controller (N=${n})`, () => controller.stop());
 
   try {
     await sleep(IDLE_SETTLE_MS);
@@ -247,6 +254,26 @@ export async function runScenario(options: {
     // Reaction time: one update at a time, until its PATCH reaches the simulator
     const reaction = await measureReactions({ n, bench, access, ns, sim, watch, nameById, names });
 
+    // A restart beside the N converged objects (at the largest N of the run)
+    const restart = options.restart
+      ? await measureRestart({
+          n,
+          access,
+          ns,
+          sim,
+          watch,
+          names,
+          idByName: new Map([...nameById].map(([id, name]) => [name, id])),
+          kill: () => controller.kill(),
+          start: async () => {
+            controller = await startController(controllerLog.replace(/\.log$/, '-restart.log'));
+            return controller;
+          },
+          timeoutMs: bench.readyTimeoutMs ?? 60_000 + 100 * n,
+          log,
+        })
+      : undefined;
+
     return {
       n,
       namespace: ns,
@@ -301,6 +328,7 @@ export async function runScenario(options: {
       cpu,
       nodeFlags: controller.nodeFlags,
       reaction,
+      ...(restart ? { restart } : {}),
     };
   } finally {
     await stopController();

@@ -230,6 +230,15 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     }
     logger.info({ identity }, 'caches synced; starting workers');
     metrics.leader.set(1);
+    // Before the first passes: the deployments objects already record are listed, not read one by one.
+    agentDeployments
+      .prime()
+      .catch((err: unknown) =>
+        logger.warn(
+          { error: err instanceof Error ? err.message : String(err) },
+          'first batched listing failed',
+        ),
+      );
     agentDeployments.observer.start();
     sandboxTemplates.importer?.start();
     running = [

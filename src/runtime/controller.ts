@@ -49,7 +49,7 @@ export interface ControllerOptions {
   reconcile: Reconciler;
   workers: number;
   logger: Logger;
-  /** Spreads requeues so objects created together do not poll together; default +-10%. */
+  /** Spreads requeues so objects created together do not poll together; default up to 10% later. */
   jitter?: (ms: number) => number;
   /** The longest a pass may spend on outside calls (ReconcileContext.deadline). Default 2 minutes. */
   passDeadlineMs?: number;
@@ -65,8 +65,13 @@ export interface RunningController {
 
 export const DEFAULT_PASS_DEADLINE_MS = 120_000;
 
+/**
+ * Up to 10% later, never sooner, as client-go's wait.Jitter: a pass that asked to come back once a
+ * revision had time to run (REVISION_POLL_INTERVAL) must not look a little before, find it still running
+ * and pay for a second look.
+ */
 export function tenPercentJitter(ms: number): number {
-  return Math.round(ms * (0.9 + Math.random() * 0.2));
+  return Math.round(ms * (1 + Math.random() * 0.1));
 }
 
 export function runController(options: ControllerOptions): RunningController {

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
 import { CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
-import { credentialsKey } from '../../controlplane/credentials.ts';
+import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
@@ -40,6 +40,7 @@ import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { ClaimIndex } from './claim-index.ts';
 import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
+import { heldWhileListing, recordedDeployments } from './first-listing.ts';
 import { internAgentDeployment, internDeployment } from './intern.ts';
 import { DeploymentObserver } from './observer.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';
@@ -72,6 +73,11 @@ export interface AgentDeploymentController {
   reconcile: Reconciler;
   /** Batched polling of the control plane; runs only while this replica leads. */
   observer: DeploymentObserver;
+  /**
+   * Lists the deployments every cached object records, in batches, before their first passes read them
+   * (observer.prime): called as the workers start, so a restart costs ceil(N/100) calls, not N GETs.
+   */
+  prime(): Promise<void>;
   objects: RunningInformer<AgentDeployment>;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
@@ -189,18 +195,23 @@ export function startAgentDeploymentController(
     options.settings.defaultCredentials,
     options.settings.allowedControlPlanes,
   );
-  const claims = new ClaimIndex((obj) => {
+  /** The credentials an object's pass would call with, from what the cache holds; undefined: none. */
+  const usableCredentials = (obj: AgentDeployment): Credentials | undefined => {
     const ns = obj.metadata.namespace ?? '';
-    // Default credentials its namespace may not use: it writes nothing, so it claims nothing.
+    // Default credentials its namespace may not use: it calls nothing.
     if (!obj.spec.credentialsSecretRef && !scopeOf(ns).allowed) return undefined;
     try {
       // Synchronous: what the cache holds (an object's own pass reads its credentials Secret first).
       const lookup = (name: string) => secrets.peek(ns, name);
-      const credentials = resolveCredentials(obj.spec.credentialsSecretRef, lookup, policy);
-      return { tenant: tenantDigest(credentials), identity: credentialsKey(credentials) };
+      return resolveCredentials(obj.spec.credentialsSecretRef, lookup, policy);
     } catch {
-      return undefined; // its credentials do not resolve, or are not allowed: it cannot write anything
+      return undefined; // its credentials do not resolve, or are not allowed: it cannot call anything
     }
+  };
+  // An object without usable credentials writes nothing, so it claims nothing.
+  const claims = new ClaimIndex((obj) => {
+    const credentials = usableCredentials(obj);
+    return credentials && { tenant: tenantDigest(credentials), identity: credentialsKey(credentials) };
   });
 
   const arrivals = new CacheArrivals<AgentDeployment>((key) => {
@@ -300,7 +311,7 @@ export function startAgentDeploymentController(
     const { namespace, name } = splitKey(key);
     return objects.get(namespace, name);
   });
-  const reconcile = agentDeploymentReconciler({
+  const reconcileObject = agentDeploymentReconciler({
     observer,
     ...options.settings,
     defaultCredentialsScope: scopeOf,
@@ -351,9 +362,17 @@ export function startAgentDeploymentController(
     now: () => new Date(),
   });
 
+  const objectOf = (key: string) => {
+    const { namespace, name } = splitKey(key);
+    return objects.get(namespace, name);
+  };
+  // While the first listing of its credentials runs (prime), an object's pass waits for it.
+  const reconcile = heldWhileListing(reconcileObject, observer, objectOf, usableCredentials);
+
   return {
     reconcile,
     observer,
+    prime: () => observer.prime(recordedDeployments(objects.list(), usableCredentials)),
     objects,
     secrets,
     defaultCredentialsScope: scopeOf,

@@ -161,3 +161,61 @@ describe('DeploymentObserver.start', () => {
     expect(observer.fresh(other, ids[0] as string)).toBeUndefined();
   });
 });
+
+describe('DeploymentObserver.prime', () => {
+  /** `n` deployments as objects ns/obj-<i>, not tracked yet (a controller that just started). */
+  async function recorded(n: number) {
+    const changed: string[] = [];
+    const observer = new DeploymentObserver({
+      pollIntervalMs: 60_000,
+      clientFor: (c) => pools.clientFor(c),
+      onChange: (key) => changed.push(key),
+      logger: pino({ level: 'silent' }),
+    });
+    const entries = [];
+    for (let i = 0; i < n; i++) {
+      const { id } = await createDeployment(sim, externalImageCreate(`obj-${i}`));
+      entries.push({ key: `ns/obj-${i}`, credentials, deploymentId: id });
+    }
+    sim.resetRequests();
+    return { observer, changed, entries };
+  }
+
+  it(`lists what objects record, ceil(n/${IDS_PER_LIST}) calls, and tracks them for the polls`, async () => {
+    const { observer, changed, entries } = await recorded(IDS_PER_LIST + 5);
+    await observer.prime(entries);
+    expect(listCalls()).toBe(2);
+    expect(sim.requests({ method: 'GET', route: '/v2/deployments/{deployment_id}' })).toEqual([]);
+    expect(changed).toEqual([]);
+    for (const e of entries) expect(observer.fresh(identity(), e.deploymentId)?.id).toBe(e.deploymentId);
+    await observer.pollOnce();
+    expect(listCalls()).toBe(4);
+  });
+
+  it.each<[string, number | undefined, string[]]>([
+    ['listed: a held pass is enqueued again, and nothing else', undefined, ['ns/obj-0']],
+    ['failed: held passes are enqueued, and those whose listing failed', 503, ['ns/obj-1', 'ns/obj-0']],
+  ])('holds the passes of its credentials until their listing ends (%s)', async (_name, fault, expected) => {
+    const { observer, changed, entries } = await recorded(2);
+    if (fault) sim.addFault({ method: 'GET', route: '/v2/deployments', status: fault });
+    const priming = observer.prime(entries.slice(1));
+    expect(observer.priming).toBe(true);
+    expect(observer.holdUntilPrimed(identity(), 'ns/obj-0')).toBe(true);
+    // Other credentials are not held up by this listing.
+    const other = credentialsKey({ baseUrl: sim.url, apiKey: 'another-tenants-key' });
+    expect(observer.holdUntilPrimed(other, 'ns/other')).toBe(false);
+    expect(changed).toEqual([]);
+    await priming;
+    expect(observer.priming).toBe(false);
+    expect(observer.holdUntilPrimed(identity(), 'ns/obj-0')).toBe(false);
+    expect(changed).toEqual(expected);
+  });
+
+  it('a deployment gone while the controller was down is the object’s to find out about', async () => {
+    const { observer, changed, entries } = await recorded(2);
+    sim.deleteDeploymentBehindOperator(entries[1]?.deploymentId as string);
+    await observer.prime(entries);
+    expect(changed).toEqual(['ns/obj-1']);
+    expect(observer.fresh(identity(), entries[1]?.deploymentId as string)).toBeUndefined();
+  });
+});

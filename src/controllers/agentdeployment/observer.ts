@@ -28,6 +28,11 @@ const snapshotKey = (identity: string, deploymentId: string) => `${identity}/${d
 const fingerprintOf = (deployment: Deployment): string =>
   createHash('sha256').update(JSON.stringify(deployment)).digest('base64');
 
+interface Group {
+  credentials: Credentials;
+  keysById: Map<string, string>;
+}
+
 interface Tracked {
   /** credentialsKey of its credentials, kept once in #credentials. */
   credentialsId: string;
@@ -50,6 +55,8 @@ export class DeploymentObserver {
   readonly #snapshots = new Map<string, Snapshot>();
   readonly #tracked = new Map<string, Tracked>();
   readonly #credentials = new Map<string, { id: string; credentials: Credentials; users: Set<string> }>();
+  /** Identities prime() is listing still, each with the keys whose passes wait for it. */
+  readonly #priming = new Map<string, Set<string>>();
   /** Credentials (by key) whose listing failed on the last poll. */
   #failing = new Set<string>();
   /** When the latest completed poll started: every snapshot it listed is at least that recent. */
@@ -163,11 +170,70 @@ export class DeploymentObserver {
     );
   }
 
+  /**
+   * The first listing after the workers start (a restart, a takeover): tracks every object that records
+   * a deployment, and lists them all at once, ceil(n/100) calls per credential identity, each identity on
+   * its own (one whose control plane hangs holds up only its own objects). Until an identity's listing
+   * ends, holdUntilPrimed keeps its objects' passes back and enqueues them after, so they find fresh
+   * snapshots instead of reading their deployments one GET each.
+   */
+  async prime(recorded: Iterable<{ key: string; credentials: Credentials; deploymentId: string }>) {
+    for (const r of recorded) this.track(r.key, r.credentials, r.deploymentId);
+    const startedAt = this.#now();
+    const groups = this.#groups();
+    for (const identity of groups.keys()) this.#priming.set(identity, new Set());
+    const failed = new Set<string>();
+    await Promise.all(
+      [...groups].map(async ([identity, group]) => {
+        try {
+          if ((await this.#listGroup(identity, group, startedAt)) === 'failed') failed.add(identity);
+        } finally {
+          const held = this.#priming.get(identity) ?? new Set<string>();
+          this.#priming.delete(identity);
+          if (!this.#halted) for (const key of held) this.#options.onChange(key);
+        }
+      }),
+    );
+    if (this.#halted) return;
+    for (const identity of failed) this.#failing.add(identity);
+    // A listing of every tracked deployment: a poll, unless a regular one completed after it started.
+    if ((this.#lastPollStartedAt ?? Number.NEGATIVE_INFINITY) < startedAt)
+      this.#lastPollStartedAt = startedAt;
+  }
+
+  /** Whether prime() is listing under some identity still (a cheap check before holdUntilPrimed). */
+  get priming(): boolean {
+    return this.#priming.size > 0;
+  }
+
+  /**
+   * Whether a pass under the credentials `identity` must wait for prime()'s listing of them; if so, `key`
+   * is enqueued when that listing ends.
+   */
+  holdUntilPrimed(identity: string, key: string): boolean {
+    const held = this.#priming.get(identity);
+    held?.add(key);
+    return held !== undefined;
+  }
+
   /** One pass over every tracked deployment, ceil(n/100) list calls per credential. */
   async pollOnce(): Promise<void> {
     // A reconcile may remember a newer deployment (its PATCH answer) while this listing is in flight.
     const startedAt = this.#now();
-    const groups = new Map<string, { credentials: Credentials; keysById: Map<string, string> }>();
+    const failed = new Set<string>();
+    for (const [groupKey, group] of this.#groups()) {
+      const result = await this.#listGroup(groupKey, group, startedAt);
+      if (result === 'halted') return;
+      if (result === 'failed') failed.add(groupKey);
+    }
+    // Credentials whose listing failed this poll; any others (recovered, or gone) start afresh.
+    this.#failing = failed;
+    this.#lastPollStartedAt = startedAt;
+  }
+
+  /** The tracked deployments by credential identity, each with the object tracking it by id. */
+  #groups(): Map<string, Group> {
+    const groups = new Map<string, Group>();
     for (const [key, t] of this.#tracked) {
       const groupKey = t.credentialsId;
       const credentials = this.#credentials.get(groupKey)?.credentials;
@@ -176,60 +242,69 @@ export class DeploymentObserver {
       group.keysById.set(t.deploymentId, key);
       groups.set(groupKey, group);
     }
-    const failed = new Set<string>();
-    for (const [groupKey, { credentials, keysById }] of groups) {
-      const client = this.#options.clientFor(credentials);
-      const ids = [...keysById.keys()];
-      for (let i = 0; i < ids.length; i += IDS_PER_LIST) {
-        const chunk = ids.slice(i, i + IDS_PER_LIST);
-        let page: Awaited<ReturnType<ControlPlaneClient['listDeployments']>>;
-        try {
-          page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
-        } catch (err) {
-          // Stopped (shutdown, lost leadership) while listing: nothing to tell anyone.
-          if (this.#halted) return;
-          failed.add(groupKey);
-          // Ready objects wait for this poll to bring them back: when a listing starts failing, let
-          // each find out first-hand (its own read fails the same way, says so in its conditions and
-          // backs off). Not again on every failed poll: that would cut their backoff short.
-          if (this.#failing.has(groupKey)) continue;
-          this.#options.logger.warn(
-            { error: err instanceof Error ? err.message : String(err), deployments: chunk.length },
-            'batched poll failed; reconciling those objects',
-          );
-          for (const id of chunk) {
-            const key = keysById.get(id);
-            if (key) this.#options.onChange(key);
-          }
-          continue;
-        }
-        const seen = new Set<string>();
-        for (const deployment of page.resources) {
-          seen.add(deployment.id);
-          const at = snapshotKey(groupKey, deployment.id);
-          const before = this.#snapshots.get(at);
-          if (before && before.at > startedAt) continue;
-          const fingerprint = fingerprintOf(deployment);
-          this.#snapshots.set(at, {
-            deployment: this.#keep(deployment),
-            fingerprint,
-            at: this.#now(),
-          });
-          const key = keysById.get(deployment.id);
-          if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);
-        }
+    return groups;
+  }
+
+  /**
+   * Lists one identity's deployments, 100 ids a call, keeping each as a snapshot and enqueueing the
+   * objects whose deployment changed or vanished. Snapshots taken after `startedAt` (a reconcile's own
+   * read) are newer than the listing and stay.
+   */
+  async #listGroup(
+    groupKey: string,
+    { credentials, keysById }: Group,
+    startedAt: number,
+  ): Promise<'listed' | 'failed' | 'halted'> {
+    const client = this.#options.clientFor(credentials);
+    const ids = [...keysById.keys()];
+    let result: 'listed' | 'failed' = 'listed';
+    for (let i = 0; i < ids.length; i += IDS_PER_LIST) {
+      const chunk = ids.slice(i, i + IDS_PER_LIST);
+      let page: Awaited<ReturnType<ControlPlaneClient['listDeployments']>>;
+      try {
+        page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
+      } catch (err) {
+        // Stopped (shutdown, lost leadership) while listing: nothing to tell anyone.
+        if (this.#halted) return 'halted';
+        result = 'failed';
+        // Ready objects wait for this poll to bring them back: when a listing starts failing, let
+        // each find out first-hand (its own read fails the same way, says so in its conditions and
+        // backs off). Not again on every failed poll: that would cut their backoff short.
+        if (this.#failing.has(groupKey)) continue;
+        this.#options.logger.warn(
+          { error: err instanceof Error ? err.message : String(err), deployments: chunk.length },
+          'batched poll failed; reconciling those objects',
+        );
         for (const id of chunk) {
-          const at = snapshotKey(groupKey, id);
-          if (seen.has(id) || (this.#snapshots.get(at)?.at ?? 0) > startedAt) continue;
-          // Gone (or not listed): let the object's reconcile find out first-hand.
-          this.#snapshots.delete(at);
           const key = keysById.get(id);
           if (key) this.#options.onChange(key);
         }
+        continue;
+      }
+      const seen = new Set<string>();
+      for (const deployment of page.resources) {
+        seen.add(deployment.id);
+        const at = snapshotKey(groupKey, deployment.id);
+        const before = this.#snapshots.get(at);
+        if (before && before.at > startedAt) continue;
+        const fingerprint = fingerprintOf(deployment);
+        this.#snapshots.set(at, {
+          deployment: this.#keep(deployment),
+          fingerprint,
+          at: this.#now(),
+        });
+        const key = keysById.get(deployment.id);
+        if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);
+      }
+      for (const id of chunk) {
+        const at = snapshotKey(groupKey, id);
+        if (seen.has(id) || (this.#snapshots.get(at)?.at ?? 0) > startedAt) continue;
+        // Gone (or not listed): let the object's reconcile find out first-hand.
+        this.#snapshots.delete(at);
+        const key = keysById.get(id);
+        if (key) this.#options.onChange(key);
       }
     }
-    // Credentials whose listing failed this poll; any others (recovered, or gone) start afresh.
-    this.#failing = failed;
-    this.#lastPollStartedAt = startedAt;
+    return result;
   }
 }

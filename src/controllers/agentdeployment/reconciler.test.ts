@@ -12,6 +12,7 @@ import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdepl
 import { Annotation, FINALIZER } from '../../api/names.ts';
 import { credentialsKey } from '../../controlplane/credentials.ts';
 import { ControlPlanePools } from '../../controlplane/pools.ts';
+import type { Deployment } from '../../controlplane/schemas.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
 import { LATE_COMMIT_WINDOW_MS } from '../../reconcile/deletion.ts';
 import { findCondition } from '../../runtime/conditions.ts';
@@ -116,8 +117,11 @@ function world(
     /** Objects the cache delivers only with the pass's own create mark (created concurrently). */
     arriving?: AgentDeployment[];
     defaultCredentialsAllowed?: boolean;
+    /** Keep what passes saw (a create's answer) as the batched observer does, fresh for ever. */
+    snapshots?: boolean;
   } = {},
 ): World {
+  const snapshots = new Map<string, Deployment>();
   // Every object here reaches the one tenant of the controller's credentials.
   const claims = new ClaimIndex(() => ({
     tenant: tenantDigest({ baseUrl: sim.url }),
@@ -189,9 +193,11 @@ function world(
     releaseCredentials: async () => {},
     // No batched snapshot: every pass observes with one GET, so the table sees each read.
     observer: {
-      fresh: () => undefined,
-      remember: () => {},
-      forget: () => {},
+      fresh: (_identity, id) => snapshots.get(id),
+      remember: (_identity, d) => {
+        if (options.snapshots) snapshots.set(d.id, d);
+      },
+      forget: (_identity, id) => snapshots.delete(id),
       track: () => {},
       untrack: () => {},
     },
@@ -738,7 +744,8 @@ const rows: Row[] = [
       deployLatest(w);
       return w;
     },
-    calls: ['get', 'revision'],
+    // The deployment read shows the revision active: the one deployed, not read again.
+    calls: ['get'],
     conditions: ['Ready=True/Succeeded'],
     events: ['Normal/RevisionDeployed'],
     statusWrites: 1,
@@ -754,7 +761,8 @@ const rows: Row[] = [
       deployLatest(w);
       return w;
     },
-    calls: ['get', 'revision'],
+    // The deployment read shows the revision active: the one deployed, not read again.
+    calls: ['get'],
     conditions: ['Ready=True/Succeeded'],
     events: ['Normal/RevisionDeployed'],
     statusWrites: 1,
@@ -769,9 +777,35 @@ const rows: Row[] = [
       sim.setDeploymentStatus(deploymentOf(w).id, 'UNKNOWN');
       return w;
     },
-    calls: ['get', 'revision'],
+    // The deployment read shows the revision active: the one deployed, not read again.
+    calls: ['get'],
     conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
     events: ['Normal/RevisionDeployed'],
+    statusWrites: 1,
+  },
+  {
+    name: 'the pass after a create, its snapshot the POST answer, revision DEPLOYED: one deployment read',
+    given: async () => {
+      const w = world(agent(), { snapshots: true });
+      await w.pass();
+      deployLatest(w);
+      return w;
+    },
+    calls: ['get'],
+    conditions: ['Ready=True/Succeeded'],
+    events: ['Normal/RevisionDeployed'],
+    statusWrites: 1,
+  },
+  {
+    name: 'the pass after a create, its snapshot the POST answer, revision in progress: deployment, then revision',
+    given: async () => {
+      const w = world(agent(), { snapshots: true });
+      await w.pass();
+      return w;
+    },
+    calls: ['get', 'revision'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: [],
     statusWrites: 1,
   },
   {

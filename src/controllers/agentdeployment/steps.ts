@@ -8,7 +8,7 @@
 import { Annotation, EventReason, FINALIZER, STICKY_STALL_REASONS } from '../../api/names.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
-import { REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
+import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
 import {
   type ClaimConflict,
@@ -129,7 +129,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     (pass) => deploymentNameOf({ ...pass.obj, spec: pass.spec }),
   );
 
-  /** 2. Paused: say so and stop. An annotation out of its bounds needs a person. */
+  /** Paused: say so and stop. An annotation out of its bounds needs a person. */
   const paused: AgdStep = {
     name: 'paused',
     run(pass) {
@@ -184,7 +184,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     },
   };
 
-  /** 3. Credentials and secrets; anything missing is waiting, not an error. */
+  /** Credentials and secrets; anything missing is waiting, not an error. */
   const resolve: AgdStep = {
     name: 'resolve',
     async run(pass) {
@@ -223,7 +223,10 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
   const observe: AgdStep = {
     name: 'observe',
     async run(pass) {
+      const id = pass.status.deploymentId;
+      const snapshot = id && pass.identity ? deps.observer.fresh(pass.identity, id) : undefined;
       pass.observed = await external(pass).observe();
+      pass.observedSnapshot = snapshot !== undefined && pass.observed === snapshot;
       if (pass.observed && pass.credentials) {
         deps.observer.track(pass.key, pass.credentials, pass.observed.id);
         recordObserved(pass.status, pass.observed);
@@ -232,7 +235,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     },
   };
 
-  /** 5 and 6. Create what is missing; patch exactly what drifted; stall on what cannot change. */
+  /** Create what is missing; patch exactly what drifted; stall on what cannot change. */
   const converge: AgdStep = {
     name: 'converge',
     async run(pass) {
@@ -295,7 +298,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
   };
 
   /**
-   * 7. Follow the latest revision to the end (follow.ts decides): redeploy a failed one when asked
+   * Follow the latest revision to the end (follow.ts decides): redeploy a failed one when asked
    * (annotation) or allowed (spec.retry), stall a failure or a revision past its deadline, and call the
    * object Ready only when the revision is DEPLOYED and the deployment READY.
    */
@@ -305,12 +308,22 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       const { status } = pass;
       let deployment = pass.observed;
       if (!deployment) throw new Error('followRevision ran without a deployment');
+      if (pass.observedSnapshot && isFirstLook(status, deployment)) {
+        // The snapshot is what the create or PATCH answered (or a listing from before): the deployment
+        // read now tells whether the revision runs (active) and all status shows, in one call where the
+        // revision and then the deployment take two.
+        deployment = await external(pass).refresh(deployment.id);
+        recordObserved(status, deployment);
+      }
       const revisionId = deployment.latest_revision_id;
       if (!revisionId) return progressing(`deployment ${deployment.id} has no revision yet`);
       const known = status.latestRevisionId === revisionId ? status.revisionStatus : undefined;
       let revision: FollowInput['revision'];
-      // A revision that ran to the end is not read again; any other is (its times drive deadline and retry).
+      // A revision that ran to the end is not read again; any other is (its times drive deadline and
+      // retry), unless the deployment shows it active: the one deployed.
       if (known && REVISION_SUCCEEDED.has(known)) revision = { id: revisionId, status: known };
+      else if (deployment.active_revision_id === revisionId)
+        revision = { id: revisionId, status: 'DEPLOYED' };
       else {
         const read = await external(pass).revision(deployment.id, revisionId);
         revision = {
@@ -368,7 +381,13 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     },
   };
 
-  /** 7b. The revision runs: prove it answers before calling the object Ready. */
+  /** The latest revision was never looked at, and the deployment as known does not show it active. */
+  const isFirstLook = (status: AgentDeploymentPass['status'], deployment: Deployment): boolean =>
+    !!deployment.latest_revision_id &&
+    deployment.active_revision_id !== deployment.latest_revision_id &&
+    !(status.latestRevisionId === deployment.latest_revision_id && status.revisionStatus);
+
+  /** The revision runs: prove it answers before calling the object Ready. */
   const verify: AgdStep = {
     name: 'verify',
     async run(pass) {

@@ -100,6 +100,11 @@ export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeployme
   digests?: AppliedDigests;
   /** Set by the observe step: the deployment this object manages, when there is one. */
   observed?: Deployment;
+  /**
+   * Set by the observe step: `observed` is the observer's snapshot (a listing, or an earlier pass's
+   * create or PATCH answer), not a read of this pass.
+   */
+  observedSnapshot?: boolean;
   /** Set by the verify step. */
   verified?: VerifiedCondition;
 }

@@ -1,0 +1,39 @@
+/**
+ * The first batched listing as the workers start (a restart, a takeover): which objects it covers, and
+ * the reconciler that holds an object's pass until the listing of its credentials ended (observer.ts,
+ * prime), so the pass finds a fresh snapshot instead of reading its deployment with a GET.
+ */
+import type { AgentDeployment } from '../../api/agentdeployment.ts';
+import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
+import type { Reconciler } from '../../runtime/controller.ts';
+import { objectKey } from '../../runtime/keys.ts';
+import type { DeploymentObserver } from './observer.ts';
+
+type CredentialsOf = (obj: AgentDeployment) => Credentials | undefined;
+
+/** Objects that record a deployment, are not being deleted, and whose credentials resolve. */
+export function recordedDeployments(objects: readonly AgentDeployment[], credentialsOf: CredentialsOf) {
+  return objects.flatMap((obj) => {
+    const deploymentId = obj.status?.deploymentId;
+    if (!deploymentId || obj.metadata.deletionTimestamp) return [];
+    const credentials = credentialsOf(obj);
+    return credentials ? [{ key: objectKey(obj), credentials, deploymentId }] : [];
+  });
+}
+
+/** `reconcile`, but a pass whose credentials are still being listed returns at once and comes back after. */
+export function heldWhileListing(
+  reconcile: Reconciler,
+  observer: Pick<DeploymentObserver, 'priming' | 'holdUntilPrimed'>,
+  objectOf: (key: string) => AgentDeployment | undefined,
+  credentialsOf: CredentialsOf,
+): Reconciler {
+  return async (key, ctx) => {
+    if (observer.priming) {
+      const obj = objectOf(key);
+      const credentials = obj && credentialsOf(obj);
+      if (credentials && observer.holdUntilPrimed(credentialsKey(credentials), key)) return {};
+    }
+    return reconcile(key, ctx);
+  };
+}
