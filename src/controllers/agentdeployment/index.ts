@@ -380,12 +380,11 @@ export function startAgentDeploymentController(
       const { namespace, name } = splitKey(key);
       const obj = objects.get(namespace, name);
       if (!obj) return undefined;
-      try {
-        const lookup = (secret: string) => secrets.peek(namespace, secret);
-        return credentialsKey(resolveCredentials(obj.spec.credentialsSecretRef, lookup, policy));
-      } catch {
-        return `unresolved:${namespace}/${obj.spec.credentialsSecretRef?.name ?? ''}`;
-      }
+      // Credentials that do not resolve (or may not be used) make no call: one bucket per Secret name.
+      const credentials = usableCredentials(obj);
+      return credentials
+        ? credentialsKey(credentials)
+        : `unresolved:${namespace}/${obj.spec.credentialsSecretRef?.name ?? ''}`;
     },
     hasSynced: () => objects.hasSynced() && secrets.hasSynced() && (namespaceObjects?.hasSynced() ?? true),
     stop: async () => {
