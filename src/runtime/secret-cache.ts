@@ -17,6 +17,7 @@ import { z } from 'zod';
 import type { KubeAccess } from '../kube/access.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { kubeRequest } from '../kube/request.ts';
+import { dataBytes } from '../lib/data-bytes.ts';
 import { type NamespaceState, type RunningInformer, startInformer } from './informer.ts';
 import { objectKey, splitKey } from './keys.ts';
 
@@ -48,11 +49,7 @@ export class SecretBudgetError extends Error {
 }
 
 /** The bytes a Secret's values take (base64 text, as held). */
-export function secretDataBytes(data: SecretData | undefined): number {
-  let bytes = 0;
-  for (const [key, value] of Object.entries(data ?? {})) bytes += key.length + value.length;
-  return bytes;
-}
+export const secretDataBytes: (data: SecretData | undefined) => number = dataBytes;
 
 export interface SecretCache {
   /** Starts the list and watch; until then nothing is synced. */

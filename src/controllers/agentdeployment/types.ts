@@ -13,13 +13,13 @@ import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { Deployment, DeploymentCreateRequest } from '../../controlplane/schemas.ts';
+import type { ClaimQuery } from '../../reconcile/claim-index.ts';
 import type { Claim } from '../../reconcile/claims.ts';
 import type { AppliedDigests } from '../../reconcile/desired.ts';
 import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
 import type { SecretLookup } from '../../translate/secrets.ts';
 import type { Verifier } from '../../verification/verifier.ts';
 import type { VerifiedCondition } from '../../verification/view.ts';
-import type { ClaimQuery } from './claim-index.ts';
 import type { DeploymentObserver } from './observer.ts';
 
 /** The control-plane calls a reconcile makes. */

@@ -1,7 +1,7 @@
 /** Status bookkeeping of an AgentDeployment: what was observed on the control plane, and what was applied. */
-import type { AgentDeploymentStatus } from '../../api/agentdeployment.ts';
-import type { Deployment } from '../../controlplane/schemas.ts';
-import type { AppliedDigests } from '../../reconcile/desired.ts';
+import type { AgentDeploymentStatus } from '../api/agentdeployment.ts';
+import type { Deployment } from '../controlplane/schemas.ts';
+import type { AppliedDigests } from './desired.ts';
 
 /** Descriptive values cut to the status schema's limits, so a long one cannot fail every status write. */
 const withinLimit = (value: string | null | undefined, max: number): string | undefined =>

@@ -1,0 +1,177 @@
+/**
+ * The controller's gather for the AgentDeployment program (reconcile/agentdeployment/): the facts of a
+ * pass, and the port that reads the world for them (the Secret cache within its budgets, the claim
+ * index, the batched poll's snapshot or a GET, the name lookup) and acts on the chain's bookkeeping (the
+ * finalizer, the credentials Secret's in-use finalizer, the events of a forgotten, adopted or found
+ * deployment).
+ */
+import { Annotation, EventReason } from '../../api/names.ts';
+import { NotFoundError } from '../../controlplane/errors.ts';
+import { isDeleting } from '../../controlplane/progress.ts';
+import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.ts';
+import type { AgentDeploymentFacts, SecretsRead } from '../../reconcile/agentdeployment/facts.ts';
+import type { ProgramPort } from '../../reconcile/agentdeployment/program.ts';
+import { deploymentNameOf } from '../../reconcile/claims.ts';
+import type { NameLookup, ReadById } from '../../reconcile/ownership.ts';
+import { takeReconcileRequest } from '../../runtime/annotations.ts';
+import { SecretBudgetError } from '../../runtime/secret-cache.ts';
+import { referencedSecretNames } from '../../translate/secrets.ts';
+import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
+
+/**
+ * The most bytes of Secret values one object may reference, all its Secrets together (credentials
+ * included): twice Kubernetes' largest Secret, far above what a deployment's environment needs.
+ */
+export const OBJECT_SECRET_BUDGET = 2 * 1024 * 1024;
+
+/** The facts a pass starts from: the object, the controller's settings for its namespace, nothing read. */
+export function passFacts(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  policy: CredentialsPolicy,
+): AgentDeploymentFacts {
+  const namespace = pass.obj.metadata.namespace ?? '';
+  return {
+    object: {
+      metadata: { ...pass.obj.metadata, generation: pass.generation },
+      spec: pass.spec,
+      status: pass.status,
+    },
+    settings: {
+      defaultCredentialsScope: deps.defaultCredentialsScope(namespace),
+      credentialsPolicy: policy,
+      objectSecretBudget: OBJECT_SECRET_BUDGET,
+    },
+    // Asked without recording it: the pass records it once it gets past the pause (takeRequest).
+    reconcileRequested: takeReconcileRequest(pass.obj, { ...pass.status }),
+    statusKnown: true,
+    appliedUnknown: false,
+    digestKey: deps.digestKey,
+    now: deps.now(),
+    revisionPollMs: deps.revisionPollMs,
+    prepared: new Set(),
+  };
+}
+
+/** The Secrets the object references, within its namespace's budget (the Secret cache's). */
+export async function readSecrets(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+): Promise<SecretsRead> {
+  const namespace = pass.obj.metadata.namespace ?? '';
+  const names = referencedSecretNames(pass.spec);
+  try {
+    const data = await Promise.all(names.map((name) => deps.readSecret(namespace, name)));
+    const byName = new Map(names.map((name, i) => [name, data[i]]));
+    pass.lookup = (name) => byName.get(name);
+    return { byName };
+  } catch (err) {
+    if (err instanceof SecretBudgetError) return { byName: new Map(), namespaceBudgetExceeded: err.message };
+    throw err;
+  }
+}
+
+/** The client of the credentials the facts resolved; made once per pass. */
+export function passClient(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+) {
+  if (!facts.credentials?.ok) throw new Error('the control plane was asked for before credentials resolved');
+  const { credentials, tenant, identity } = facts.credentials;
+  if (!pass.client || pass.identity !== identity) {
+    pass.credentials = credentials;
+    pass.tenant = tenant;
+    pass.identity = identity;
+    pass.client = deps.controlPlane(credentials, pass.deadline);
+  }
+  return pass.client;
+}
+
+/** A GET by id as the verdicts read it: 404 is 'missing'. */
+export async function readById(client: DeploymentClient, id: string): Promise<ReadById> {
+  try {
+    return await client.getDeployment(id);
+  } catch (err) {
+    if (err instanceof NotFoundError) return 'missing';
+    throw err;
+  }
+}
+
+/** The deployments of a name: one that is live, and one the platform is deleting. */
+export async function lookupName(client: DeploymentClient, name: string): Promise<NameLookup> {
+  const found = await client.findDeploymentsByName(name);
+  return {
+    live: found.find((d) => !isDeleting(d.status)),
+    deleting: found.find((d) => isDeleting(d.status)),
+  };
+}
+
+export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentPass): ProgramPort {
+  const { observer } = deps;
+  const namespace = pass.obj.metadata.namespace ?? '';
+  const note = (reason: EventReason, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
+    pass.events.push({ type, reason, message });
+  const remembered = (identity: string, read: ReadById): ReadById => {
+    if (read !== 'missing') observer.remember(identity, read);
+    return read;
+  };
+  return {
+    async read(read, facts) {
+      if (read === 'secrets') {
+        facts.secrets = await readSecrets(deps, pass);
+        return;
+      }
+      if (read === 'claims') {
+        facts.claims = { claims: deps.claims };
+        return;
+      }
+      const client = passClient(deps, pass, facts);
+      const identity = pass.identity as string;
+      switch (read) {
+        case 'recorded': {
+          const id = facts.object.status.deploymentId as string;
+          const snapshot = observer.fresh(identity, id);
+          facts.recorded = snapshot ?? remembered(identity, await readById(client, id));
+          pass.observedSnapshot = snapshot !== undefined;
+          if (facts.recorded === 'missing') observer.forget(identity, id);
+          return;
+        }
+        case 'adopted': {
+          const id = facts.object.metadata.annotations?.[Annotation.AdoptDeploymentId] as string;
+          facts.adopted = remembered(identity, await readById(client, id));
+          return;
+        }
+        case 'byName':
+          facts.byName = await lookupName(client, deploymentNameOf({ ...pass.obj, spec: pass.spec }));
+          return;
+      }
+    },
+    async act(verdict, facts) {
+      switch (verdict.kind) {
+        case 'prepare':
+          if (verdict.prepare === 'addFinalizer') {
+            await deps.addFinalizer(pass.obj, pass.signal);
+            return;
+          }
+          {
+            // The credentials must outlive this object (a namespace deletion removes both at once).
+            const ref = pass.spec.credentialsSecretRef;
+            if (ref && facts.secrets?.byName.get(ref.name))
+              await deps.protectCredentials(namespace, ref.name, pass.signal);
+            await deps.releaseCredentials(namespace, undefined, pass.signal);
+          }
+          return;
+        case 'forget':
+          pass.observedSnapshot = false;
+          note(EventReason.DeploymentMissing, verdict.message, 'Warning');
+          return;
+        case 'own':
+          observer.remember(pass.identity as string, verdict.deployment);
+          if (verdict.message)
+            note(verdict.how === 'adopted' ? EventReason.Adopted : EventReason.Found, verdict.message);
+          return;
+      }
+    },
+  };
+}

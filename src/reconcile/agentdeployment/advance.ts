@@ -1,0 +1,56 @@
+/**
+ * How the facts move on after a verdict that does not end the chain, the same for the controller and the
+ * plan: a derived fact computed, a preparation marked made, a gone deployment forgotten, an adopted or
+ * found one recorded as owned (in the status being built).
+ */
+import { credentialsFact } from '../credentials.ts';
+import { desiredDeployment } from '../desired.ts';
+import { forgetDeployment } from '../status.ts';
+import { type AgentDeploymentFacts, lookupOf } from './facts.ts';
+import type { DerivedRead, Verdict } from './verdict.ts';
+
+export const isDerived = (read: string): read is DerivedRead => read === 'credentials' || read === 'desired';
+
+export function derive(facts: AgentDeploymentFacts, read: DerivedRead): void {
+  const { object } = facts;
+  if (read === 'credentials') {
+    facts.credentials = credentialsFact(
+      object.spec.credentialsSecretRef,
+      lookupOf(facts),
+      facts.settings.credentialsPolicy,
+    );
+    return;
+  }
+  const desired = desiredDeployment(object, lookupOf(facts), facts.digestKey ?? 'no-digest-key');
+  if (desired.ok && !facts.digestKey) {
+    // Without the controller's key the digest cannot match: the values are taken as unchanged.
+    desired.digests = { ...desired.digests, secrets: object.status.secretsDigest ?? desired.digests.secrets };
+  }
+  // Nothing records what was sent (a plan of an object not in the cluster): the unechoed fields as applied.
+  if (desired.ok && facts.appliedUnknown) object.status.appliedConfigDigest ??= desired.digests.unechoed;
+  facts.desired = desired;
+}
+
+/** The facts after a bookkeeping verdict the gatherer acted on. */
+export function advance(
+  facts: AgentDeploymentFacts,
+  verdict: Verdict & { kind: 'prepare' | 'forget' | 'own' },
+): void {
+  const { status } = facts.object;
+  switch (verdict.kind) {
+    case 'prepare':
+      facts.prepared.add(verdict.prepare);
+      return;
+    case 'forget':
+      forgetDeployment(status);
+      return;
+    case 'own': {
+      const { deployment } = verdict;
+      status.deploymentId = deployment.id;
+      if (facts.credentials?.ok) status.credentialsDigest = facts.credentials.tenant;
+      delete status.createPendingSince;
+      facts.recorded = deployment;
+      return;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Gate `converge` (reconcile/decide.ts): none there, create it; equal, nothing to send; drift, one PATCH
+ * of what differs; a change the platform cannot make, Stalled; being deleted by someone else, waiting.
+ */
+import { decide } from '../../decide.ts';
+import type { Gate } from '../verdict.ts';
+import { ownedDeployment } from './ownership.ts';
+
+export const converge: Gate = (facts) => {
+  if (!facts.desired?.ok) return undefined;
+  const { request, digests } = facts.desired;
+  const deployment = ownedDeployment(facts);
+  const decision = decide({ desired: request, observed: deployment, digests, applied: facts.object.status });
+  switch (decision.action) {
+    case 'create':
+      return { gate: 'converge', kind: 'create', request: decision.request };
+    case 'none':
+      return (
+        deployment && {
+          gate: 'converge',
+          kind: 'none',
+          deployment,
+          secretsTakenAsCurrent: decision.secretsTakenAsCurrent,
+        }
+      );
+    case 'patch':
+      return (
+        deployment && {
+          gate: 'converge',
+          kind: 'patch',
+          deployment,
+          patch: decision.patch,
+          changed: decision.changed,
+          createsRevision: decision.createsRevision,
+          secretsTakenAsCurrent: decision.secretsTakenAsCurrent,
+        }
+      );
+    case 'wait':
+      return { gate: 'converge', kind: 'wait', reason: decision.reason, message: decision.message };
+    case 'stall':
+      return { gate: 'converge', kind: 'stall', reason: decision.reason, message: decision.message };
+  }
+};

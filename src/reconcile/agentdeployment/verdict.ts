@@ -1,0 +1,70 @@
+/**
+ * What the AgentDeployment chain decides, one discriminant (`kind`) for every verdict, each naming the
+ * gate that gave it. `read` and the bookkeeping kinds (`prepare`, `forget`, `own`) do not end the
+ * program: the gatherer reads or acts, the facts advance (advance.ts) and the chain runs again. The
+ * others are final: what the controller does next (and the plan prints).
+ */
+import type { Reason } from '../../api/names.ts';
+import type {
+  Deployment,
+  DeploymentCreateRequest,
+  DeploymentPatchRequest,
+} from '../../controlplane/schemas.ts';
+import type { Preparation } from './facts.ts';
+
+/** A fact to gather from the world: the port reads it (the others are derived by advance.ts). */
+export type WorldRead = 'secrets' | 'claims' | 'recorded' | 'adopted' | 'byName';
+/** A fact computed from the facts already held. */
+export type DerivedRead = 'credentials' | 'desired';
+
+export type GateName =
+  | 'paused'
+  | 'holdWhileStalled'
+  | 'defaultCredentialsScope'
+  | 'finalizer'
+  | 'budgets'
+  | 'credentialsInUse'
+  | 'credentials'
+  | 'desired'
+  | 'claims'
+  | 'ownership'
+  | 'observeOnly'
+  | 'converge';
+
+export type Verdict = { gate: GateName } & (
+  | { kind: 'read'; read: WorldRead | DerivedRead }
+  /** A Kubernetes-side preparation the controller makes before going on. */
+  | { kind: 'prepare'; prepare: Preparation }
+  /** The recorded deployment is gone under the same credentials: forget it (a Warning) and go on. */
+  | { kind: 'forget'; message: string }
+  /** This object owns the deployment from now on (adopted, or found by the create guard): an event. */
+  | { kind: 'own'; deployment: Deployment; how: 'adopted' | 'found'; message: string }
+  /** Paused by annotation: nothing is sent. */
+  | { kind: 'paused'; message: string }
+  | { kind: 'wait'; reason: Reason; message: string; retryAfterMs?: number | undefined }
+  | { kind: 'stall'; reason: Reason; message: string }
+  /** POST the deployment, behind the create guard. */
+  | { kind: 'create'; request: DeploymentCreateRequest; secretsTakenAsCurrent?: undefined }
+  /** PATCH what differs. */
+  | {
+      kind: 'patch';
+      deployment: Deployment;
+      patch: DeploymentPatchRequest;
+      changed: string[];
+      createsRevision: boolean;
+      secretsTakenAsCurrent: boolean;
+    }
+  /** Nothing to send: the deployment matches; its revision is followed next. */
+  | { kind: 'none'; deployment: Deployment; secretsTakenAsCurrent: boolean }
+  /**
+   * Observe-only: the deployment watched, and what differs from the spec (sent never). `owned`: recorded
+   * or adopted, not only seen by name.
+   */
+  | { kind: 'observed'; deployment: Deployment; drift: string[]; owned: boolean }
+);
+
+/** A verdict that ends the chain. */
+export type FinalVerdict = Exclude<Verdict, { kind: 'read' | 'prepare' | 'forget' | 'own' }>;
+
+/** A gate: a verdict, or undefined to let the next gate decide. */
+export type Gate = (facts: import('./facts.ts').AgentDeploymentFacts) => Verdict | undefined;
