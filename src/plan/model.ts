@@ -5,6 +5,7 @@
 import type { ControlPlaneAllowList } from '../controlplane/allowed-control-planes.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
 import type { Deployment, SandboxTemplate } from '../controlplane/schemas.ts';
+import type { PublishedSettings } from '../reconcile/settings.ts';
 
 export type PlanKind = 'AgentDeployment' | 'SandboxTemplate';
 
@@ -76,6 +77,15 @@ export interface PlanKube {
   agentDeployments(namespace: string): Promise<LiveObject[] | undefined>;
   /** The AgentDeployments of a namespace whose labels match a label selector (--prune). */
   agentDeploymentsMatching(namespace: string, selector: string): Promise<LiveObject[]>;
+  /**
+   * The settings the running controller publishes (its ConfigMap, reconcile/settings.ts); undefined when
+   * there is none, or this user may not read it.
+   */
+  controllerSettings(): Promise<PublishedSettings | undefined>;
+  /** Where controllerSettings looks (namespace/name), for messages. */
+  readonly settingsLocation: string;
+  /** A namespace's labels; undefined when it cannot be read. */
+  namespaceLabels(namespace: string): Promise<Record<string, string> | undefined>;
 }
 
 export interface PlanWorld {
@@ -85,6 +95,11 @@ export interface PlanWorld {
   defaultCredentials: Partial<Credentials>;
   /** Control planes a credentials Secret may name (default: the default credentials' only). */
   allowedControlPlanes?: ControlPlaneAllowList;
+  /**
+   * Without a cluster only: the controller's settings as the plan's flags state them (with a cluster
+   * they are read from the controller's ConfigMap, and this is not used).
+   */
+  settings?: PublishedSettings;
   /** A Secret given in the input (what will be applied); undefined when none of that name was. */
   inputSecret?(namespace: string, name: string): Record<string, string> | undefined;
   /** The controller's secrets-digest key; undefined: secret values are not compared. */
@@ -111,6 +126,7 @@ export interface LiveObject {
     namespace?: string;
     uid?: string;
     creationTimestamp?: string;
+    generation?: number;
     annotations?: Record<string, string>;
     labels?: Record<string, string>;
     finalizers?: string[];

@@ -18,6 +18,7 @@ import type { KubeAccess } from '../kube/access.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { kubeRequest } from '../kube/request.ts';
 import { dataBytes } from '../lib/data-bytes.ts';
+import { DEFAULT_NAMESPACE_SECRET_BUDGET } from '../reconcile/settings.ts';
 import { type NamespaceState, type RunningInformer, startInformer } from './informer.ts';
 import { objectKey, splitKey } from './keys.ts';
 
@@ -35,8 +36,7 @@ export interface SecretCacheOptions {
   namespaceBudgetBytes?: number;
 }
 
-/** 8 MiB: eight Secrets at Kubernetes' largest, thousands of ordinary ones. */
-export const DEFAULT_NAMESPACE_SECRET_BUDGET = 8 * 1024 * 1024;
+export { DEFAULT_NAMESPACE_SECRET_BUDGET };
 
 /** A Secret's values would pass its namespace's budget: they are not held, and not handed out. */
 export class SecretBudgetError extends Error {

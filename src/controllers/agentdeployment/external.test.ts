@@ -23,9 +23,10 @@ import {
 import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
 import type { Gate } from '../../reconcile/agentdeployment/verdict.ts';
 import { deletionFactsOf } from '../../reconcile/deletion.ts';
+import type { FinalDeletionVerdict } from '../../reconcile/deletion-program.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
 import { externalDeployment as externalOf } from './external.ts';
-import { type FinalDeletionVerdict, settleDeletion } from './finalize.ts';
+import { settleDeletion } from './finalize.ts';
 import { controllerPort } from './gather.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 

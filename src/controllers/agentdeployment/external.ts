@@ -9,6 +9,7 @@
  */
 import { EventReason, type Reason } from '../../api/names.ts';
 import { credentialsKey } from '../../controlplane/credentials.ts';
+import { lookupName, readById } from '../../controlplane/deployment-reads.ts';
 import {
   BadRequestError,
   ConflictError,
@@ -32,7 +33,6 @@ import {
   type ReadById,
 } from '../../reconcile/ownership.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
-import { lookupName, readById } from './gather.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
 export interface ExternalDeployment {

@@ -6,23 +6,17 @@
  * deployment).
  */
 import { Annotation, EventReason } from '../../api/names.ts';
-import { NotFoundError } from '../../controlplane/errors.ts';
-import { isDeleting } from '../../controlplane/progress.ts';
+import { lookupName, readById } from '../../controlplane/deployment-reads.ts';
 import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import type { AgentDeploymentFacts, SecretsRead } from '../../reconcile/agentdeployment/facts.ts';
 import type { ProgramPort } from '../../reconcile/agentdeployment/program.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
-import type { NameLookup, ReadById } from '../../reconcile/ownership.ts';
+import type { ReadById } from '../../reconcile/ownership.ts';
+import { OBJECT_SECRET_BUDGET } from '../../reconcile/settings.ts';
 import { takeReconcileRequest } from '../../runtime/annotations.ts';
 import { SecretBudgetError } from '../../runtime/secret-cache.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
-import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
-
-/**
- * The most bytes of Secret values one object may reference, all its Secrets together (credentials
- * included): twice Kubernetes' largest Secret, far above what a deployment's environment needs.
- */
-export const OBJECT_SECRET_BUDGET = 2 * 1024 * 1024;
+import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 /** The facts a pass starts from: the object, the controller's settings for its namespace, nothing read. */
 export function passFacts(
@@ -86,25 +80,6 @@ export function passClient(
     pass.client = deps.controlPlane(credentials, pass.deadline);
   }
   return pass.client;
-}
-
-/** A GET by id as the verdicts read it: 404 is 'missing'. */
-export async function readById(client: DeploymentClient, id: string): Promise<ReadById> {
-  try {
-    return await client.getDeployment(id);
-  } catch (err) {
-    if (err instanceof NotFoundError) return 'missing';
-    throw err;
-  }
-}
-
-/** The deployments of a name: one that is live, and one the platform is deleting. */
-export async function lookupName(client: DeploymentClient, name: string): Promise<NameLookup> {
-  const found = await client.findDeploymentsByName(name);
-  return {
-    live: found.find((d) => !isDeleting(d.status)),
-    deleting: found.find((d) => isDeleting(d.status)),
-  };
 }
 
 export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentPass): ProgramPort {

@@ -8,11 +8,8 @@
 import { Annotation, EventReason } from '../../api/names.ts';
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
-import { derive } from '../../reconcile/agentdeployment/advance.ts';
+import { deletionCredentials } from '../../reconcile/agentdeployment/deletion-credentials.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
-import { budgets } from '../../reconcile/agentdeployment/gates/budgets.ts';
-import { claimConflictOf } from '../../reconcile/agentdeployment/gates/claims.ts';
-import { credentials as credentialsGate } from '../../reconcile/agentdeployment/gates/credentials.ts';
 import { defaultCredentialsRefused } from '../../reconcile/agentdeployment/gates/default-credentials-scope.ts';
 import type { Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
@@ -23,18 +20,12 @@ import type { Step } from '../../runtime/reconcile-shell.ts';
 import { decideStep, passExternal } from './act.ts';
 import { finalizeStep } from './finalize.ts';
 import { decideFollow, type FollowInput, progressDeadlineOf, retryPolicyOf } from './follow.ts';
-import { passClient, passFacts, readSecrets } from './gather.ts';
+import { controllerPort, passClient, passFacts } from './gather.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 type AgdStep = Step<AgentDeploymentPass>;
 
 const progressing = (message: string): Outcome => ({ kind: 'progressing', reason: 'Progressing', message });
-
-/** A gate's wait or stall, thrown. */
-function stopOn(verdict: ReturnType<Gate>): void {
-  if (verdict?.kind === 'stall') throw new Stall(verdict.reason, verdict.message);
-  if (verdict?.kind === 'wait') throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
-}
 
 /** `gates`: the chain to run (a test may take one out; the default is the whole chain). */
 export function agentDeploymentSteps(
@@ -57,17 +48,16 @@ export function agentDeploymentSteps(
     deps,
     {
       external: (pass) => passExternal(deps, pass, facts(pass)),
-      async resolveCredentials(pass) {
-        // The same gates the chain runs, for the credentials alone: the budgets, then the credentials.
+      async credentials(pass) {
         const f = facts(pass);
-        f.secrets = await readSecrets(deps, pass);
-        stopOn(budgets(f));
-        derive(f, 'credentials');
-        stopOn(credentialsGate(f));
-        f.claims = { claims: deps.claims };
+        const read = await deletionCredentials(f, controllerPort(deps, pass));
+        if ('kind' in read) {
+          if (read.kind === 'stall') throw new Stall(read.reason, read.message);
+          throw new Wait(read.reason, read.message, read.retryAfterMs);
+        }
         passClient(deps, pass, f);
+        return read;
       },
-      conflictOf: (pass) => claimConflictOf(facts(pass)),
       defaultCredentialsRefused: (pass) => defaultCredentialsRefused(facts(pass)),
     },
     (pass) => deploymentNameOf({ ...pass.obj, spec: pass.spec }),

@@ -57,10 +57,10 @@ export type Verdict = { gate: GateName } & (
   /** Nothing to send: the deployment matches; its revision is followed next. */
   | { kind: 'none'; deployment: Deployment; secretsTakenAsCurrent: boolean }
   /**
-   * Observe-only: the deployment watched, and what differs from the spec (sent never). `owned`: recorded
-   * or adopted, not only seen by name.
+   * Observe-only: the deployment watched, and what differs from the spec (sent never): `drift` as spec
+   * paths, `fields` as request paths. `owned`: recorded or adopted, not only seen by name.
    */
-  | { kind: 'observed'; deployment: Deployment; drift: string[]; owned: boolean }
+  | { kind: 'observed'; deployment: Deployment; drift: string[]; fields: string[]; owned: boolean }
 );
 
 /** A verdict that ends the chain. */

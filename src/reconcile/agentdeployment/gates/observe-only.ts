@@ -14,9 +14,8 @@ export const observeOnly: Gate = (facts) => {
   if (!isObserveOnly(spec) || !facts.desired?.ok) return undefined;
   const { request, digests } = facts.desired;
   const deployment = ownedDeployment(facts);
-  const verdict = observeVerdict(
-    decide({ desired: request, observed: deployment, digests, applied: status }),
-  );
+  const decision = decide({ desired: request, observed: deployment, digests, applied: status });
+  const verdict = observeVerdict(decision);
   if (verdict.kind === 'notFound' || !deployment) {
     const which = status.deploymentId ?? `named ${request.name}`;
     return {
@@ -33,6 +32,8 @@ export const observeOnly: Gate = (facts) => {
     kind: 'observed',
     deployment,
     drift: verdict.drift,
+    fields:
+      decision.action === 'patch' ? decision.changed : decision.action === 'stall' ? decision.fields : [],
     owned: status.deploymentId === deployment.id,
   };
 };
