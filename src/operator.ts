@@ -17,12 +17,14 @@ import { startHttpEndpoints } from './http.ts';
 import type { KubeAccess } from './kube/access.ts';
 import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
+import { publishedSettingsOf } from './reconcile/settings.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
 import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
+import { publishSettings } from './runtime/publish-settings.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
@@ -152,6 +154,25 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const operatorKey = new OperatorKeySecret(
     access,
     config.podNamespace ?? config.leaderElectionNamespace ?? 'default',
+  );
+  // What changes a verdict, published where `kubectl agd plan` reads it. Not fatal: a plan then says
+  // unknown, and the controller works as configured.
+  const settings = publishedSettingsOf({
+    defaultCredentialsNamespaces: config.defaultCredentialsNamespaces,
+    defaultCredentialsNamespaceSelector: config.defaultCredentialsNamespaceSelector,
+    allowedControlPlanes: config.allowedControlPlanes,
+    defaultControlPlaneUrl: config.controlPlaneUrl,
+    namespaceSecretBudget: config.namespaceSecretBudget,
+  });
+  await publishSettings(
+    access,
+    config.podNamespace ?? config.leaderElectionNamespace ?? 'default',
+    settings,
+  ).catch((err: unknown) =>
+    logger.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      'could not publish the settings kubectl agd plan reads',
+    ),
   );
   const tokenFor = async (uid: string, threadId: string) =>
     deriveRunToken(await operatorKey.get(), uid, threadId);

@@ -46,7 +46,7 @@ export async function planSettings(world: PlanWorld, namespace: string): Promise
     return stop(
       'unknown',
       'SettingsUnknown',
-      `the controller's settings were not found (ConfigMap ${kube?.settingsLocation ?? 'none'}, which the running controller publishes): which namespaces may use its credentials and which control planes are allowed decide what it does; run the controller, or name its namespace with --controller-namespace`,
+      `the controller's settings were not found (ConfigMap ${kube?.settingsLocation ?? 'none'}, which the running controller publishes): which namespaces may use its credentials and which control planes are allowed decide what it does; run the controller, or name its namespace with --operator-namespace`,
     );
   }
   const labels =
