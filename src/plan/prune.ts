@@ -109,8 +109,10 @@ async function decide(
         deploymentId: verdict.deployment.id,
       };
     case 'stall':
-    case 'refused':
       return { action: 'stall', reason: verdict.reason, message: verdict.message };
+    case 'refused':
+      // The controller keeps the finalizer and retries (not Stalled) until a person allows it or orphans it.
+      return { action: 'wait', reason: verdict.reason, message: verdict.message };
     case 'release':
       return { action: 'orphan', message: orphanMessage(verdict, deleting), ...idOf(verdict.leftId) };
   }
