@@ -13,9 +13,13 @@ if (Number(process.versions.node.split('.')[0]) < NEEDED_MAJOR) {
   process.exit(1);
 }
 
+// In a clone (`npm link`) the sources are there and Node.js strips their types; the package holds
+// only the compiled dist/ (Node.js strips no types under node_modules).
+var fromClone = require('fs').existsSync(require('path').join(__dirname, '..', 'src', 'cli.ts'));
+
 /** Runs the CLI with these arguments; the exit code is set when it is done. */
 function run(args) {
-  return import('../dist/cli.js').then(function (cli) {
+  return import(fromClone ? '../src/cli.ts' : '../dist/cli.js').then(function (cli) {
     return cli.main(args);
   });
 }
