@@ -154,7 +154,7 @@ function deleteWith(pass: AgentDeploymentPass, client: DeploymentClient, spec: R
   } as AgentDeploymentPass;
   return settleDeletion(
     deletionFactsOf({ ...deleted.obj, spec: deleted.spec, status: deleted.status }, 'agent', deps.now()),
-    async () => ({ tenant: TENANT, claimedBy: external.claimedBy }),
+    async () => ({ tenant: TENANT, claimedBy: () => undefined }),
     () => external,
   );
 }

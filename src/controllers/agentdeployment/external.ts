@@ -44,13 +44,12 @@ export interface ExternalDeployment {
   ): Promise<Deployment>;
   /**
    * What deleting reads and sends (reconcile/deletion.ts decides which, and when): the deployments of
-   * the object's name, one deployment by id, another object's claim on an id, taking the deployment the
+   * the object's name, one deployment by id, taking the deployment the
    * create guard proves this object made (recorded, with a Found event), and the DELETE of one id (a 404
    * answer means it is gone already).
    */
   lookup(): Promise<NameLookup>;
   find(deploymentId: string): Promise<ReadById>;
-  claimedBy(deploymentId: string): string | undefined;
   take(deployment: Deployment, message: string): void;
   delete(deploymentId: string, options: { deleteTracingProject: boolean }): Promise<void>;
   revision(deploymentId: string, revisionId: string): Promise<Revision>;
@@ -92,15 +91,6 @@ export function externalDeployment(
     if (tenant) status.credentialsDigest = tenant;
     delete status.createPendingSince;
     observer.remember(identity, d);
-  };
-
-  /** Another object (namespace/name) of this tenant that records or adopts `id`, if any. */
-  const claimedBy = (id: string): string | undefined => {
-    if (!tenant) return undefined;
-    const self = obj.metadata.uid ?? obj.metadata.name;
-    return deps
-      .claims({ tenant, identity, ids: [id] })
-      .find((c) => c.uid !== self && (c.deploymentId === id || c.adoptId === id))?.key;
   };
 
   const lookup = () => lookupName(client, deploymentName);
@@ -199,7 +189,6 @@ export function externalDeployment(
     async find(id) {
       return (await getIfExists(id)) ?? 'missing';
     },
-    claimedBy,
     take(d, message) {
       own(d);
       note(EventReason.Found, message);
