@@ -17,7 +17,7 @@ import { startHttpEndpoints } from './http.ts';
 import type { KubeAccess } from './kube/access.ts';
 import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
-import { publishedSettingsOf } from './reconcile/settings.ts';
+import { type PublishedSettings, publishedSettingsOf } from './reconcile/settings.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
 import { splitKey } from './runtime/keys.ts';
@@ -97,6 +97,21 @@ function controllerName(kind: string): string {
   return kind.toLowerCase();
 }
 
+/** The namespace the controller keeps its own objects in (key Secret, settings ConfigMap). */
+export const ownNamespaceOf = (config: Config) =>
+  config.podNamespace ?? config.leaderElectionNamespace ?? 'default';
+
+/** The settings that change a verdict, as this configuration makes them (published for the plan). */
+export function controllerSettings(config: Config): PublishedSettings {
+  return publishedSettingsOf({
+    defaultCredentialsNamespaces: config.defaultCredentialsNamespaces,
+    defaultCredentialsNamespaceSelector: config.defaultCredentialsNamespaceSelector,
+    allowedControlPlanes: config.allowedControlPlanes,
+    defaultControlPlaneUrl: config.controlPlaneUrl,
+    namespaceSecretBudget: config.namespaceSecretBudget,
+  });
+}
+
 export async function startOperator(options: OperatorOptions): Promise<Operator> {
   const { config, access, logger } = options;
   const identity = `${config.podName ?? hostname()}_${randomBytes(4).toString('hex')}`;
@@ -151,24 +166,10 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   // The operator's key Secret in its own namespace (read or created on first use): it keys the webhook
   // tokens and, unless one is configured, the secrets digest. Verification gets connections of its own.
   const agentServers = new Agent({ connections: 8, keepAliveTimeout: 30_000, connectTimeout: 5_000 });
-  const operatorKey = new OperatorKeySecret(
-    access,
-    config.podNamespace ?? config.leaderElectionNamespace ?? 'default',
-  );
+  const operatorKey = new OperatorKeySecret(access, ownNamespaceOf(config));
   // What changes a verdict, published where `kubectl agd plan` reads it. Not fatal: a plan then says
   // unknown, and the controller works as configured.
-  const settings = publishedSettingsOf({
-    defaultCredentialsNamespaces: config.defaultCredentialsNamespaces,
-    defaultCredentialsNamespaceSelector: config.defaultCredentialsNamespaceSelector,
-    allowedControlPlanes: config.allowedControlPlanes,
-    defaultControlPlaneUrl: config.controlPlaneUrl,
-    namespaceSecretBudget: config.namespaceSecretBudget,
-  });
-  await publishSettings(
-    access,
-    config.podNamespace ?? config.leaderElectionNamespace ?? 'default',
-    settings,
-  ).catch((err: unknown) =>
+  await publishSettings(access, ownNamespaceOf(config), controllerSettings(config)).catch((err: unknown) =>
     logger.warn(
       { err: err instanceof Error ? err.message : String(err) },
       'could not publish the settings kubectl agd plan reads',

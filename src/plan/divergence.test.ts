@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../controlplane/errors.ts';
 import { planAgentDeployment } from './agentdeployment.ts';
 import type { InputObject, LiveObject, PlanWorld } from './model.ts';
+import { planSandboxTemplate } from './sandboxtemplate.ts';
 
 const BASE_URL = 'https://cp.example.com';
 const NS = 'team-a';
@@ -150,5 +151,42 @@ describe('the plan says what the controller does', () => {
       worldOf({ secrets: { big: { value: big } } }),
     );
     expect(entry).toMatchObject({ action: 'stall', reason: 'BudgetExceeded' });
+  });
+
+  it.each<[string, Record<string, string>, ReturnType<typeof published>, string, string | undefined]>([
+    [
+      'a SandboxTemplate paused: nothing, not its drift',
+      { 'deploy.agents.dev/paused': 'true' },
+      published(),
+      'none',
+      undefined,
+    ],
+    [
+      'a SandboxTemplate on default credentials its namespace may not use: stall',
+      {},
+      published(['team-b']),
+      'stall',
+      'DefaultCredentialsNotAllowed',
+    ],
+  ])('%s', async (_, annotations, settings, action, reason) => {
+    const world = worldOf({ settings });
+    world.controlPlane = () => ({
+      getDeployment: async () => {
+        throw new NotFoundError('getDeployment', 'not found');
+      },
+      findDeploymentsByName: async () => [],
+      listAllSandboxTemplates: async () => [{ id: 't-1', name: 'python', image: 'python:3.11' }],
+    });
+    const entry = await planSandboxTemplate(
+      {
+        apiVersion: 'deploy.agents.dev/v1alpha1',
+        kind: 'SandboxTemplate',
+        metadata: { name: 'python', namespace: NS, annotations },
+        spec: { templateName: 'python', image: 'python:3.12' },
+      },
+      NS,
+      world,
+    );
+    expect(entry).toMatchObject({ action, ...(reason ? { reason } : {}) });
   });
 });

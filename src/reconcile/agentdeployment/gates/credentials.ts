@@ -4,9 +4,13 @@
  * the administrator's list is Stalled (ControlPlaneNotAllowed).
  */
 import type { Reason } from '../../../api/names.ts';
-import type { Gate } from '../verdict.ts';
+import type { CredentialsFact } from '../facts.ts';
+import type { Verdict } from '../verdict.ts';
 
-export const credentials: Gate = (facts) => {
+/** Shared by both kinds: it reads only the credentials fact. */
+export const credentials = (facts: {
+  credentials?: CredentialsFact | undefined;
+}): (Verdict & { kind: 'read' | 'wait' | 'stall' }) | undefined => {
   const fact = facts.credentials;
   if (!fact) return { gate: 'credentials', kind: 'read', read: 'credentials' };
   if (fact.ok) return undefined;

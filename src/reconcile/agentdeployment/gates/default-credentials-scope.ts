@@ -4,11 +4,20 @@
  * freely) and before any call.
  */
 import { Annotation } from '../../../api/names.ts';
-import type { AgentDeploymentFacts } from '../facts.ts';
-import type { Gate } from '../verdict.ts';
+import type { VerdictSettings } from '../facts.ts';
+import type { Verdict } from '../verdict.ts';
+
+/** What the scope reads (both kinds). */
+interface ScopeFacts {
+  object: {
+    metadata: { annotations?: Record<string, string> | undefined };
+    spec: { credentialsSecretRef?: { name: string } | undefined };
+  };
+  settings: Pick<VerdictSettings, 'defaultCredentialsScope'>;
+}
 
 /** Why this object may not use the default credentials; undefined when it may (or names its own). */
-export function defaultCredentialsRefused(facts: Pick<AgentDeploymentFacts, 'object' | 'settings'>) {
+export function defaultCredentialsRefused(facts: ScopeFacts) {
   const { metadata, spec } = facts.object;
   if (spec.credentialsSecretRef) return undefined;
   const decision = facts.settings.defaultCredentialsScope;
@@ -18,7 +27,7 @@ export function defaultCredentialsRefused(facts: Pick<AgentDeploymentFacts, 'obj
     : decision.message;
 }
 
-export const defaultCredentialsScope: Gate = (facts) => {
+export const defaultCredentialsScope = (facts: ScopeFacts): (Verdict & { kind: 'stall' }) | undefined => {
   const refused = defaultCredentialsRefused(facts);
   if (!refused) return undefined;
   return {
