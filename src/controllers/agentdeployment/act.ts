@@ -43,10 +43,6 @@ export function decideStep(
       const facts = factsOf(pass);
       const verdict = await runAgentDeployment(facts, controllerPort(deps, pass), gates);
       if (verdict.gate !== 'paused') takeReconcileRequest(pass.obj, pass.status);
-      if (facts.desired?.ok) {
-        pass.desired = facts.desired.request;
-        pass.digests = facts.desired.digests;
-      }
       return act(deps, pass, facts, verdict);
     },
   };
@@ -92,7 +88,7 @@ async function act(
     pass.events.push({
       type: 'Normal',
       reason: EventReason.SecretsTakenAsCurrent,
-      message: `the platform does not reveal secret values: took ${pass.desired?.secrets.map((s) => s.name).join(', ')} as current instead of redeploying; the next change to a secret is sent`,
+      message: `the platform does not reveal secret values: took ${(facts.desired?.ok ? facts.desired.request.secrets : []).map((s) => s.name).join(', ')} as current instead of redeploying; the next change to a secret is sent`,
     });
   }
   switch (verdict.kind) {
@@ -107,9 +103,7 @@ async function act(
     case 'observed':
       return observeOnlyOutcome(deps, pass, verdict);
     case 'create': {
-      const digests = pass.digests;
-      const credentials = pass.credentials;
-      if (!digests || !credentials) throw new Error('create decided before the desired state resolved');
+      const { digests } = verdict;
       // The mark made durable, then the contest: objects that got past the gate together (neither saw
       // the other yet) are all visible once the mark's own write is, and the older creates.
       const persist = async () => {
@@ -123,23 +117,22 @@ async function act(
         const contest = claimConflictOf(facts, createContest);
         if (contest) throw new Stall(contest.reason, contest.message);
       };
-      const created = await passExternal(deps, pass, facts).create(verdict.request, persist);
+      const external = passExternal(deps, pass, facts);
+      const created = await external.create(verdict.request, persist);
       // Nothing else before the shell's status write: it records the id the moment the POST answered.
-      deps.observer.track(pass.key, credentials, created.id);
+      deps.observer.track(pass.key, external.credentials, created.id);
       recordApplied(status, created, digests);
       return progressing(
         `deployment ${created.id} created; following revision ${created.latest_revision_id}`,
       );
     }
     case 'patch': {
-      const digests = pass.digests;
-      if (!digests) throw new Error('patch decided before the desired state resolved');
       const patched = await passExternal(deps, pass, facts).update(
         verdict.deployment.id,
         verdict.patch,
         verdict.changed,
       );
-      recordApplied(status, patched, digests);
+      recordApplied(status, patched, verdict.digests);
       if (verdict.createsRevision) {
         return progressing(
           `patched ${verdict.changed.join(', ')}; following revision ${patched.latest_revision_id}`,
@@ -150,10 +143,8 @@ async function act(
     }
     case 'none':
       // Nothing to send: what the control plane has is what was applied.
-      if (pass.digests) {
-        status.secretsDigest = pass.digests.secrets;
-        status.appliedConfigDigest = pass.digests.unechoed;
-      }
+      status.secretsDigest = verdict.digests.secrets;
+      status.appliedConfigDigest = verdict.digests.unechoed;
       return undefined;
   }
 }

@@ -133,6 +133,7 @@ async function observe(d: AgentDeploymentDeps, pass: AgentDeploymentPass, client
     kind: 'none',
     deployment: ownedDeployment(f) as Deployment,
     secretsTakenAsCurrent: false,
+    digests: { secrets: '', unechoed: '' },
   });
   const port = controllerPort({ ...d, controlPlane: () => client }, pass);
   const verdict = await runAgentDeployment(facts, port, [

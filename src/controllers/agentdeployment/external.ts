@@ -8,7 +8,7 @@
  * writes conditions.
  */
 import { EventReason, type Reason } from '../../api/names.ts';
-import { credentialsKey } from '../../controlplane/credentials.ts';
+import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import { lookupName, readById } from '../../controlplane/deployment-reads.ts';
 import {
   BadRequestError,
@@ -36,6 +36,8 @@ import { Stall, Wait } from '../../runtime/outcome.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
 export interface ExternalDeployment {
+  /** The credentials its calls are made with. */
+  readonly credentials: Credentials;
   create(request: DeploymentCreateRequest, persist: () => Promise<void>): Promise<Deployment>;
   update(
     deploymentId: string,
@@ -70,7 +72,8 @@ export function externalDeployment(
   const deploymentName = deploymentNameOf({ ...obj, spec: pass.spec });
   const tenant = pass.tenant;
   if (!pass.credentials) throw new Error('external resource used before credentials were resolved');
-  const identity = credentialsKey(pass.credentials);
+  const { credentials } = pass;
+  const identity = credentialsKey(credentials);
   const note = (reason: EventReason | Reason, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
     pass.events.push({ type, reason, message });
 
@@ -135,6 +138,7 @@ export function externalDeployment(
   };
 
   return {
+    credentials,
     async create(request, persist) {
       const fresh = !status.createPendingSince;
       if (fresh) {

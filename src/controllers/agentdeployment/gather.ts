@@ -57,7 +57,6 @@ export async function readSecrets(
   try {
     const data = await Promise.all(names.map((name) => deps.readSecret(namespace, name)));
     const byName = new Map(names.map((name, i) => [name, data[i]]));
-    pass.lookup = (name) => byName.get(name);
     return { byName };
   } catch (err) {
     if (err instanceof SecretBudgetError) return { byName: new Map(), namespaceBudgetExceeded: err.message };

@@ -76,9 +76,9 @@ export async function observeOnlyOutcome(
   pass: AgentDeploymentPass,
   verdict: FinalVerdict & { kind: 'observed' },
 ): Promise<Outcome> {
-  const { client, digests, status } = pass;
-  if (!client || !digests) throw new Error('an observe-only verdict before credentials and desired state');
-  const { deployment, drift } = verdict;
+  const { client, status } = pass;
+  if (!client) throw new Error('an observe-only verdict before the credentials resolved');
+  const { deployment, drift, digests } = verdict;
   status.drift = drift;
   const outcome = await follow(deps, pass, client, deployment);
   if (drift.length > 0) throw new Stall(Reason.DriftDetected, driftMessage(deployment.id, drift));

@@ -27,7 +27,7 @@ export function agentDeploymentShell(
     kind: 'AgentDeployment',
     read: deps.getObject,
     ...(deps.storedObject ? { stored: deps.storedObject } : {}),
-    begin: (pass) => ({ ...pass, spec: pass.obj.spec, lookup: () => undefined }),
+    begin: (pass) => ({ ...pass, spec: pass.obj.spec }),
     steps: agentDeploymentSteps(deps),
     classify: outcomeOfControlPlaneError,
     summarize: (pass, outcome) => {

@@ -10,6 +10,7 @@ import type {
   DeploymentCreateRequest,
   DeploymentPatchRequest,
 } from '../../controlplane/schemas.ts';
+import type { AppliedDigests } from '../desired.ts';
 import type { Preparation } from './facts.ts';
 
 /** A fact to gather from the world: the port reads it (the others are derived by advance.ts). */
@@ -43,8 +44,13 @@ export type Verdict = { gate: GateName } & (
   | { kind: 'paused'; message: string }
   | { kind: 'wait'; reason: Reason; message: string; retryAfterMs?: number | undefined }
   | { kind: 'stall'; reason: Reason; message: string }
-  /** POST the deployment, behind the create guard. */
-  | { kind: 'create'; request: DeploymentCreateRequest; secretsTakenAsCurrent?: undefined }
+  /** POST the deployment, behind the create guard (`digests`: what status records as applied). */
+  | {
+      kind: 'create';
+      request: DeploymentCreateRequest;
+      digests: AppliedDigests;
+      secretsTakenAsCurrent?: undefined;
+    }
   /** PATCH what differs. */
   | {
       kind: 'patch';
@@ -53,14 +59,22 @@ export type Verdict = { gate: GateName } & (
       changed: string[];
       createsRevision: boolean;
       secretsTakenAsCurrent: boolean;
+      digests: AppliedDigests;
     }
   /** Nothing to send: the deployment matches; its revision is followed next. */
-  | { kind: 'none'; deployment: Deployment; secretsTakenAsCurrent: boolean }
+  | { kind: 'none'; deployment: Deployment; secretsTakenAsCurrent: boolean; digests: AppliedDigests }
   /**
    * Observe-only: the deployment watched, and what differs from the spec (sent never): `drift` as spec
    * paths, `fields` as request paths. `owned`: recorded or adopted, not only seen by name.
    */
-  | { kind: 'observed'; deployment: Deployment; drift: string[]; fields: string[]; owned: boolean }
+  | {
+      kind: 'observed';
+      deployment: Deployment;
+      drift: string[];
+      fields: string[];
+      owned: boolean;
+      digests: AppliedDigests;
+    }
 );
 
 /** A verdict that ends the chain. */

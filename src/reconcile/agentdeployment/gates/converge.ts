@@ -13,7 +13,7 @@ export const converge: Gate = (facts) => {
   const decision = decide({ desired: request, observed: deployment, digests, applied: facts.object.status });
   switch (decision.action) {
     case 'create':
-      return { gate: 'converge', kind: 'create', request: decision.request };
+      return { gate: 'converge', kind: 'create', request: decision.request, digests };
     case 'none':
       return (
         deployment && {
@@ -21,6 +21,7 @@ export const converge: Gate = (facts) => {
           kind: 'none',
           deployment,
           secretsTakenAsCurrent: decision.secretsTakenAsCurrent,
+          digests,
         }
       );
     case 'patch':
@@ -33,6 +34,7 @@ export const converge: Gate = (facts) => {
           changed: decision.changed,
           createsRevision: decision.createsRevision,
           secretsTakenAsCurrent: decision.secretsTakenAsCurrent,
+          digests,
         }
       );
     case 'wait':

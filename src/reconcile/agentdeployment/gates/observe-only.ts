@@ -35,5 +35,6 @@ export const observeOnly: Gate = (facts) => {
     fields:
       decision.action === 'patch' ? decision.changed : decision.action === 'stall' ? decision.fields : [],
     owned: status.deploymentId === deployment.id,
+    digests,
   };
 };
