@@ -8,14 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_DEPLOYMENT_GATES } from '../../reconcile/agentdeployment/chain.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import {
-  BASE,
-  buildWorld,
-  controllerVerdict,
-  planVerdict,
-  WORLD_SIMULATOR,
-  type WorldSpec,
-} from './worlds.test-support.ts';
+import { controllerVerdict, planVerdict } from './world-verdicts.test-support.ts';
+import { BASE, buildWorld, WORLD_SIMULATOR, type WorldSpec } from './worlds.test-support.ts';
 
 let sim: Simulator;
 beforeAll(async () => {
