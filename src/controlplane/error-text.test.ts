@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { startFixedServer } from '../../test/support/hostile-server.ts';
 import { ControlPlaneClient } from './client.ts';
-import { outcomeOfControlPlaneError } from './errors.ts';
+import { MalformedResponseError, outcomeOfControlPlaneError } from './errors.ts';
 
 // A hyperlink escape, a colour, a cursor-up, a forged log line, a bidi override, NUL and BEL.
 const HOSTILE =
@@ -56,4 +56,32 @@ describe('control-plane error text reaching a condition', () => {
       await server.close();
     }
   });
+});
+
+it('a deployment id with a terminal escape is a malformed answer, never quoted into a condition', async () => {
+  const server = await startFixedServer(200, {
+    id: 'd1\u001b[2J',
+    name: 'app',
+    source: 'external_image',
+    source_config: {},
+    source_revision_config: {},
+    secrets: [],
+    created_at: '2030-01-01T00:00:00Z',
+    updated_at: '2030-01-01T00:00:00Z',
+    status: 'READY',
+    latest_revision_id: null,
+    active_revision_id: null,
+  });
+  try {
+    const client = new ControlPlaneClient({
+      credentials: { baseUrl: server.url, apiKey: 'k-test' },
+      getRetries: 0,
+    });
+    const err = await client.getDeployment('d1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MalformedResponseError);
+    expect((err as MalformedResponseError).issues).toContainEqual({ path: 'id', code: 'invalid_format' });
+    expect((err as Error).message).not.toMatch(UNSAFE);
+  } finally {
+    await server.close();
+  }
 });
