@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanPeerText } from './peer-text.ts';
+import { cleanPeerText, escapeInvisible } from './peer-text.ts';
 
 describe('cleanPeerText', () => {
   it.each<[string, string, number, string]>([
@@ -14,5 +14,17 @@ describe('cleanPeerText', () => {
     ['unicode letters stay', 'café ünïcode', 100, 'café ünïcode'],
   ])('%s', (_case, input, max, want) => {
     expect(cleanPeerText(input, max)).toBe(want);
+  });
+});
+
+describe('escapeInvisible', () => {
+  it.each<[string, string, string]>([
+    ['plain text is kept', 'café "x"', 'café "x"'],
+    ['an escape sequence shows its ESC', '\u001b[2J', '\\u001b[2J'],
+    ['a C1 CSI shows', 'a\u009b1A', 'a\\u009b1A'],
+    ['a line break shows', 'a\nb', 'a\\u000ab'],
+    ['a bidi override shows', 'a\u202eb', 'a\\u202eb'],
+  ])('%s', (_case, input, want) => {
+    expect(escapeInvisible(input)).toBe(want);
   });
 });
