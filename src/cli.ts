@@ -54,6 +54,9 @@ Options:
                                (or ALLOWED_CONTROL_PLANE_URLS; default: the controller's URL only)
       --operator-namespace NS  read the controller's key Secret there, to compare secret values exactly
                                as the controller does (or set SECRETS_DIGEST_KEY, as the controller's)
+      --show-values            print every platform value a patch changes; by default, with the
+                               controller's credentials, a value shows only for the deployment the
+                               object records when this user may get Secrets in its namespace
   -h, --help                   this text
 
 Exit code: 0 every object known to need nothing; 2 changes (a deployment deleted included); 1 a problem (refused, would stall, a
@@ -74,6 +77,7 @@ interface Options {
   digestKey: string | undefined;
   /** --prune's label selector; undefined without --prune. */
   prune: { selector: string } | undefined;
+  showValues: boolean;
 }
 
 /** The controller's credentials as both commands take them: flags first, then the environment. */
@@ -108,6 +112,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
         'operator-namespace': { type: 'string' },
         prune: { type: 'boolean', default: false },
         selector: { type: 'string', short: 'l' },
+        'show-values': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -160,6 +165,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
     operatorNamespace: values['operator-namespace'],
     digestKey: env.SECRETS_DIGEST_KEY || undefined,
     prune: values.prune && selector ? { selector } : undefined,
+    showValues: values['show-values'],
   };
 }
 
@@ -301,6 +307,7 @@ export async function runCli(io: CliIo): Promise<number> {
       defaultCredentials: options.credentials,
       allowedControlPlanes: options.allowedControlPlanes,
       digestKey,
+      showValues: options.showValues,
       controlPlane(credentials) {
         const key = credentialsKey(credentials);
         let client = clients.get(key);
