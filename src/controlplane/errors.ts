@@ -179,8 +179,21 @@ export class CircuitOpenError extends ControlPlaneError {
  * ends it. Not retried soon: the object waits with the bound named, and the controller's memory is safe.
  */
 export class BudgetExceededError extends ControlPlaneError {
-  constructor(operation: string, what: string) {
-    super(`${operation}: ${what}; the listing was abandoned`, { operation, status: 200 }, false);
+  constructor(operation: string, what: string, abandoned = 'the listing was abandoned') {
+    super(`${operation}: ${what}; ${abandoned}`, { operation, status: 200 }, false);
+  }
+}
+
+/**
+ * One answer larger than a call may read: the call's budget, not the server's health. It never counts
+ * toward the circuit breaker (one tenant's big objects must not park a credential for every namespace)
+ * and is not retried; the batched poll splits the page that overflowed (observer.ts).
+ */
+export class ResponseTooLargeError extends BudgetExceededError {
+  readonly maxBodyBytes: number;
+  constructor(operation: string, maxBodyBytes: number) {
+    super(operation, `the answer is larger than ${maxBodyBytes} bytes`, 'the call was abandoned');
+    this.maxBodyBytes = maxBodyBytes;
   }
 }
 

@@ -14,10 +14,13 @@ import { authHeaders, type Credentials, parseCredentials } from './credentials.t
 import {
   BudgetExceededError,
   CancelledError,
+  CircuitOpenError,
   ControlPlaneError,
+  CredentialBusyError,
   errorFromResponse,
   MalformedResponseError,
   RateLimitedError,
+  ResponseTooLargeError,
   UnavailableError,
 } from './errors.ts';
 import type { RequestLimiter } from './limiter.ts';
@@ -201,6 +204,9 @@ export class ControlPlaneTransport {
   #retryDelay(call: Pick<Call<unknown>, 'method'>, err: unknown, attempt: number): number | undefined {
     if (call.method !== 'GET' || attempt >= this.#getRetries) return undefined;
     if (!(err instanceof ControlPlaneError) || !err.retryable) return undefined;
+    // Nothing was sent: the credential is parked or busy for longer than a call may wait. The object
+    // comes back at retryAfterMs through the queue; a worker never sleeps on it inside the call.
+    if (err instanceof CircuitOpenError || err instanceof CredentialBusyError) return undefined;
     const ceiling = Math.min(this.#retryMaxMs, this.#retryBaseMs * 2 ** attempt);
     const backoff = ceiling / 2 + Math.random() * (ceiling / 2);
     const asked = 'retryAfterMs' in err && typeof err.retryAfterMs === 'number' ? err.retryAfterMs : 0;
@@ -288,6 +294,8 @@ export class ControlPlaneTransport {
           `the listing's pages passed ${this.#walkMaxBytes} bytes`,
         );
       }
+      // The call's budget, not the server's health: never a failure toward the circuit breaker.
+      if (isTooLarge(err)) throw new ResponseTooLargeError(call.operation, maxBodyBytes);
       throw transportError(call.operation, err);
     }
     report(statusCode);
