@@ -169,21 +169,38 @@ export class ControlPlaneTransport {
    * (a server that repeats a page must not loop us). Items seen twice (the list shifted) count once;
    * only those `keep` accepts are held. Past WALK_MAX_PAGES pages or WALK_MAX_BYTES of bodies the walk
    * ends with BudgetExceededError: memory and time stay bounded whatever the server sends.
+   *
+   * A page whose answer is over the size bound is asked again at half the page size, down to one item
+   * (and back up after); one item over the bound ends the walk (ResponseTooLargeError), or with
+   * `skipOverSize` (a lookup that keeps only exact matches) is stepped over: big items of others that
+   * match the filter must not stop a lookup for good.
    */
   async allPages<T extends { id: string }>(
     operation: string,
     pageSize: number,
-    fetchPage: (offset: number, walk: WalkBudget) => Promise<Page<T>>,
+    fetchPage: (offset: number, walk: WalkBudget, limit: number) => Promise<Page<T>>,
     keep: (item: T) => boolean = () => true,
+    opts: { skipOverSize?: boolean } = {},
   ): Promise<T[]> {
     const byId = new Map<string, T>();
     const walk: WalkBudget = { bytesLeft: this.#walkMaxBytes };
     let offset = 0;
+    let limit = pageSize;
     for (let pages = 0; pages < this.#walkMaxPages; pages++) {
-      const page = await fetchPage(offset, walk);
+      let page: Page<T>;
+      try {
+        page = await fetchPage(offset, walk, limit);
+      } catch (err) {
+        if (!(err instanceof ResponseTooLargeError)) throw err;
+        if (limit > 1) limit = Math.ceil(limit / 2);
+        else if (opts.skipOverSize) offset += 1;
+        else throw err;
+        continue;
+      }
       for (const item of page.items) if (!byId.has(item.id) && keep(item)) byId.set(item.id, item);
-      if (page.items.length < pageSize || page.offset <= offset) return [...byId.values()];
+      if (page.items.length < limit || page.offset <= offset) return [...byId.values()];
       offset = page.offset;
+      limit = Math.min(pageSize, limit * 2);
     }
     throw new BudgetExceededError(operation, `the listing did not end within ${this.#walkMaxPages} pages`);
   }
