@@ -11,6 +11,7 @@ import {
   ControlPlaneAllowListError,
   controlPlaneAllowList,
 } from './controlplane/allowed-control-planes.ts';
+import { baseUrlProblem } from './controlplane/credentials.ts';
 import { parseDuration } from './lib/duration.ts';
 import { LabelSelectorError, parseLabelSelector } from './lib/label-selector.ts';
 import { OPTIONS } from './options.ts';
@@ -51,6 +52,11 @@ const commaList = z.string().transform((v) =>
 const ConfigFields = z.object({
   controlPlaneUrl: z
     .url({ protocol: /^https?$/, error: '--control-plane-url must be an http(s) URL' })
+    .check((ctx) => {
+      const problem = baseUrlProblem(ctx.value);
+      if (problem)
+        ctx.issues.push({ code: 'custom', input: ctx.value, message: `--control-plane-url ${problem}` });
+    })
     .optional(),
   controlPlaneApiKey: z.string().optional(),
   controlPlaneBearerToken: z.string().optional(),
