@@ -99,7 +99,11 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     const self = claimOf({ ...pass.obj, spec: pass.spec, status: pass.status }, pass.tenant);
     if (!self.tenant || !pass.identity) return undefined;
     const ids = [self.deploymentId, self.adoptId].filter((id): id is string => id !== undefined);
-    return judge(self, deps.claims({ tenant: self.tenant, identity: pass.identity, name: self.name, ids }));
+    const tenanted = pass.credentials?.tenantId !== undefined;
+    return judge(
+      self,
+      deps.claims({ tenant: self.tenant, identity: pass.identity, tenanted, name: self.name, ids }),
+    );
   };
 
   const namespaceOf = (pass: AgentDeploymentPass) => pass.obj.metadata.namespace ?? '';
