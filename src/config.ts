@@ -102,6 +102,7 @@ const ConfigFields = z.object({
     }
     return bytes;
   }),
+  namespaceCredentialIdentities: positiveInt('namespace-credential-identities'),
   reconcileTimeout: duration('reconcile-timeout').refine((ms) => ms >= 5_000, {
     message: '--reconcile-timeout must be at least 5s',
   }),

@@ -103,6 +103,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   access.countRequests((method, code) => metrics.runtime.restClientRequest(apiServerHost, method, code));
   const pools = new ControlPlanePools({
     limits: { rps: config.controlPlaneRps, concurrency: config.controlPlaneConcurrency },
+    namespaceIdentities: config.namespaceCredentialIdentities,
     clientDefaults: {
       timeouts: { totalMs: config.controlPlaneTimeout },
       onRequest: (e) => {

@@ -107,6 +107,12 @@ export const OPTIONS = [
     default: '8Mi',
   },
   {
+    flag: 'namespace-credential-identities',
+    env: 'NAMESPACE_CREDENTIAL_IDENTITIES',
+    help: "Credential identities (base URL and key pairs) one namespace's credentials Secrets may bring in; an object naming one more waits with BudgetExceeded until one goes unused for 30 minutes.",
+    default: '8',
+  },
+  {
     flag: 'reconcile-timeout',
     env: 'RECONCILE_TIMEOUT',
     help: "Deadline of one reconcile pass's calls to the control plane and agent servers, all together.",

@@ -197,6 +197,21 @@ export class ResponseTooLargeError extends BudgetExceededError {
   }
 }
 
+/**
+ * A namespace's credentials Secrets already bring in as many credential identities (base URL and key
+ * pairs) as one namespace may use: each costs a limiter, a circuit breaker, a poll group and a template
+ * snapshot. No request was sent; the object waits until one of the namespace's identities goes unused.
+ */
+export class IdentityLimitError extends ControlPlaneError {
+  constructor(namespace: string, limit: number, setting: string) {
+    super(
+      `namespace ${namespace} already uses ${limit} credential identities (base URL and key pairs of its credentials Secrets), the most one namespace may (${setting}); nothing was sent with these credentials`,
+      { operation: 'configure credentials' },
+      false,
+    );
+  }
+}
+
 /** Any other status the contract does not describe. */
 export class UnexpectedStatusError extends ControlPlaneError {
   constructor(operation: string, status: number) {
@@ -300,7 +315,7 @@ export function outcomeOfControlPlaneError(err: unknown): Outcome | undefined {
   if (err instanceof UnauthorizedError || err instanceof CredentialsConfigError) {
     return { kind: 'waiting', reason: 'Unauthorized', message: err.message };
   }
-  if (err instanceof BudgetExceededError) {
+  if (err instanceof BudgetExceededError || err instanceof IdentityLimitError) {
     return { kind: 'waiting', reason: 'BudgetExceeded', message: err.message };
   }
   if (err instanceof MalformedResponseError) {

@@ -356,7 +356,8 @@ export function startAgentDeploymentController(
         event.reason,
         event.message,
       ),
-    controlPlane: (credentials, signal) => options.pools.clientFor(credentials, { signal }),
+    controlPlane: (credentials, signal, namespace) =>
+      options.pools.clientFor(credentials, { signal, ...(namespace === undefined ? {} : { namespace }) }),
     claims: (query) => claims.claims(query),
     cacheShows: (obj, signal) => arrivals.until(obj, CACHE_ARRIVAL_TIMEOUT_MS, signal),
     now: () => new Date(),

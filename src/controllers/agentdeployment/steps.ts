@@ -89,7 +89,9 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     pass.credentials = credentials;
     pass.tenant = tenantDigest(credentials);
     pass.identity = credentialsKey(credentials);
-    pass.client = deps.controlPlane(credentials, pass.deadline);
+    // Credentials from the namespace's own Secret count against its identities (pools.ts).
+    const from = pass.spec.credentialsSecretRef ? (pass.obj.metadata.namespace ?? '') : undefined;
+    pass.client = deps.controlPlane(credentials, pass.deadline, from);
   };
   /** Another object's claim that wins over this object's (see claims.ts), if any. */
   const conflictOf = (

@@ -101,9 +101,9 @@ export function startSandboxTemplateController(
   });
 
   const snapshots = new TemplateSnapshots();
-  const listAll = (credentials: Credentials) =>
+  const listAll = (credentials: Credentials, namespace?: string) =>
     options.pools
-      .clientFor(credentials)
+      .clientFor(credentials, namespace === undefined ? {} : { namespace })
       .listAllSandboxTemplates(options.pageSize ? { pageSize: options.pageSize } : {});
 
   const written = new ReadYourWrites<SandboxTemplate>((key) => {

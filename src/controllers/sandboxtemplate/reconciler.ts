@@ -41,8 +41,11 @@ export interface SandboxTemplateDeps {
   readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
   writeStatus(obj: SandboxTemplate, status: SandboxTemplateStatus, signal: AbortSignal): Promise<void>;
   recordEvent(obj: SandboxTemplate, event: PendingEvent): void;
-  /** One listing pass over every page, with these credentials. */
-  listTemplates(credentials: Credentials): Promise<ListedTemplate[]>;
+  /**
+   * One listing pass over every page, with these credentials; `namespace`: the one whose credentials
+   * Secret named them (counted against its identities).
+   */
+  listTemplates(credentials: Credentials, namespace?: string): Promise<ListedTemplate[]>;
   snapshots: TemplateSnapshots;
   defaultCredentials: Partial<Credentials>;
   /** Control planes a namespace's credentials Secret may name (default: the default credentials' only). */
@@ -101,7 +104,7 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
       );
       const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);
       const snapshot = await deps.snapshots.get(credentialsKey(credentials), maxAgeMs, () =>
-        deps.listTemplates(credentials),
+        deps.listTemplates(credentials, ref ? namespace : undefined),
       );
       status.lastSyncTime = new Date(snapshot.takenAt).toISOString();
 
