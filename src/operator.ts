@@ -201,6 +201,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     defaultCredentialsScope: agentDeployments.defaultCredentialsScope,
     pollIntervalMs: config.templatePollInterval ?? config.pollInterval,
     importNamespace: config.importTemplatesNamespace,
+    namespaceTemplateBudget: config.namespaceTemplateBudget,
   });
   metrics.watchObjects('AgentDeployment', () => agentDeployments.objects.list());
   metrics.watchObjects('SandboxTemplate', () => sandboxTemplates.objects.list());

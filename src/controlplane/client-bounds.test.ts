@@ -155,6 +155,20 @@ describe('a listing that never ends is abandoned within its budget', () => {
     expect((err as Error).message).toMatch(/larger than 1000000 bytes/);
   });
 
+  it('a lookup stepping over answers too big to read still ends within the walk budget', async () => {
+    const { client, seen } = await scripted(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`{"resources":[],"offset":0,"padding":"${'x'.repeat(300_000)}"}`);
+      },
+      { maxBodyBytes: 100_000, walkMaxBytes: 1_000_000 },
+    );
+    const err = await client.findDeploymentsByName('app').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BudgetExceededError);
+    expect((err as Error).message).toMatch(/passed 1000000 bytes/);
+    expect(seen.length).toBeLessThanOrEqual(11);
+  });
+
   it('keeps only the exact matches while it walks', async () => {
     const { client } = await scripted((req, res) => {
       const offset = Number(new URL(req.url ?? '', 'http://x').searchParams.get('offset') ?? 0);

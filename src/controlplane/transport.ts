@@ -311,8 +311,12 @@ export class ControlPlaneTransport {
           `the listing's pages passed ${this.#walkMaxBytes} bytes`,
         );
       }
-      // The call's budget, not the server's health: never a failure toward the circuit breaker.
-      if (isTooLarge(err)) throw new ResponseTooLargeError(call.operation, maxBodyBytes);
+      // The call's budget, not the server's health: never a failure toward the circuit breaker. What was
+      // read counts toward the walk's bytes: a walk that steps over big answers still ends.
+      if (isTooLarge(err)) {
+        if (walk) walk.bytesLeft -= maxBodyBytes;
+        throw new ResponseTooLargeError(call.operation, maxBodyBytes);
+      }
       throw transportError(call.operation, err);
     }
     report(statusCode);
