@@ -162,6 +162,7 @@ export class DeploymentObserver {
   stop(): void {
     this.#stopped = true;
     this.#halted = true;
+    this.#due.clear();
     if (this.#timer) clearTimeout(this.#timer);
   }
 
