@@ -159,6 +159,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const verifier = new Verifier({
     dispatcher: agentServers,
     allowedHosts: config.agentServerHosts,
+    internalAddresses: config.agentServerInternalAddresses,
     backoffBaseMs: config.verificationBackoff,
     ...(config.webhookBaseUrl ? { webhook: { baseUrl: config.webhookBaseUrl, tokenFor, reports } } : {}),
     now: () => new Date(),
@@ -333,6 +334,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         await pools.close();
         await receiver?.close();
         await agentServers.close();
+        await verifier.close();
         await http.close();
       })();
       return stopping;

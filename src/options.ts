@@ -60,6 +60,12 @@ export const OPTIONS = [
     help: 'Comma-separated agent-server hosts that may receive the default credentials (host, host:port, *.domain); default: the control plane host and its domain.',
   },
   {
+    flag: 'agent-server-allowed-internal-addresses',
+    env: 'AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES',
+    help: "Comma-separated addresses, CIDR ranges and host names that verification with a namespace's own credentials may call although internal (loopback, link-local, private, unspecified, multicast); default: none.",
+    default: '',
+  },
+  {
     flag: 'watch-namespaces',
     env: 'WATCH_NAMESPACES',
     help: 'Comma-separated namespaces to watch; empty watches all.',
