@@ -103,7 +103,7 @@ export const OPTIONS = [
   {
     flag: 'reserve-workers',
     env: 'RESERVE_WORKERS',
-    help: 'AgentDeployment workers beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
+    help: 'Workers of each kind (AgentDeployment, SandboxTemplate) beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
     default: '4',
   },
   {

@@ -41,8 +41,8 @@ export interface SandboxTemplateDeps {
   readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
   writeStatus(obj: SandboxTemplate, status: SandboxTemplateStatus, signal: AbortSignal): Promise<void>;
   recordEvent(obj: SandboxTemplate, event: PendingEvent): void;
-  /** One listing pass over every page, with these credentials. */
-  listTemplates(credentials: Credentials): Promise<ListedTemplate[]>;
+  /** One listing pass over every page, with these credentials, ended when `deadline` aborts. */
+  listTemplates(credentials: Credentials, deadline?: AbortSignal): Promise<ListedTemplate[]>;
   snapshots: TemplateSnapshots;
   defaultCredentials: Partial<Credentials>;
   /** Control planes a namespace's credentials Secret may name (default: the default credentials' only). */
@@ -100,8 +100,13 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
         credentialsPolicy(deps.defaultCredentials, deps.allowedControlPlanes),
       );
       const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);
-      const snapshot = await deps.snapshots.get(credentialsKey(credentials), maxAgeMs, () =>
-        deps.listTemplates(credentials),
+      // Under the pass deadline (--reconcile-timeout), as every AgentDeployment call: a server that
+      // answers each page just inside the call deadline cannot hold the worker for hundreds of pages.
+      const snapshot = await deps.snapshots.get(
+        credentialsKey(credentials),
+        maxAgeMs,
+        (deadline) => deps.listTemplates(credentials, deadline),
+        pass.deadline,
       );
       status.lastSyncTime = new Date(snapshot.takenAt).toISOString();
 
