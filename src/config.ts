@@ -22,6 +22,11 @@ import {
   HostAllowListError,
   parseHostAllowList,
 } from './verification/host-allow-list.ts';
+import {
+  InternalAddressListError,
+  type InternalAddressPolicy,
+  internalAddressPolicy,
+} from './verification/internal-addresses.ts';
 
 const duration = (flag: string) =>
   z.string().transform((v, ctx) => {
@@ -91,6 +96,7 @@ const ConfigFields = z.object({
   }),
   allowedControlPlaneUrls: z.string(),
   agentServerAllowedHosts: z.string().optional(),
+  agentServerAllowedInternalAddresses: z.string(),
   watchNamespaces: commaList,
   labelSelector: z.string(),
   pollInterval: duration('poll-interval'),
@@ -180,7 +186,18 @@ const ConfigSchema = ConfigFields.refine(
       ctx.addIssue({ code: 'custom', message: `--allowed-control-plane-urls: ${err.message}` });
       return z.NEVER;
     }
-    return { ...c, agentServerHosts, allowedControlPlanes };
+    let agentServerInternalAddresses: InternalAddressPolicy;
+    try {
+      agentServerInternalAddresses = internalAddressPolicy(c.agentServerAllowedInternalAddresses);
+    } catch (err) {
+      if (!(err instanceof InternalAddressListError)) throw err;
+      ctx.addIssue({
+        code: 'custom',
+        message: `--agent-server-allowed-internal-addresses: ${err.message}`,
+      });
+      return z.NEVER;
+    }
+    return { ...c, agentServerHosts, allowedControlPlanes, agentServerInternalAddresses };
   });
 export type Config = z.infer<typeof ConfigSchema>;
 

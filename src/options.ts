@@ -60,6 +60,12 @@ export const OPTIONS = [
     help: 'Comma-separated agent-server hosts that may receive the default credentials (host, host:port, *.domain); default: exactly the control plane host; wildcards only where written.',
   },
   {
+    flag: 'agent-server-allowed-internal-addresses',
+    env: 'AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES',
+    help: "Comma-separated addresses, CIDR ranges and host names that verification with a namespace's own credentials may call although internal (loopback, link-local, private, unspecified, multicast); default: none.",
+    default: '',
+  },
+  {
     flag: 'watch-namespaces',
     env: 'WATCH_NAMESPACES',
     help: 'Comma-separated namespaces to watch; empty watches all.',
@@ -97,7 +103,7 @@ export const OPTIONS = [
   {
     flag: 'reserve-workers',
     env: 'RESERVE_WORKERS',
-    help: 'AgentDeployment workers beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
+    help: 'Workers of each kind (AgentDeployment, SandboxTemplate) beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
     default: '4',
   },
   {
