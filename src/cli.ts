@@ -59,6 +59,9 @@ Options:
                                use its credentials, the allowed control planes, budgets; without it an
                                object is "unknown"), and its key Secret, to compare secret values
                                exactly as the controller does (or set SECRETS_DIGEST_KEY)
+      --show-values            print every platform value a patch changes; by default, with the
+                               controller's credentials, a value shows only for the deployment the
+                               object records when this user may get Secrets in its namespace
   -h, --help                   this text
 
 Exit code: 0 every object known to need nothing; 2 changes (a deployment deleted included); 1 a problem (refused, would stall, a
@@ -79,6 +82,7 @@ interface Options {
   digestKey: string | undefined;
   /** --prune's label selector; undefined without --prune. */
   prune: { selector: string } | undefined;
+  showValues: boolean;
 }
 
 /** The controller's credentials as both commands take them: flags first, then the environment. */
@@ -113,6 +117,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
         'operator-namespace': { type: 'string' },
         prune: { type: 'boolean', default: false },
         selector: { type: 'string', short: 'l' },
+        'show-values': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -165,6 +170,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
     operatorNamespace: values['operator-namespace'],
     digestKey: env.SECRETS_DIGEST_KEY || undefined,
     prune: values.prune && selector ? { selector } : undefined,
+    showValues: values['show-values'],
   };
 }
 
@@ -306,6 +312,7 @@ export async function runCli(io: CliIo): Promise<number> {
       defaultCredentials: options.credentials,
       allowedControlPlanes: options.allowedControlPlanes,
       digestKey,
+      showValues: options.showValues,
       controlPlane(credentials) {
         const key = credentialsKey(credentials);
         let client = clients.get(key);

@@ -4,11 +4,11 @@ import { ConfigError, loadConfig } from './config.ts';
 const BASE = { CONTROL_PLANE_URL: 'https://api.example.com' };
 
 describe('loadConfig: credential scoping and the agent-server allow-list', () => {
-  it('defaults to every namespace and the control plane host and domain', () => {
+  it('defaults to every namespace and exactly the control plane host', () => {
     const config = loadConfig([], BASE);
     expect(config.defaultCredentialsNamespaces).toEqual([]);
     expect(config.defaultCredentialsNamespaceSelector).toBe('');
-    expect(config.agentServerHosts.entries).toEqual(['https://api.example.com', 'https://*.example.com']);
+    expect(config.agentServerHosts.entries).toEqual(['https://api.example.com']);
     expect(config.allowedControlPlanes.entries).toEqual(['https://api.example.com']);
   });
 
@@ -18,13 +18,16 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
       { AGENT_SERVER_ALLOWED_HOSTS: '*.agents.example.net, 10.0.0.5:8443, http://127.0.0.1:8080' },
       ['https://*.agents.example.net', 'https://10.0.0.5:8443', 'http://127.0.0.1:8080'],
     ],
-    [
-      'empty: derived',
-      { AGENT_SERVER_ALLOWED_HOSTS: '' },
-      ['https://api.example.com', 'https://*.example.com'],
-    ],
+    ['empty: derived', { AGENT_SERVER_ALLOWED_HOSTS: '' }, ['https://api.example.com']],
   ])('allowed hosts %s', (_case, env, entries) => {
     expect(loadConfig([], { ...BASE, ...env }).agentServerHosts.entries).toEqual(entries);
+  });
+
+  it('allows no internal address to namespace credentials by default; the setting names some', () => {
+    expect(loadConfig([], BASE).agentServerInternalAddresses.refusalOf('169.254.169.254')).toBe('link-local');
+    const set = loadConfig([], { ...BASE, AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES: '10.0.0.0/8,agents.svc' });
+    expect(set.agentServerInternalAddresses.allowed).toEqual(['10.0.0.0/8', 'agents.svc']);
+    expect(set.agentServerInternalAddresses.refusalOf('10.1.2.3')).toBeUndefined();
   });
 
   it('reads the namespace list and selector', () => {
@@ -51,6 +54,11 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
       /--allowed-control-plane-urls: "cp.example.com" is not an allowed control-plane URL/,
     ],
     ['a bare wildcard', { AGENT_SERVER_ALLOWED_HOSTS: '*' }, /--agent-server-allowed-hosts: "\*"/],
+    [
+      'an internal-address entry that is no address, range or host',
+      { AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES: '10.0.0.0/8, 10.0.0.0/40' },
+      /--agent-server-allowed-internal-addresses: "10.0.0.0\/40" is not an address/,
+    ],
     [
       'a bad selector',
       { DEFAULT_CREDENTIALS_NAMESPACE_SELECTOR: 'tier=a b' },
@@ -104,6 +112,12 @@ describe('loadConfig: deadlines and leader election timings', () => {
     [{ LEADER_ELECTION_RETRY_PERIOD: 'often' }, '--leader-election-retry-period: "often" is not a duration'],
     [{ CONTROL_PLANE_TIMEOUT: '500ms' }, '--control-plane-timeout must be between 1s and 10m'],
     [{ CONTROL_PLANE_TIMEOUT: '1h' }, '--control-plane-timeout must be between 1s and 10m'],
+    [{ CONTROL_PLANE_URL: 'https://cp.example.test/#1' }, '--control-plane-url must not have a fragment'],
+    [{ CONTROL_PLANE_URL: 'https://cp.example.test/?a=1' }, '--control-plane-url must not have a query'],
+    [
+      { CONTROL_PLANE_URL: 'https://u:p@cp.example.test/' },
+      '--control-plane-url must not have a user name or password',
+    ],
   ])('refuses %j naming the flag and the rule', (env, message) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(message);

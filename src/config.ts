@@ -11,6 +11,7 @@ import {
   ControlPlaneAllowListError,
   controlPlaneAllowList,
 } from './controlplane/allowed-control-planes.ts';
+import { baseUrlProblem } from './controlplane/credentials.ts';
 import { parseDuration } from './lib/duration.ts';
 import { LabelSelectorError, parseLabelSelector } from './lib/label-selector.ts';
 import { OPTIONS } from './options.ts';
@@ -21,6 +22,11 @@ import {
   HostAllowListError,
   parseHostAllowList,
 } from './verification/host-allow-list.ts';
+import {
+  InternalAddressListError,
+  type InternalAddressPolicy,
+  internalAddressPolicy,
+} from './verification/internal-addresses.ts';
 
 const duration = (flag: string) =>
   z.string().transform((v, ctx) => {
@@ -48,9 +54,29 @@ const commaList = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+/** A byte quantity of at least 1Mi (`8Mi`), as bytes. */
+const byteBudget = (flag: string, example: string) =>
+  z.string().transform((v, ctx) => {
+    const q = parseQuantity(v);
+    const bytes = q && q.exponent >= 0 ? Number(q.digits) * 10 ** q.exponent : Number.NaN;
+    if (!Number.isSafeInteger(bytes) || bytes < 1024 * 1024) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `--${flag}: "${v}" is not a byte quantity of at least 1Mi, such as ${example}`,
+      });
+      return z.NEVER;
+    }
+    return bytes;
+  });
+
 const ConfigFields = z.object({
   controlPlaneUrl: z
     .url({ protocol: /^https?$/, error: '--control-plane-url must be an http(s) URL' })
+    .check((ctx) => {
+      const problem = baseUrlProblem(ctx.value);
+      if (problem)
+        ctx.issues.push({ code: 'custom', input: ctx.value, message: `--control-plane-url ${problem}` });
+    })
     .optional(),
   controlPlaneApiKey: z.string().optional(),
   controlPlaneBearerToken: z.string().optional(),
@@ -70,6 +96,7 @@ const ConfigFields = z.object({
   }),
   allowedControlPlaneUrls: z.string(),
   agentServerAllowedHosts: z.string().optional(),
+  agentServerAllowedInternalAddresses: z.string(),
   watchNamespaces: commaList,
   labelSelector: z.string(),
   pollInterval: duration('poll-interval'),
@@ -84,18 +111,9 @@ const ConfigFields = z.object({
     .number({ error: '--reserve-workers must be a number' })
     .int('--reserve-workers must be a whole number')
     .min(0, '--reserve-workers must be 0 or more'),
-  namespaceSecretBudget: z.string().transform((v, ctx) => {
-    const q = parseQuantity(v);
-    const bytes = q && q.exponent >= 0 ? Number(q.digits) * 10 ** q.exponent : Number.NaN;
-    if (!Number.isSafeInteger(bytes) || bytes < 1024 * 1024) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `--namespace-secret-budget: "${v}" is not a byte quantity of at least 1Mi, such as 8Mi`,
-      });
-      return z.NEVER;
-    }
-    return bytes;
-  }),
+  namespaceSecretBudget: byteBudget('namespace-secret-budget', '8Mi'),
+  namespaceTemplateBudget: byteBudget('namespace-template-budget', '16Mi'),
+  namespaceCredentialIdentities: positiveInt('namespace-credential-identities'),
   reconcileTimeout: duration('reconcile-timeout').refine((ms) => ms >= 5_000, {
     message: '--reconcile-timeout must be at least 5s',
   }),
@@ -168,7 +186,18 @@ const ConfigSchema = ConfigFields.refine(
       ctx.addIssue({ code: 'custom', message: `--allowed-control-plane-urls: ${err.message}` });
       return z.NEVER;
     }
-    return { ...c, agentServerHosts, allowedControlPlanes };
+    let agentServerInternalAddresses: InternalAddressPolicy;
+    try {
+      agentServerInternalAddresses = internalAddressPolicy(c.agentServerAllowedInternalAddresses);
+    } catch (err) {
+      if (!(err instanceof InternalAddressListError)) throw err;
+      ctx.addIssue({
+        code: 'custom',
+        message: `--agent-server-allowed-internal-addresses: ${err.message}`,
+      });
+      return z.NEVER;
+    }
+    return { ...c, agentServerHosts, allowedControlPlanes, agentServerInternalAddresses };
   });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -57,7 +57,13 @@ export const OPTIONS = [
   {
     flag: 'agent-server-allowed-hosts',
     env: 'AGENT_SERVER_ALLOWED_HOSTS',
-    help: 'Comma-separated agent-server hosts that may receive the default credentials (host, host:port, *.domain); default: the control plane host and its domain.',
+    help: 'Comma-separated agent-server hosts that may receive the default credentials (host, host:port, *.domain); default: exactly the control plane host; wildcards only where written.',
+  },
+  {
+    flag: 'agent-server-allowed-internal-addresses',
+    env: 'AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES',
+    help: "Comma-separated addresses, CIDR ranges and host names that verification with a namespace's own credentials may call although internal (loopback, link-local, private, unspecified, multicast); default: none.",
+    default: '',
   },
   {
     flag: 'watch-namespaces',
@@ -97,7 +103,7 @@ export const OPTIONS = [
   {
     flag: 'reserve-workers',
     env: 'RESERVE_WORKERS',
-    help: 'AgentDeployment workers beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
+    help: 'Workers of each kind (AgentDeployment, SandboxTemplate) beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
     default: '4',
   },
   {
@@ -105,6 +111,18 @@ export const OPTIONS = [
     env: 'NAMESPACE_SECRET_BUDGET',
     help: 'Bytes of referenced Secret values the controller holds for one namespace (a quantity such as 8Mi); a Secret past it is not read and its readers stall with BudgetExceeded.',
     default: '8Mi',
+  },
+  {
+    flag: 'namespace-credential-identities',
+    env: 'NAMESPACE_CREDENTIAL_IDENTITIES',
+    help: "Credential identities (base URL and key pairs) one namespace's credentials Secrets may bring in; an object naming one more waits with BudgetExceeded until one goes unused for 30 minutes.",
+    default: '8',
+  },
+  {
+    flag: 'namespace-template-budget',
+    env: 'NAMESPACE_TEMPLATE_BUDGET',
+    help: "Bytes of sandbox template listings the controller holds for one namespace's credentials Secrets (a quantity such as 16Mi); a listing past it is not held and its readers wait with BudgetExceeded.",
+    default: '16Mi',
   },
   {
     flag: 'reconcile-timeout',

@@ -19,6 +19,7 @@ import { PlanStop, planPort, planSettings, stop } from './gather.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { admission } from './validation/admission.ts';
+import { platformValuesShown, shownChanges } from './value-visibility.ts';
 
 type Spec = AgentDeploymentSpec;
 type Printed = Omit<PlanEntry, 'kind' | 'namespace' | 'name' | 'notes'>;
@@ -89,7 +90,22 @@ async function plan(
     stop('unknown', 'NoCredentials', NO_CREDENTIALS);
   const owner = ownershipOf(facts);
   if (owner.kind === 'owned' && owner.how === 'assumed') notes.push(`no cluster: ${owner.message}`);
-  return printed(verdict, facts);
+  // The platform's values only for a reader who could read them anyway (value-visibility.ts).
+  const found =
+    verdict.gate === 'converge' || verdict.gate === 'observeOnly' ? ownedDeployment(facts) : undefined;
+  const drifted =
+    verdict.kind === 'patch' ||
+    verdict.kind === 'stall' ||
+    (verdict.kind === 'observed' && verdict.drift.length > 0);
+  const shown =
+    drifted &&
+    (await platformValuesShown(world, {
+      namespace,
+      ownCredentials: !!spec.credentialsSecretRef,
+      recordedId: (live?.status as AgentDeploymentStatus | undefined)?.deploymentId,
+      observedId: found?.id,
+    }));
+  return printed(verdict, facts, found, (changes) => shownChanges(changes, shown, notes));
 }
 
 /**
@@ -103,11 +119,14 @@ function generationOnApply(live: LiveObject | undefined, spec: Spec): number {
   return was.success && canonicalJson(was.data) === canonicalJson(spec) ? stored : stored + 1;
 }
 
-/** The verdict as the plan shows it. */
-function printed(verdict: FinalVerdict, facts: AgentDeploymentFacts): Printed {
+/** The verdict as the plan shows it; `shown`: the changes with the platform's values a reader may see. */
+function printed(
+  verdict: FinalVerdict,
+  facts: AgentDeploymentFacts,
+  found: Deployment | undefined,
+  shown: (changes: FieldChange[]) => FieldChange[],
+): Printed {
   const desired = facts.desired?.ok ? facts.desired.request : undefined;
-  const found =
-    verdict.gate === 'converge' || verdict.gate === 'observeOnly' ? ownedDeployment(facts) : undefined;
   const observeOnly = verdict.gate === 'observeOnly' ? { observeOnly: true } : {};
   switch (verdict.kind) {
     case 'paused':
@@ -133,7 +152,7 @@ function printed(verdict: FinalVerdict, facts: AgentDeploymentFacts): Printed {
         action: 'patch',
         message: `patch deployment ${verdict.deployment.id}: ${verdict.changed.join(', ')}`,
         deploymentId: verdict.deployment.id,
-        changes: verdict.changed.map((field) => change(field, desired, verdict.deployment)),
+        changes: shown(verdict.changed.map((field) => change(field, desired, verdict.deployment))),
         createsRevision: verdict.createsRevision,
       };
     case 'none':
@@ -158,7 +177,7 @@ function printed(verdict: FinalVerdict, facts: AgentDeploymentFacts): Printed {
         reason: 'DriftDetected',
         message: driftMessage(deployment.id, drift),
         deploymentId: deployment.id,
-        changes: fields.map((field) => change(field, desired, deployment)),
+        changes: shown(fields.map((field) => change(field, desired, deployment))),
       };
     }
   }

@@ -50,6 +50,7 @@ function worldOf(options: {
     controllerSettings: async () => options.settings ?? published(),
     settingsLocation: 'agent-deployment-operator/agent-deployment-operator-settings',
     namespaceLabels: async () => ({}),
+    maySeeSecrets: async () => true,
   };
   return {
     kube: kube as unknown as PlanWorld['kube'],

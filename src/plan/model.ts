@@ -86,6 +86,8 @@ export interface PlanKube {
   readonly settingsLocation: string;
   /** A namespace's labels; undefined when it cannot be read. */
   namespaceLabels(namespace: string): Promise<Record<string, string> | undefined>;
+  /** Whether this user may get Secrets in the namespace (a SelfSubjectAccessReview). */
+  maySeeSecrets(namespace: string): Promise<boolean>;
 }
 
 export interface PlanWorld {
@@ -106,6 +108,8 @@ export interface PlanWorld {
   digestKey: string | undefined;
   /** A read-only client for these credentials. */
   controlPlane(credentials: Credentials): PlanClient;
+  /** --show-values: every platform value printed, whoever may read the output (value-visibility.ts). */
+  showValues?: boolean;
 }
 
 export interface InputObject {

@@ -59,6 +59,7 @@ function worldWith(cluster: LiveObject[], platform: Deployment[]) {
       controllerSettings: async () => publishedSettingsOf({ defaultControlPlaneUrl: BASE_URL }),
       settingsLocation: 'agent-deployment-operator/agent-deployment-operator-settings',
       namespaceLabels: async () => ({}),
+      maySeeSecrets: async () => false,
     },
     defaultCredentials: { baseUrl: BASE_URL, apiKey: 'k' },
     digestKey: undefined,

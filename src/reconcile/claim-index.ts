@@ -17,6 +17,8 @@ const objectKey = (obj: AgentDeployment) => `${obj.metadata.namespace ?? ''}/${o
 export interface ClaimQuery {
   tenant: string;
   identity: string;
+  /** The credentials carry a tenant id: recorded ids count for the whole tenant, else for the identity. */
+  tenanted: boolean;
   name?: string;
   ids?: readonly string[];
 }

@@ -149,7 +149,10 @@ export interface CredentialIdentity {
  * A claim without a recorded id (a name, a pending create, an adopt annotation) counts only for objects
  * of the same credential identity (base URL, tenant and key): a Secret that names another tenant's base
  * URL and tenant id with a junk key must not claim that tenant's names. A recorded id counts for its
- * whole tenant: it proves the object's credentials made or adopted the deployment. Objects whose
+ * whole tenant when the tenant is named by a tenant id (`query.tenanted`): it proves the object's
+ * credentials made or adopted the deployment in that workspace. Without a tenant id a base URL is no
+ * tenant (every account's keys share it): a recorded id then counts only for the identity that holds it
+ * now, so another platform account's deployments never hold a name or an id here. Objects whose
  * credentials are not allowed (a control plane not on the list, default credentials their namespace may
  * not use) claim nothing. An observe-only object claims no name (it never creates), only an id it records
  * or asks to adopt.
@@ -157,11 +160,12 @@ export interface CredentialIdentity {
 export function visibleClaim<T extends ClaimSource>(
   obj: T,
   identityOf: (obj: T) => CredentialIdentity | undefined,
-  query: { tenant: string; identity: string },
+  query: { tenant: string; identity: string; tenanted: boolean },
 ): Claim | undefined {
   if (obj.status?.deploymentId && obj.status.credentialsDigest) {
     const claim = claimOf(obj, undefined);
-    return claim.tenant === query.tenant ? claim : undefined;
+    if (claim.tenant !== query.tenant) return undefined;
+    return query.tenanted || identityOf(obj)?.identity === query.identity ? claim : undefined;
   }
   const current = identityOf(obj);
   if (current?.tenant !== query.tenant || current.identity !== query.identity) return undefined;

@@ -76,7 +76,9 @@ export function passClient(
     pass.credentials = credentials;
     pass.tenant = tenant;
     pass.identity = identity;
-    pass.client = deps.controlPlane(credentials, pass.deadline);
+    // Credentials from the namespace's own Secret count against its identities (pools.ts).
+    const from = pass.spec.credentialsSecretRef ? (pass.obj.metadata.namespace ?? '') : undefined;
+    pass.client = deps.controlPlane(credentials, pass.deadline, from);
   }
   return pass.client;
 }

@@ -154,6 +154,7 @@ export async function planVerdict(sim: Simulator, world: BuiltWorld): Promise<st
       controllerSettings: async () => world.settings,
       settingsLocation: 'test/settings',
       namespaceLabels: async () => ({}),
+      maySeeSecrets: async () => true,
     },
     defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },
     digestKey: DIGEST_KEY,

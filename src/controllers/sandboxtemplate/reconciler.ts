@@ -40,8 +40,15 @@ export interface SandboxTemplateDeps {
   readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
   writeStatus(obj: SandboxTemplate, status: SandboxTemplateStatus, signal: AbortSignal): Promise<void>;
   recordEvent(obj: SandboxTemplate, event: PendingEvent): void;
-  /** One listing pass over every page, with these credentials. */
-  listTemplates(credentials: Credentials): Promise<ListedTemplate[]>;
+  /**
+   * One listing pass over every page, with these credentials, ended when `deadline` aborts; `namespace`:
+   * the one whose credentials Secret named them (counted against its identities); `maxBytes`: what its
+   * pages may read at most.
+   */
+  listTemplates(
+    credentials: Credentials,
+    options: { namespace?: string; maxBytes?: number; deadline?: AbortSignal },
+  ): Promise<ListedTemplate[]>;
   snapshots: TemplateSnapshots;
   defaultCredentials: Partial<Credentials>;
   /** Control planes a namespace's credentials Secret may name (default: the default credentials' only). */
@@ -97,8 +104,20 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
           if (!f.credentials?.ok) throw new Error('templates listed before the credentials resolved');
           const { credentials } = f.credentials;
           const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);
-          const snapshot = await deps.snapshots.get(credentialsKey(credentials), maxAgeMs, () =>
-            deps.listTemplates(credentials),
+          // Under the pass deadline (--reconcile-timeout), as every AgentDeployment call: a server that
+          // answers each page just inside the call deadline cannot hold the worker for hundreds of pages.
+          const from = ref ? namespace : undefined;
+          const snapshot = await deps.snapshots.get(
+            credentialsKey(credentials),
+            maxAgeMs,
+            (maxBytes, deadline) =>
+              deps.listTemplates(credentials, {
+                ...(from === undefined ? {} : { namespace: from }),
+                ...(maxBytes === undefined ? {} : { maxBytes }),
+                ...(deadline === undefined ? {} : { deadline }),
+              }),
+            from,
+            pass.deadline,
           );
           status.lastSyncTime = new Date(snapshot.takenAt).toISOString();
           f.templates = snapshot.templates;

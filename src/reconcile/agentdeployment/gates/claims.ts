@@ -16,6 +16,7 @@ export function claimsMet(facts: AgentDeploymentFacts): { self: Claim; others: C
   const others = facts.claims.claims({
     tenant: creds.tenant,
     identity: creds.identity,
+    tenanted: creds.credentials.tenantId !== undefined,
     name: self.name,
     ids,
   });

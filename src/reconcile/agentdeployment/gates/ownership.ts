@@ -31,7 +31,12 @@ export function ownershipFactsOf(facts: AgentDeploymentFacts): OwnershipFacts {
     claimedBy: (id) =>
       creds && facts.claims
         ? facts.claims
-            .claims({ tenant: creds.tenant, identity: creds.identity, ids: [id] })
+            .claims({
+              tenant: creds.tenant,
+              identity: creds.identity,
+              tenanted: creds.credentials.tenantId !== undefined,
+              ids: [id],
+            })
             .find((c) => c.uid !== self && (c.deploymentId === id || c.adoptId === id))?.key
         : undefined,
     statusKnown: facts.statusKnown,
