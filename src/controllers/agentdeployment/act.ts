@@ -57,7 +57,7 @@ function recordFound(deps: AgentDeploymentDeps, pass: AgentDeploymentPass, facts
   if (status.deploymentId === deployment.id && !status.credentialsDigest && pass.tenant)
     status.credentialsDigest = pass.tenant;
   deps.observer.track(pass.key, pass.credentials, deployment.id);
-  pass.observed = deployment;
+  pass.deployment = deployment;
   return deployment;
 }
 
@@ -138,7 +138,7 @@ async function act(
           `patched ${verdict.changed.join(', ')}; following revision ${patched.latest_revision_id}`,
         );
       }
-      pass.observed = patched;
+      pass.deployment = patched;
       return undefined;
     }
     case 'none':

@@ -29,9 +29,9 @@ export function followRevisionStep(
     name: 'followRevision',
     async run(pass) {
       const { status } = pass;
-      let deployment = pass.observed;
+      let deployment = pass.deployment;
       if (!deployment) throw new Error('followRevision ran without a deployment');
-      if (pass.observedSnapshot && isFirstLook(status, deployment)) {
+      if (pass.fromSnapshot && isFirstLook(status, deployment)) {
         // The snapshot is what the create or PATCH answered (or a listing from before): the deployment
         // read now tells whether the revision runs (active) and all status shows, in one call where the
         // revision and then the deployment take two.

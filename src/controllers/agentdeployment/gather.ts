@@ -109,7 +109,7 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
           const id = facts.object.status.deploymentId as string;
           const snapshot = observer.fresh(identity, id);
           facts.recorded = snapshot ?? remembered(identity, await readById(client, id));
-          pass.observedSnapshot = snapshot !== undefined;
+          pass.fromSnapshot = snapshot !== undefined;
           if (facts.recorded === 'missing') observer.forget(identity, id);
           return;
         }
@@ -139,7 +139,7 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
           }
           return;
         case 'forget':
-          pass.observedSnapshot = false;
+          pass.fromSnapshot = false;
           note(EventReason.DeploymentMissing, verdict.message, 'Warning');
           return;
         case 'own':

@@ -96,7 +96,7 @@ export function summarizeDrift(pass: AgentDeploymentPass): void {
     status.conditions = removeCondition(conditions, ConditionType.Drifted);
     return;
   }
-  const id = pass.observed?.id ?? status.deploymentId ?? '(unknown)';
+  const id = pass.deployment?.id ?? status.deploymentId ?? '(unknown)';
   status.conditions = setCondition(
     conditions,
     status.drift.length > 0

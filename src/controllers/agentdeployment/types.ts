@@ -96,12 +96,12 @@ export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeployme
   identity?: string;
   client?: DeploymentClient;
   /** The deployment this object manages (or, observe-only, watches), once the program found one. */
-  observed?: Deployment;
+  deployment?: Deployment;
   /**
-   * `observed` is the observer's snapshot (a listing, or an earlier pass's create or PATCH answer), not a
+   * `deployment` is the observer's snapshot (a listing, or an earlier pass's create or PATCH answer), not a
    * read of this pass.
    */
-  observedSnapshot?: boolean;
+  fromSnapshot?: boolean;
   /** Set by the verify step. */
   verified?: VerifiedCondition;
 }
