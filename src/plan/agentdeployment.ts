@@ -13,7 +13,6 @@ import type { AgentDeploymentFacts } from '../reconcile/agentdeployment/facts.ts
 import { ownedDeployment, ownershipOf } from '../reconcile/agentdeployment/gates/ownership.ts';
 import { runAgentDeployment } from '../reconcile/agentdeployment/program.ts';
 import type { FinalVerdict } from '../reconcile/agentdeployment/verdict.ts';
-import { driftMessage } from '../reconcile/management.ts';
 import { takeReconcileRequest } from '../runtime/annotations.ts';
 import { PlanStop, planPort, planSettings, stop } from './gather.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
@@ -92,11 +91,10 @@ async function plan(
   if (owner.kind === 'owned' && owner.how === 'assumed') notes.push(`no cluster: ${owner.message}`);
   // The platform's values only for a reader who could read them anyway (value-visibility.ts).
   const found =
-    verdict.gate === 'converge' || verdict.gate === 'observeOnly' ? ownedDeployment(facts) : undefined;
-  const drifted =
-    verdict.kind === 'patch' ||
-    verdict.kind === 'stall' ||
-    (verdict.kind === 'observed' && verdict.drift.length > 0);
+    verdict.gate === 'converge' || verdict.gate === 'observeOnly' || verdict.gate === 'followRevision'
+      ? (facts.followed?.deployment ?? ownedDeployment(facts))
+      : undefined;
+  const drifted = verdict.kind === 'patch' || verdict.kind === 'stall';
   const shown =
     drifted &&
     (await platformValuesShown(world, {
@@ -127,19 +125,31 @@ function printed(
   shown: (changes: FieldChange[]) => FieldChange[],
 ): Printed {
   const desired = facts.desired?.ok ? facts.desired.request : undefined;
-  const observeOnly = verdict.gate === 'observeOnly' ? { observeOnly: true } : {};
+  const observeOnly = verdict.gate === 'observeOnly' || facts.observation ? { observeOnly: true } : {};
   switch (verdict.kind) {
     case 'paused':
       return { action: 'none', message: `${verdict.message}: the controller sends nothing` };
     case 'wait':
-    case 'stall':
       return {
         ...observeOnly,
-        action: verdict.kind,
+        action: 'wait',
         reason: verdict.reason,
         message: verdict.message,
         ...(found ? { deploymentId: found.id } : {}),
       };
+    case 'stall': {
+      const drift = verdict.drift;
+      return {
+        ...observeOnly,
+        action: 'stall',
+        reason: verdict.reason,
+        message: verdict.message,
+        ...(found ? { deploymentId: found.id } : {}),
+        ...(drift
+          ? { changes: shown(drift.fields.map((field) => change(field, desired, drift.deployment))) }
+          : {}),
+      };
+    }
     case 'create':
       return {
         action: 'create',
@@ -155,31 +165,22 @@ function printed(
         changes: shown(verdict.changed.map((field) => change(field, desired, verdict.deployment))),
         createsRevision: verdict.createsRevision,
       };
-    case 'none':
+    case 'redeploy':
       return {
-        action: 'none',
-        message: `deployment ${verdict.deployment.id} matches`,
+        action: 'redeploy',
+        message: `redeploy revision ${verdict.revision.id} of deployment ${verdict.deployment.id} (${verdict.why})`,
         deploymentId: verdict.deployment.id,
       };
-    case 'observed': {
-      const { deployment, drift, fields } = verdict;
-      if (drift.length === 0) {
-        return {
-          ...observeOnly,
-          action: 'none',
-          message: `observe-only: deployment ${deployment.id} matches; nothing is sent`,
-          deploymentId: deployment.id,
-        };
-      }
+    case 'progressing':
+    case 'ready':
       return {
         ...observeOnly,
-        action: 'stall',
-        reason: 'DriftDetected',
-        message: driftMessage(deployment.id, drift),
-        deploymentId: deployment.id,
-        changes: shown(fields.map((field) => change(field, desired, deployment))),
+        action: 'none',
+        message: facts.observation
+          ? `observe-only: deployment ${found?.id} matches; nothing is sent (${verdict.message})`
+          : `deployment ${found?.id} matches; ${verdict.message}`,
+        ...(found ? { deploymentId: found.id } : {}),
       };
-    }
   }
 }
 

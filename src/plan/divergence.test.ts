@@ -61,6 +61,9 @@ function worldOf(options: {
         throw new NotFoundError('getDeployment', 'not found');
       },
       findDeploymentsByName: async () => [],
+      getRevision: async () => {
+        throw new Error('no revision read here');
+      },
       listAllSandboxTemplates: async () => [],
     }),
   };
@@ -176,6 +179,9 @@ describe('the plan says what the controller does', () => {
         throw new NotFoundError('getDeployment', 'not found');
       },
       findDeploymentsByName: async () => [],
+      getRevision: async () => {
+        throw new Error('no revision read here');
+      },
       listAllSandboxTemplates: async () => [{ id: 't-1', name: 'python', image: 'python:3.11' }],
     });
     const entry = await planSandboxTemplate(

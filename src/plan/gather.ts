@@ -10,10 +10,12 @@ import type { AgentDeployment, AgentDeploymentSpec } from '../api/agentdeploymen
 import { Annotation } from '../api/names.ts';
 import { lookupName, readById } from '../controlplane/deployment-reads.ts';
 import type { AgentDeploymentFacts, VerdictSettings } from '../reconcile/agentdeployment/facts.ts';
+import { ownedDeployment } from '../reconcile/agentdeployment/gates/ownership.ts';
 import type { ProgramPort } from '../reconcile/agentdeployment/program.ts';
 import { ClaimIndex } from '../reconcile/claim-index.ts';
 import { deploymentNameOf } from '../reconcile/claims.ts';
 import { identityOf, usableCredentials } from '../reconcile/credentials.ts';
+import { knownRevision } from '../reconcile/follow.ts';
 import { publishedSettingsOf, verdictSettings } from '../reconcile/settings.ts';
 import { referencedSecretNames } from '../translate/secrets.ts';
 import type { LiveObject, PlanEntry, PlanWorld } from './model.ts';
@@ -164,6 +166,19 @@ export function planPort(
         case 'byName':
           facts.byName = await lookupName(clientOf(world, facts), deploymentNameOf(facts.object));
           return;
+        case 'revision': {
+          // The deployment as read, and its latest revision: read unless known to have ended or active.
+          const deployment = ownedDeployment(facts);
+          if (!deployment) throw new Error('a revision was asked for without a deployment');
+          const id = deployment.latest_revision_id;
+          let revision = knownRevision(facts.object.status, deployment, !facts.observation);
+          if (id && !revision) {
+            const read = await clientOf(world, facts).getRevision(deployment.id, id);
+            revision = { id, status: read.status, createdAt: read.created_at, updatedAt: read.updated_at };
+          }
+          facts.followed = { deployment, revision };
+          return;
+        }
       }
     },
     async act(verdict) {

@@ -4,13 +4,14 @@
  */
 import type { ControlPlaneAllowList } from '../controlplane/allowed-control-planes.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
-import type { Deployment, SandboxTemplate } from '../controlplane/schemas.ts';
+import type { Deployment, Revision, SandboxTemplate } from '../controlplane/schemas.ts';
 import type { PublishedSettings } from '../reconcile/settings.ts';
 
 export type PlanKind = 'AgentDeployment' | 'SandboxTemplate';
 
 /**
- * create/patch: the controller would send that; none: nothing to send; refused: the API server (or the
+ * create/patch/redeploy: the controller would send that (redeploy: the latest revision again, asked for by
+ * annotation or spec.retry); none: nothing to send; refused: the API server (or the
  * schema, offline) refuses the object; stall/wait: the controller would stop there (a person must act,
  * or something is missing), sending nothing; unknown: the plan could not tell (it says why). For an
  * object removed from the input (--prune): delete, its deployment would be deleted; orphan, the object
@@ -19,6 +20,7 @@ export type PlanKind = 'AgentDeployment' | 'SandboxTemplate';
 export type PlanAction =
   | 'create'
   | 'patch'
+  | 'redeploy'
   | 'none'
   | 'refused'
   | 'stall'
@@ -62,6 +64,7 @@ export interface PlanEntry {
 /** The control-plane reads a plan makes; it never writes. */
 export interface PlanClient {
   getDeployment(id: string): Promise<Deployment>;
+  getRevision(deploymentId: string, revisionId: string): Promise<Revision>;
   findDeploymentsByName(name: string): Promise<Deployment[]>;
   listAllSandboxTemplates(): Promise<SandboxTemplate[]>;
 }
@@ -142,6 +145,6 @@ export interface LiveObject {
 
 /** Whether the plan says the controller would write to the platform. */
 export const isChange = (e: PlanEntry) =>
-  e.action === 'create' || e.action === 'patch' || e.action === 'delete';
+  e.action === 'create' || e.action === 'patch' || e.action === 'redeploy' || e.action === 'delete';
 /** Whether the plan says the change would not apply cleanly. */
 export const isProblem = (e: PlanEntry) => e.action === 'refused' || e.action === 'stall';

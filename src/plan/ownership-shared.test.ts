@@ -33,6 +33,9 @@ const noDeployments = {
     throw new Error('not asked');
   },
   findDeploymentsByName: async () => [],
+  getRevision: async () => {
+    throw new Error('no revision read here');
+  },
   listAllSandboxTemplates: async () => [],
 };
 

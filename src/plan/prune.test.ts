@@ -71,6 +71,9 @@ function worldWith(cluster: LiveObject[], platform: Deployment[]) {
         return found;
       },
       findDeploymentsByName: async (name) => platform.filter((d) => d.name === name),
+      getRevision: async () => {
+        throw new Error('no revision read here');
+      },
       listAllSandboxTemplates: async () => [],
     }),
   };

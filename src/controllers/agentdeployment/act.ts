@@ -1,12 +1,13 @@
 /**
  * The `decide` step: gather and decide (reconcile/agentdeployment/program.ts, with the controller's port,
- * gather.ts), then act on the verdict: paused, wait or stall end the pass; create, patch or none act
- * through the external resource and let revision following go on; observe-only reports (observe-only.ts).
+ * gather.ts), then act on the verdict: paused, wait or stall end the pass; create, patch and redeploy
+ * are sent through the external resource; a revision in progress is looked at again, one deployed is
+ * Ready (or verified next); observe-only reports (observe-only.ts).
  */
-import { EventReason } from '../../api/names.ts';
+import { Annotation, EventReason } from '../../api/names.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
 import { claimConflictOf } from '../../reconcile/agentdeployment/gates/claims.ts';
-import { ownedDeployment, ownershipFactsOf } from '../../reconcile/agentdeployment/gates/ownership.ts';
+import { ownedDeployment } from '../../reconcile/agentdeployment/gates/ownership.ts';
 import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
 import type { FinalVerdict, Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
 import { createContest } from '../../reconcile/claims.ts';
@@ -15,21 +16,10 @@ import { recordApplied, recordObserved } from '../../reconcile/status.ts';
 import { takeReconcileRequest } from '../../runtime/annotations.ts';
 import { type Outcome, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
-import { type ExternalDeployment, externalDeployment } from './external.ts';
-import { controllerPort, passClient } from './gather.ts';
-import { observeOnlyOutcome } from './observe-only.ts';
+import { controllerPort, passExternal, recordFound, recordWatched } from './gather.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 const progressing = (message: string): Outcome => ({ kind: 'progressing', reason: 'Progressing', message });
-
-/** The external resource of a pass whose credentials resolved. */
-export function passExternal(
-  deps: AgentDeploymentDeps,
-  pass: AgentDeploymentPass,
-  facts: AgentDeploymentFacts,
-): ExternalDeployment {
-  return externalDeployment(deps, pass, passClient(deps, pass, facts), () => ownershipFactsOf(facts));
-}
 
 /** `factsOf`: the pass's facts (made once per pass: the later steps act with the same). */
 export function decideStep(
@@ -48,19 +38,6 @@ export function decideStep(
   };
 }
 
-/** What the pass found and watches from here: recorded in status, and polled by the observer. */
-function recordFound(deps: AgentDeploymentDeps, pass: AgentDeploymentPass, facts: AgentDeploymentFacts) {
-  const deployment = ownedDeployment(facts);
-  if (!deployment || !pass.credentials) return undefined;
-  const { status } = pass;
-  // A record from before digests were kept: the deployment answers, so these are its credentials.
-  if (status.deploymentId === deployment.id && !status.credentialsDigest && pass.tenant)
-    status.credentialsDigest = pass.tenant;
-  deps.observer.track(pass.key, pass.credentials, deployment.id);
-  pass.deployment = deployment;
-  return deployment;
-}
-
 async function act(
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
@@ -69,22 +46,17 @@ async function act(
 ): Promise<Outcome | undefined> {
   const { status } = pass;
   // Under full management there is no drift report; an observe-only object's is rewritten below.
-  const found = verdict.gate === 'ownership' || verdict.gate === 'observeOnly' || verdict.gate === 'converge';
+  const found = ['ownership', 'observeOnly', 'converge', 'followRevision'].includes(verdict.gate);
   if (found && !isObserveOnly(pass.spec)) delete status.drift;
-  if (verdict.gate === 'observeOnly') {
-    const owned = !!status.deploymentId && status.deploymentId === ownedDeployment(facts)?.id;
-    const deployment = recordFound(deps, pass, facts);
-    if (deployment) {
-      recordObserved(status, deployment);
-      // Observed by name only: shown, not owned (ownership takes the adopt annotation).
-      if (!owned) delete status.deploymentId;
-    }
-    if (verdict.kind !== 'observed') delete status.drift;
+  if (verdict.gate === 'observeOnly' && verdict.kind === 'wait') {
+    // Nothing to observe (NotFound), or it is being deleted: no drift to report.
+    recordWatched(deps, pass, facts, status.deploymentId === ownedDeployment(facts)?.id);
+    delete status.drift;
   } else if (verdict.gate === 'converge') {
     const deployment = recordFound(deps, pass, facts);
     if (deployment) recordObserved(status, deployment);
   }
-  if ((verdict.kind === 'none' || verdict.kind === 'patch') && verdict.secretsTakenAsCurrent) {
+  if (verdict.kind === 'patch' && verdict.secretsTakenAsCurrent) {
     pass.events.push({
       type: 'Normal',
       reason: EventReason.SecretsTakenAsCurrent,
@@ -97,11 +69,10 @@ async function act(
     case 'stall':
       // Refused the default credentials: the batched poll read its deployment with them before: no more.
       if (verdict.gate === 'defaultCredentialsScope') deps.observer.untrack(pass.key);
+      redeploySkipped(pass, verdict);
       throw new Stall(verdict.reason, verdict.message);
     case 'wait':
       throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
-    case 'observed':
-      return observeOnlyOutcome(deps, pass, verdict);
     case 'create': {
       const { digests } = verdict;
       // The mark made durable, then the contest: objects that got past the gate together (neither saw
@@ -141,10 +112,50 @@ async function act(
       pass.deployment = patched;
       return undefined;
     }
-    case 'none':
-      // Nothing to send: what the control plane has is what was applied.
-      status.secretsDigest = verdict.digests.secrets;
-      status.appliedConfigDigest = verdict.digests.unechoed;
-      return undefined;
+    case 'redeploy': {
+      const { deployment, revision, why } = verdict;
+      const redeployed = await passExternal(deps, pass, facts).redeploy(deployment.id, revision.id, why);
+      if (verdict.trigger === 'retry') status.retries = (status.retries ?? 0) + 1;
+      if (verdict.handled) status.lastHandledRedeployAt = verdict.handled;
+      recordObserved(status, redeployed);
+      return progressing(
+        `revision ${revision.id} redeployed (${why}); following revision ${redeployed.latest_revision_id}`,
+      );
+    }
+    case 'progressing':
+      redeploySkipped(pass, verdict);
+      observedAsApplied(pass, facts);
+      if (verdict.requeueAfterMs !== undefined) pass.requeueAfterMs = verdict.requeueAfterMs;
+      return progressing(verdict.message);
+    case 'ready':
+      redeploySkipped(pass, verdict);
+      observedAsApplied(pass, facts);
+      // Verified next, when asked for (an observe-only object runs nothing on the agent server).
+      if (pass.spec.verification && !facts.observation) return undefined;
+      return { kind: 'ready', reason: 'Succeeded', message: verdict.message };
   }
+}
+
+/** A redeploy request the revision's state answers without a redeploy: recorded as handled, and said. */
+function redeploySkipped(
+  pass: AgentDeploymentPass,
+  verdict: { handled?: string | undefined; revision?: { id: string; status: string } | undefined },
+): void {
+  if (!verdict.handled || !verdict.revision) return;
+  pass.status.lastHandledRedeployAt = verdict.handled;
+  pass.events.push({
+    type: 'Normal',
+    reason: EventReason.RedeploySkipped,
+    message: `annotation ${Annotation.RedeployRequestedAt}=${verdict.handled}: revision ${verdict.revision.id} is ${verdict.revision.status}, nothing to redeploy`,
+  });
+}
+
+/**
+ * Observe-only, no drift and the revision not failed: what the platform has is what the spec says,
+ * recorded as applied as a full pass would, so switching to full management later patches nothing.
+ */
+function observedAsApplied(pass: AgentDeploymentPass, facts: AgentDeploymentFacts): void {
+  if (!facts.observation || facts.observation.drift.length > 0) return;
+  pass.status.secretsDigest = facts.observation.digests.secrets;
+  pass.status.appliedConfigDigest = facts.observation.digests.unechoed;
 }

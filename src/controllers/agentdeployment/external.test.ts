@@ -128,13 +128,8 @@ const externalDeployment = (d: AgentDeploymentDeps, pass: AgentDeploymentPass, c
  */
 async function observe(d: AgentDeploymentDeps, pass: AgentDeploymentPass, client: DeploymentClient) {
   const facts = factsOf(d, pass);
-  const found: Gate = (f) => ({
-    gate: 'converge',
-    kind: 'none',
-    deployment: ownedDeployment(f) as Deployment,
-    secretsTakenAsCurrent: false,
-    digests: { secrets: '', unechoed: '' },
-  });
+  // The last gate ends the chain once ownership let it through (what it found is read below).
+  const found: Gate = () => ({ gate: 'converge', kind: 'paused', message: 'found' });
   const port = controllerPort({ ...d, controlPlane: () => client }, pass);
   const verdict = await runAgentDeployment(facts, port, [
     ['ownership', ownership],

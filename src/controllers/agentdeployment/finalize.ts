@@ -7,10 +7,10 @@
 import type { DeletionCredentials, DeletionFacts } from '../../reconcile/deletion.ts';
 import { deletionFactsOf } from '../../reconcile/deletion.ts';
 import { type FinalDeletionVerdict, runDeletion } from '../../reconcile/deletion-program.ts';
+import { followDeletion } from '../../reconcile/follow.ts';
 import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import type { ExternalDeployment } from './external.ts';
-import { followDeletion } from './follow.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 /** What the finalize step needs from the other steps' helpers. */

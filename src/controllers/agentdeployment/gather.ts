@@ -8,14 +8,19 @@
 import { Annotation, EventReason } from '../../api/names.ts';
 import { lookupName, readById } from '../../controlplane/deployment-reads.ts';
 import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.ts';
+import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
 import type { AgentDeploymentFacts, SecretsRead } from '../../reconcile/agentdeployment/facts.ts';
+import { ownedDeployment, ownershipFactsOf } from '../../reconcile/agentdeployment/gates/ownership.ts';
 import type { ProgramPort } from '../../reconcile/agentdeployment/program.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
+import { knownRevision } from '../../reconcile/follow.ts';
 import type { ReadById } from '../../reconcile/ownership.ts';
 import { OBJECT_SECRET_BUDGET } from '../../reconcile/settings.ts';
+import { recordObserved } from '../../reconcile/status.ts';
 import { takeReconcileRequest } from '../../runtime/annotations.ts';
 import { SecretBudgetError } from '../../runtime/secret-cache.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
+import { type ExternalDeployment, externalDeployment } from './external.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 /** The facts a pass starts from: the object, the controller's settings for its namespace, nothing read. */
@@ -121,6 +126,9 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
         case 'byName':
           facts.byName = await lookupName(client, deploymentNameOf({ ...pass.obj, spec: pass.spec }));
           return;
+        case 'revision':
+          facts.followed = await readRevision(pass, facts, passExternal(deps, pass, facts));
+          return;
       }
     },
     async act(verdict, facts) {
@@ -147,7 +155,116 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
           if (verdict.message)
             note(verdict.how === 'adopted' ? EventReason.Adopted : EventReason.Found, verdict.message);
           return;
+        case 'observed':
+          recordWatched(deps, pass, facts, verdict.owned);
+          pass.status.drift = verdict.drift;
+          return;
+        case 'inSync': {
+          // Found and in sync: watched from here, and what status shows of it.
+          const deployment = recordFound(deps, pass, facts);
+          if (deployment) recordObserved(pass.status, deployment);
+          if (verdict.secretsTakenAsCurrent) {
+            const names = facts.desired?.ok ? facts.desired.request.secrets.map((s) => s.name) : [];
+            note(
+              EventReason.SecretsTakenAsCurrent,
+              `the platform does not reveal secret values: took ${names.join(', ')} as current instead of redeploying; the next change to a secret is sent`,
+            );
+          }
+          return;
+        }
       }
     },
   };
+}
+
+/** The external resource of a pass whose credentials resolved. */
+export function passExternal(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+): ExternalDeployment {
+  return externalDeployment(deps, pass, passClient(deps, pass, facts), () => ownershipFactsOf(facts));
+}
+
+/** What the pass found and watches from here: recorded in status, and polled by the observer. */
+export function recordFound(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+) {
+  const deployment = ownedDeployment(facts);
+  if (!deployment || !pass.credentials) return undefined;
+  const { status } = pass;
+  // A record from before digests were kept: the deployment answers, so these are its credentials.
+  if (status.deploymentId === deployment.id && !status.credentialsDigest && pass.tenant)
+    status.credentialsDigest = pass.tenant;
+  deps.observer.track(pass.key, pass.credentials, deployment.id);
+  pass.deployment = deployment;
+  return deployment;
+}
+
+/**
+ * The deployment as it is now and its latest revision, read as little as will do: a snapshot the
+ * revision was never looked at with is read again first (one read tells whether the revision runs and
+ * all status shows); a revision not known to have ended, and not shown active, is read (its times drive
+ * deadline and retry), and when it turns out deployed since the snapshot, the deployment once more.
+ * Status records what was read.
+ */
+async function readRevision(
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+  external: ExternalDeployment,
+): Promise<NonNullable<AgentDeploymentFacts['followed']>> {
+  const { status } = pass;
+  let deployment = pass.deployment ?? ownedDeployment(facts);
+  if (!deployment) throw new Error('a revision was asked for without a deployment');
+  // Observe-only reads the revision as it is, and no more (nothing it does depends on the deployment's).
+  const managed = !facts.observation;
+  if (managed && pass.fromSnapshot && isFirstLook(status, deployment)) {
+    deployment = await external.refresh(deployment.id);
+    recordObserved(status, deployment);
+  }
+  const revisionId = deployment.latest_revision_id;
+  if (!revisionId) return { deployment, revision: undefined };
+  let revision = knownRevision(status, deployment, managed);
+  if (!revision) {
+    const read = await external.revision(deployment.id, revisionId);
+    revision = {
+      id: revisionId,
+      status: read.status,
+      createdAt: read.created_at,
+      updatedAt: read.updated_at,
+    };
+    if (managed && REVISION_SUCCEEDED.has(read.status) && deployment.active_revision_id !== revisionId) {
+      // The snapshot predates the deploy: read the deployment once so status shows what now runs.
+      deployment = await external.refresh(deployment.id);
+      recordObserved(status, deployment);
+    }
+  }
+  status.latestRevisionId = revisionId;
+  status.revisionStatus = revision.status;
+  pass.deployment = deployment;
+  return { deployment, revision };
+}
+
+/** The latest revision was never looked at, and the deployment as known does not show it active. */
+const isFirstLook = (status: AgentDeploymentPass['status'], deployment: Deployment): boolean =>
+  !!deployment.latest_revision_id &&
+  deployment.active_revision_id !== deployment.latest_revision_id &&
+  !(status.latestRevisionId === deployment.latest_revision_id && status.revisionStatus);
+
+/**
+ * What an observe-only object watches: recorded in status as observed and polled; the id stays recorded
+ * only when it is the object's own (recorded or adopted), not a deployment merely seen by name.
+ */
+export function recordWatched(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+  owned: boolean,
+): void {
+  const deployment = recordFound(deps, pass, facts);
+  if (!deployment) return;
+  recordObserved(pass.status, deployment);
+  if (!owned) delete pass.status.deploymentId;
 }

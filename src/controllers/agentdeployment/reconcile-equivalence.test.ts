@@ -59,6 +59,21 @@ const TABLE: [string, Partial<WorldSpec>, string][] = [
   ],
   ['its recorded deployment gone: created again', { record: 'recordedGone' }, 'create'],
   ['recorded under other credentials', { platform: 'inSync', record: 'otherTenant' }, 'none'],
+  [
+    'its revision in progress: nothing sent',
+    { platform: 'inSync', record: 'recorded', revision: 'inProgress' },
+    'none',
+  ],
+  [
+    'its revision failed: stalled',
+    { platform: 'inSync', record: 'recorded', revision: 'failed' },
+    'stall:RevisionFailed',
+  ],
+  [
+    'its revision failed, a redeploy requested: redeployed',
+    { platform: 'inSync', record: 'recorded', revision: 'failedRequested' },
+    'redeploy',
+  ],
   ['observe-only, in sync', { policy: 'observeOnly', platform: 'inSync' }, 'none'],
   ['observe-only, drifted', { policy: 'observeOnly', platform: 'drifted' }, 'stall:DriftDetected'],
   ['observe-only, nothing there', { policy: 'observeOnly' }, 'wait:NotFound'],
@@ -117,6 +132,7 @@ describe('the controller does first what the plan prints', () => {
       other: ['none', 'olderSameName', 'olderObserveOnly', 'olderRefused', 'recordsSameId'],
       held: [false, false, false, true],
       deleting: [false, false, false, true],
+      revision: ['deployed', 'deployed', 'inProgress', 'failed', 'failedRequested'],
     };
     // A fixed seed (mulberry32): a failure names the world, and the same worlds run every time.
     let seed = 31;

@@ -1,7 +1,7 @@
 /**
  * The AgentDeployment reconcile as ordered steps (DEVELOPMENT.md, "How a reconcile decides"): finalize
- * (a deleted object), decide (the program of reconcile/agentdeployment/: gather, the chain of gates, and
- * the act on its verdict, act.ts), then revision following and verification. Conditions, events for
+ * (a deleted object), decide (the program of reconcile/agentdeployment/: gather, the chain of gates up
+ * to revision following, and the act on its verdict, act.ts), then verification. Conditions, events for
  * condition changes and the status write happen after the last step, in the shell.
  */
 
@@ -13,11 +13,9 @@ import type { Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts'
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
-import { decideStep, passExternal } from './act.ts';
-import type { ExternalDeployment } from './external.ts';
+import { decideStep } from './act.ts';
 import { finalizeStep } from './finalize.ts';
-import { followRevisionStep } from './follow-step.ts';
-import { controllerPort, passClient, passFacts } from './gather.ts';
+import { controllerPort, passClient, passExternal, passFacts } from './gather.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 import { verifyStep } from './verify-step.ts';
 
@@ -59,6 +57,5 @@ export function agentDeploymentSteps(
     (pass) => deploymentNameOf({ ...pass.obj, spec: pass.spec }),
   );
 
-  const external = (pass: AgentDeploymentPass): ExternalDeployment => passExternal(deps, pass, facts(pass));
-  return [finalize, decideStep(deps, facts, gates), followRevisionStep(deps, external), verifyStep(deps)];
+  return [finalize, decideStep(deps, facts, gates), verifyStep(deps)];
 }

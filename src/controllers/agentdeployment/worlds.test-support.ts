@@ -49,6 +49,8 @@ export interface WorldSpec {
   other: 'none' | 'olderSameName' | 'olderObserveOnly' | 'olderRefused' | 'recordsSameId';
   held: boolean;
   deleting: boolean;
+  /** The latest revision of the platform's deployment. */
+  revision: 'deployed' | 'inProgress' | 'failed' | 'failedRequested';
 }
 
 export const BASE: WorldSpec = {
@@ -62,6 +64,7 @@ export const BASE: WorldSpec = {
   other: 'none',
   held: false,
   deleting: false,
+  revision: 'deployed',
 };
 
 export interface BuiltWorld {
@@ -119,6 +122,7 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
   if (spec.annotation === 'badPollInterval') annotations[Annotation.PollInterval] = '1ms';
   if (spec.annotation === 'reconcileRequested') annotations[Annotation.ReconcileRequestedAt] = 'now';
   if (spec.deleting) obj.metadata.deletionTimestamp = new Date(NOW - 1_000);
+  if (spec.revision === 'failedRequested') annotations[Annotation.RedeployRequestedAt] = 'please';
 
   // The platform: a deployment of the object's name, as the object would make it (or not quite).
   const lookup = (name: string) => secrets.get(`${NS}/${name}`);
@@ -136,7 +140,13 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
       if (spec.platform === 'immutable') body.source_config.listener_id = OTHER_LISTENER.id;
       const made = await client.createDeployment(body).catch(() => client.createDeployment(request.request));
       deploymentId = made.id;
-      if (made.latest_revision_id) sim.setRevisionStatus(made.id, made.latest_revision_id, 'DEPLOYED');
+      const revisionStatus =
+        spec.revision === 'inProgress'
+          ? 'BUILDING'
+          : spec.revision === 'deployed'
+            ? 'DEPLOYED'
+            : 'BUILD_FAILED';
+      if (made.latest_revision_id) sim.setRevisionStatus(made.id, made.latest_revision_id, revisionStatus);
       if (spec.platform === 'deleting') {
         sim.holdDeletions(true);
         await client.deleteDeployment(made.id);
@@ -164,7 +174,7 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
           status.appliedConfigDigest = desired.digests.unechoed;
         }
         status.latestRevisionId = made.latest_revision_id ?? undefined;
-        status.revisionStatus = 'DEPLOYED';
+        if (spec.revision === 'deployed') status.revisionStatus = 'DEPLOYED';
       }
       break;
     case 'recordedGone':

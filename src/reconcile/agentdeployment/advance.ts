@@ -7,7 +7,7 @@ import { credentialsFact } from '../credentials.ts';
 import { desiredDeployment } from '../desired.ts';
 import { forgetDeployment } from '../status.ts';
 import { type AgentDeploymentFacts, lookupOf } from './facts.ts';
-import type { DerivedRead, Verdict } from './verdict.ts';
+import type { Bookkeeping, DerivedRead } from './verdict.ts';
 
 export const isDerived = (read: string): read is DerivedRead => read === 'credentials' || read === 'desired';
 
@@ -32,10 +32,7 @@ export function derive(facts: AgentDeploymentFacts, read: DerivedRead): void {
 }
 
 /** The facts after a bookkeeping verdict the gatherer acted on. */
-export function advance(
-  facts: AgentDeploymentFacts,
-  verdict: Verdict & { kind: 'prepare' | 'forget' | 'own' },
-): void {
+export function advance(facts: AgentDeploymentFacts, verdict: Bookkeeping): void {
   const { status } = facts.object;
   switch (verdict.kind) {
     case 'prepare':
@@ -43,6 +40,15 @@ export function advance(
       return;
     case 'forget':
       forgetDeployment(status);
+      return;
+    case 'inSync':
+      // What the control plane has is what was applied.
+      status.secretsDigest = verdict.digests.secrets;
+      status.appliedConfigDigest = verdict.digests.unechoed;
+      facts.inSync = true;
+      return;
+    case 'observed':
+      facts.observation = { drift: verdict.drift, fields: verdict.fields, digests: verdict.digests };
       return;
     case 'own': {
       const { deployment } = verdict;

@@ -11,6 +11,7 @@ import { credentialsInUse } from './gates/credentials-in-use.ts';
 import { defaultCredentialsScope } from './gates/default-credentials-scope.ts';
 import { desired } from './gates/desired.ts';
 import { finalizer } from './gates/finalizer.ts';
+import { followRevision } from './gates/follow-revision.ts';
 import { holdWhileStalled } from './gates/hold-while-stalled.ts';
 import { observeOnly } from './gates/observe-only.ts';
 import { ownership } from './gates/ownership.ts';
@@ -30,6 +31,7 @@ export const AGENT_DEPLOYMENT_GATES: readonly (readonly [GateName, Gate])[] = [
   ['ownership', ownership],
   ['observeOnly', observeOnly],
   ['converge', converge],
+  ['followRevision', followRevision],
 ];
 
 /** The verdict of the first gate that has one. */

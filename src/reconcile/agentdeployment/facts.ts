@@ -8,9 +8,11 @@ import type { AgentDeploymentSpec, AgentDeploymentStatus } from '../../api/agent
 import type { Credentials } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.ts';
+import type { Deployment } from '../../controlplane/schemas.ts';
 import type { ClaimQuery } from '../claim-index.ts';
 import type { Claim } from '../claims.ts';
-import type { DesiredDeployment } from '../desired.ts';
+import type { AppliedDigests, DesiredDeployment } from '../desired.ts';
+import type { FollowInput } from '../follow.ts';
 import type { NameLookup, ReadById } from '../ownership.ts';
 
 /** The controller's settings that change a verdict, as they apply to this object's namespace. */
@@ -86,6 +88,12 @@ export interface AgentDeploymentFacts {
   recorded?: ReadById;
   adopted?: ReadById;
   byName?: NameLookup;
+  /** The deployment matches the spec (converge): its revision is followed. */
+  inSync?: boolean;
+  /** Observe-only: what differs from the spec (spec paths, and request paths); its revision is followed. */
+  observation?: { drift: string[]; fields: string[]; digests: AppliedDigests };
+  /** The deployment as last read and its latest revision (none yet: undefined), for revision following. */
+  followed?: { deployment: Deployment; revision: FollowInput['revision'] | undefined };
 }
 
 /** A secret lookup over the Secrets read. */

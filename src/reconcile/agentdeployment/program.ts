@@ -6,14 +6,14 @@
 import { advance, derive, isDerived } from './advance.ts';
 import { decideAgentDeployment } from './chain.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
-import type { FinalVerdict, Gate, GateName, Verdict, WorldRead } from './verdict.ts';
+import type { Bookkeeping, FinalVerdict, Gate, GateName, WorldRead } from './verdict.ts';
 
 /** What a caller does for the program: read the world, and act on bookkeeping (or only note it). */
 export interface ProgramPort {
   /** Fills in `facts[read]` (the Secrets, the claims, a GET by id, the name lookup). */
   read(read: WorldRead, facts: AgentDeploymentFacts): Promise<void>;
   /** Acts on a bookkeeping verdict before the facts advance (a plan notes it, or does nothing). */
-  act(verdict: Verdict & { kind: 'prepare' | 'forget' | 'own' }, facts: AgentDeploymentFacts): Promise<void>;
+  act(verdict: Bookkeeping, facts: AgentDeploymentFacts): Promise<void>;
 }
 
 export async function runAgentDeployment(
@@ -31,6 +31,8 @@ export async function runAgentDeployment(
       case 'prepare':
       case 'forget':
       case 'own':
+      case 'inSync':
+      case 'observed':
         await port.act(verdict, facts);
         advance(facts, verdict);
         continue;

@@ -8,7 +8,12 @@ const recorded = { status: { deploymentId: 'd-1' } };
 describe('gate converge', () => {
   it.each<[string, Parameters<typeof facts>[0], (f: AgentDeploymentFacts) => void, object]>([
     ['none there: create', {}, (f) => (f.byName = {}), { kind: 'create' }],
-    ['equal: nothing to send', recorded, (f) => (f.recorded = deploymentOf(f)), { kind: 'none' }],
+    [
+      'equal: in sync, its revision followed next',
+      recorded,
+      (f) => (f.recorded = deploymentOf(f)),
+      { kind: 'inSync' },
+    ],
     [
       'another image: one PATCH of it',
       recorded,

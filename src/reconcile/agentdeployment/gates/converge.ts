@@ -1,13 +1,16 @@
 /**
- * Gate `converge` (reconcile/decide.ts): none there, create it; equal, nothing to send; drift, one PATCH
- * of what differs; a change the platform cannot make, Stalled; being deleted by someone else, waiting.
+ * Gate `converge` (reconcile/decide.ts): none there, create it; equal, in sync (the revision is followed
+ * next); drift, one PATCH of what differs; a change the platform cannot make, Stalled; being deleted by
+ * someone else, waiting.
  */
 import { decide } from '../../decide.ts';
+import { isObserveOnly } from '../../management.ts';
 import type { Gate } from '../verdict.ts';
 import { ownedDeployment } from './ownership.ts';
 
 export const converge: Gate = (facts) => {
-  if (!facts.desired?.ok) return undefined;
+  // Observe-only sends nothing: its verdict is observeOnly's and followRevision's.
+  if (!facts.desired?.ok || isObserveOnly(facts.object.spec)) return undefined;
   const { request, digests } = facts.desired;
   const deployment = ownedDeployment(facts);
   const decision = decide({ desired: request, observed: deployment, digests, applied: facts.object.status });
@@ -15,15 +18,15 @@ export const converge: Gate = (facts) => {
     case 'create':
       return { gate: 'converge', kind: 'create', request: decision.request, digests };
     case 'none':
-      return (
-        deployment && {
-          gate: 'converge',
-          kind: 'none',
-          deployment,
-          secretsTakenAsCurrent: decision.secretsTakenAsCurrent,
-          digests,
-        }
-      );
+      // In sync: recorded once, then revision following decides.
+      if (facts.inSync || !deployment) return undefined;
+      return {
+        gate: 'converge',
+        kind: 'inSync',
+        deployment,
+        secretsTakenAsCurrent: decision.secretsTakenAsCurrent,
+        digests,
+      };
     case 'patch':
       return (
         deployment && {

@@ -1,7 +1,8 @@
 /**
  * Gate `observeOnly` (spec.managementPolicies ["Observe"], reconcile/management.ts): the deployment is
  * watched and what differs from the spec reported, never sent: no deployment is NotFound (waiting,
- * nothing created), one being deleted is Deleting, else `observed` with its drift.
+ * nothing created), one being deleted is Deleting, else `observed` with its drift (bookkeeping: its
+ * revision is followed next, read-only, and the drift is DriftDetected after it).
  */
 import { Reason } from '../../../api/names.ts';
 import { decide } from '../../decide.ts';
@@ -11,7 +12,7 @@ import { ownedDeployment } from './ownership.ts';
 
 export const observeOnly: Gate = (facts) => {
   const { spec, status } = facts.object;
-  if (!isObserveOnly(spec) || !facts.desired?.ok) return undefined;
+  if (!isObserveOnly(spec) || !facts.desired?.ok || facts.observation) return undefined;
   const { request, digests } = facts.desired;
   const deployment = ownedDeployment(facts);
   const decision = decide({ desired: request, observed: deployment, digests, applied: status });
