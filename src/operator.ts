@@ -177,6 +177,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       namespaces: config.defaultCredentialsNamespaces,
       namespaceSelector: config.defaultCredentialsNamespaceSelector,
     }),
+    namespaceDeploymentBudget: config.namespaceDeploymentBudget,
     settings: {
       defaultCredentials,
       allowedControlPlanes: config.allowedControlPlanes,
