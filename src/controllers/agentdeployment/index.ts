@@ -43,8 +43,8 @@ import { credentialsInUse, needsProtection, secretsToRelease } from './credentia
 import { heldWhileListing, recordedDeployments } from './first-listing.ts';
 import { internAgentDeployment, internDeployment } from './intern.ts';
 import { DeploymentObserver } from './observer.ts';
-import { SnapshotBudget } from './snapshot-budget.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';
+import { SnapshotBudget } from './snapshot-budget.ts';
 import type { AgentDeploymentDeps } from './types.ts';
 
 export interface AgentDeploymentControllerOptions {

@@ -126,7 +126,6 @@ export class DeploymentObserver {
     const at = snapshotKey(identity, deployment.id);
     this.#overSize.delete(at);
     const held = this.#hold(at, key, deployment, fingerprintOf(deployment));
-    if (held !== true) this.#overBudget.add(at);
     return held === true ? undefined : held;
   }
 
@@ -177,6 +176,10 @@ export class DeploymentObserver {
       this.#credentials.set(credentialsId, { id: credentialsId, credentials, users: new Set([key]) });
     }
     const before = this.#tracked.get(key);
+    // The snapshot of what it tracked before goes with it (and its room in the namespace's budget).
+    if (before && (before.credentialsId !== credentialsId || before.deploymentId !== deploymentId)) {
+      this.forget(before.credentialsId, before.deploymentId);
+    }
     if (before && before.credentialsId !== credentialsId) this.#release(key, before.credentialsId);
     this.#tracked.set(key, { credentialsId, deploymentId });
   }

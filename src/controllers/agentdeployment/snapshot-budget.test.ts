@@ -177,4 +177,16 @@ describe('the batched poll under the budget', () => {
     await observer.pollOnce();
     expect(observer.fresh(identity, 'd-1')).toBeDefined();
   });
+
+  it('an object tracking another deployment (adopted, recreated) frees the room of the one before', async () => {
+    const { observer, budget } = observing();
+    observer.track('big/obj-0', shared, 'd-0');
+    await observer.pollOnce();
+    expect(budget.used('big')).toBe(sizeOf('d-0'));
+    observer.track('big/obj-0', shared, 'd-9');
+    expect(observer.fresh(identity, 'd-0')).toBeUndefined();
+    expect(budget.used('big')).toBe(0);
+    await observer.pollOnce();
+    expect(budget.used('big')).toBe(sizeOf('d-9'));
+  });
 });
