@@ -23,18 +23,16 @@ import { type Credentials, credentialsKey } from '../../controlplane/credentials
 import { type BudgetExceededError, ResponseTooLargeError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import { splitKey } from '../../runtime/keys.ts';
-import { SnapshotBudget, snapshotBytes } from './snapshot-budget.ts';
+import { type Charge, SnapshotBudget, snapshotBytes } from './snapshot-budget.ts';
 
 export const IDS_PER_LIST = 100;
 /** The shortest deadline of one identity's listing: a few calls' deadlines, whatever the poll interval. */
 export const MIN_LISTING_DEADLINE_MS = 90_000;
 
-interface Snapshot {
+interface Snapshot extends Charge {
   deployment: Deployment;
   /** A digest of the deployment as listed, to tell a change: not the JSON itself, 10,000 of which add up. */
   fingerprint: string;
-  /** Its size as charged to its namespace's budget. */
-  bytes: number;
   at: number;
 }
 
@@ -144,18 +142,21 @@ export class DeploymentObserver {
     // Unchanged, it weighs what it weighed: a steady poll measures nothing.
     const bytes = before?.fingerprint === fingerprint ? before.bytes : snapshotBytes(kept);
     const { namespace } = splitKey(key);
-    if (!this.#budget.charge(namespace, at, bytes)) {
+    const account = this.#budget.charge(namespace, bytes, before);
+    if (!account) {
       this.#snapshots.delete(at);
       return this.#budget.exceeded(namespace, deployment.id, bytes);
     }
     this.#overBudget.delete(at);
-    this.#snapshots.set(at, { deployment: kept, fingerprint, bytes, at: this.#now() });
+    this.#snapshots.set(at, { deployment: kept, fingerprint, account, bytes, at: this.#now() });
     return true;
   }
 
   #drop(at: string): void {
+    const snapshot = this.#snapshots.get(at);
+    if (!snapshot) return;
     this.#snapshots.delete(at);
-    this.#budget.release(at);
+    this.#budget.release(snapshot);
   }
 
   forget(identity: string, deploymentId: string): void {

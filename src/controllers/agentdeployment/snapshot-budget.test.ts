@@ -9,7 +9,12 @@ import { type Credentials, credentialsKey } from '../../controlplane/credentials
 import { BudgetExceededError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import { DeploymentObserver } from './observer.ts';
-import { NAMESPACE_DEPLOYMENT_BUDGET_SETTING, SnapshotBudget, snapshotBytes } from './snapshot-budget.ts';
+import {
+  type Charge,
+  NAMESPACE_DEPLOYMENT_BUDGET_SETTING,
+  SnapshotBudget,
+  snapshotBytes,
+} from './snapshot-budget.ts';
 
 type Op = ['charge', string, string, number, boolean] | ['release', string];
 
@@ -78,9 +83,20 @@ describe('SnapshotBudget (limit 100 bytes)', () => {
   for (const row of rows) {
     it(row.name, () => {
       const budget = new SnapshotBudget(100);
+      // What each snapshot (by key) is charged, as the observer keeps it with the snapshot.
+      const held = new Map<string, Charge>();
       for (const op of row.ops) {
-        if (op[0] === 'release') budget.release(op[1]);
-        else expect(budget.charge(op[1], op[2], op[3]), `${op.join(' ')}`).toBe(op[4]);
+        if (op[0] === 'release') {
+          const charge = held.get(op[1]);
+          if (charge) budget.release(charge);
+          held.delete(op[1]);
+          continue;
+        }
+        const [, namespace, key, bytes, fits] = op;
+        const account = budget.charge(namespace, bytes, held.get(key));
+        held.delete(key);
+        expect(account !== undefined, `${op.join(' ')}`).toBe(fits);
+        if (account) held.set(key, { account, bytes });
       }
       for (const [namespace, bytes] of Object.entries(row.used)) expect(budget.used(namespace)).toBe(bytes);
     });

@@ -17,41 +17,49 @@ export const DEFAULT_NAMESPACE_DEPLOYMENT_BUDGET = 32 * 1024 * 1024;
 /** The size a snapshot is charged: the UTF-8 bytes of its JSON. */
 export const snapshotBytes = (kept: unknown): number => Buffer.byteLength(JSON.stringify(kept));
 
+/** What one namespace's snapshots weigh together. */
+export interface Account {
+  readonly namespace: string;
+  used: number;
+}
+
+/** What one snapshot is charged (the snapshot itself carries it: no record per snapshot here). */
+export interface Charge {
+  readonly account: Account;
+  readonly bytes: number;
+}
+
 export class SnapshotBudget {
   readonly limit: number;
-  /** Per snapshot key, the namespace it is charged to and its bytes. */
-  readonly #charges = new Map<string, { namespace: string; bytes: number }>();
-  readonly #used = new Map<string, number>();
+  readonly #accounts = new Map<string, Account>();
 
   constructor(limit = DEFAULT_NAMESPACE_DEPLOYMENT_BUDGET) {
     this.limit = limit;
   }
 
   /**
-   * Charges `bytes` for the snapshot `key` to `namespace`, in place of what `key` was charged before.
-   * False, with nothing charged for `key` any more, when that would pass the namespace's limit.
+   * Charges `bytes` to `namespace` in place of `before` (what the same snapshot was charged until now,
+   * released either way): the account to keep with the snapshot, or undefined when the bytes would pass
+   * the namespace's limit (then nothing is charged for it).
    */
-  charge(namespace: string, key: string, bytes: number): boolean {
-    this.release(key);
-    const used = this.#used.get(namespace) ?? 0;
-    if (used + bytes > this.limit) return false;
-    this.#charges.set(key, { namespace, bytes });
-    this.#used.set(namespace, used + bytes);
-    return true;
+  charge(namespace: string, bytes: number, before?: Charge): Account | undefined {
+    if (before) this.release(before);
+    const account = this.#accounts.get(namespace) ?? { namespace, used: 0 };
+    if (account.used + bytes > this.limit) return undefined;
+    account.used += bytes;
+    this.#accounts.set(namespace, account);
+    return account;
   }
 
-  release(key: string): void {
-    const charge = this.#charges.get(key);
-    if (!charge) return;
-    this.#charges.delete(key);
-    const left = (this.#used.get(charge.namespace) ?? 0) - charge.bytes;
-    if (left > 0) this.#used.set(charge.namespace, left);
-    else this.#used.delete(charge.namespace);
+  /** Frees what a snapshot was charged; call once per charge, when the snapshot goes. */
+  release(charge: Charge): void {
+    charge.account.used -= charge.bytes;
+    if (charge.account.used <= 0) this.#accounts.delete(charge.account.namespace);
   }
 
   /** Bytes held for `namespace`. */
   used(namespace: string): number {
-    return this.#used.get(namespace) ?? 0;
+    return this.#accounts.get(namespace)?.used ?? 0;
   }
 
   /** What an object whose deployment did not fit reads (its condition's message). */
