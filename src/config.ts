@@ -113,6 +113,7 @@ const ConfigFields = z.object({
     .min(0, '--reserve-workers must be 0 or more'),
   namespaceSecretBudget: byteBudget('namespace-secret-budget', '8Mi'),
   namespaceTemplateBudget: byteBudget('namespace-template-budget', '16Mi'),
+  namespaceDeploymentBudget: byteBudget('namespace-deployment-budget', '32Mi'),
   namespaceCredentialIdentities: positiveInt('namespace-credential-identities'),
   reconcileTimeout: duration('reconcile-timeout').refine((ms) => ms >= 5_000, {
     message: '--reconcile-timeout must be at least 5s',

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { startAgentDeploymentController } from './controllers/agentdeployment/index.ts';
 import { startSandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
+import { circuitReporter } from './controlplane/circuit-report.ts';
 import { defaultCredentialsScope } from './controlplane/default-credentials-scope.ts';
 import { ControlPlanePools } from './controlplane/pools.ts';
 import { startHttpEndpoints } from './http.ts';
@@ -121,6 +122,10 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const pools = new ControlPlanePools({
     limits: { rps: config.controlPlaneRps, concurrency: config.controlPlaneConcurrency },
     namespaceIdentities: config.namespaceCredentialIdentities,
+    onCircuit: circuitReporter(
+      logger.child({ component: 'controlplane' }),
+      metrics.controlPlaneCircuitTransitions,
+    ),
     clientDefaults: {
       timeouts: { totalMs: config.controlPlaneTimeout },
       onRequest: (e) => {
@@ -197,6 +202,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       namespaces: config.defaultCredentialsNamespaces,
       namespaceSelector: config.defaultCredentialsNamespaceSelector,
     }),
+    namespaceDeploymentBudget: config.namespaceDeploymentBudget,
     settings: {
       defaultCredentials,
       allowedControlPlanes: config.allowedControlPlanes,

@@ -125,6 +125,12 @@ export const OPTIONS = [
     default: '16Mi',
   },
   {
+    flag: 'namespace-deployment-budget',
+    env: 'NAMESPACE_DEPLOYMENT_BUDGET',
+    help: "Bytes of deployment snapshots the batched poll holds for one namespace's AgentDeployments, whatever their credentials (a quantity such as 32Mi); a deployment past it is not held and its object waits with BudgetExceeded.",
+    default: '32Mi',
+  },
+  {
     flag: 'reconcile-timeout',
     env: 'RECONCILE_TIMEOUT',
     help: "Deadline of one reconcile pass's calls to the control plane and agent servers, all together.",

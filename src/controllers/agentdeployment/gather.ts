@@ -93,8 +93,11 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
   const namespace = pass.obj.metadata.namespace ?? '';
   const note = (reason: EventReason, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
     pass.events.push({ type, reason, message });
+  /** What this pass read first-hand, held as the object's snapshot if its namespace's budget has room. */
   const remembered = (identity: string, read: ReadById): ReadById => {
-    if (read !== 'missing') observer.remember(identity, read);
+    if (read === 'missing') return read;
+    const overBudget = observer.remember(identity, read, pass.key);
+    if (overBudget) throw overBudget;
     return read;
   };
   return {
@@ -151,7 +154,7 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
           note(EventReason.DeploymentMissing, verdict.message, 'Warning');
           return;
         case 'own':
-          observer.remember(pass.identity as string, verdict.deployment);
+          observer.remember(pass.identity as string, verdict.deployment, pass.key);
           if (verdict.message)
             note(verdict.how === 'adopted' ? EventReason.Adopted : EventReason.Found, verdict.message);
           return;
