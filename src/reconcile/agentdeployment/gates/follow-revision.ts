@@ -109,16 +109,13 @@ function followReadOnly(facts: AgentDeploymentFacts): Verdict {
       drift: { deployment, fields: observation.fields },
     };
   }
-  if (!decision)
+  if (!decision || !revision)
     return {
       gate: 'followRevision',
       kind: 'progressing',
       message: `deployment ${deployment.id} has no revision yet`,
     };
-  const followedRevision = {
-    id: decision.action === 'redeploy' ? '' : (revision?.id ?? ''),
-    status: revision?.status ?? '',
-  };
+  const followedRevision = { id: revision.id, status: revision.status };
   switch (decision.action) {
     case 'progressing':
       return {
