@@ -196,4 +196,39 @@ describe('the plan says what the controller does', () => {
     );
     expect(entry).toMatchObject({ action, ...(reason ? { reason } : {}) });
   });
+
+  it('a failed revision with a redeploy requested: redeploy, not none', async () => {
+    const deployment = {
+      id: 'd-1',
+      name: 'agent',
+      source: 'external_image',
+      source_config: { listener_id: 'l-1' },
+      source_revision_config: { image_uri: 'registry.example.com/agent:1' },
+      secrets: [],
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
+      status: 'READY',
+      latest_revision_id: 'r-1',
+      active_revision_id: null,
+    };
+    const live = liveOf('agent', {}, { status: { deploymentId: 'd-1', latestRevisionId: 'r-1' } });
+    const world = worldOf({ live });
+    world.digestKey = undefined;
+    world.controlPlane = () => ({
+      getDeployment: async () => deployment as never,
+      getRevision: async () =>
+        ({
+          id: 'r-1',
+          status: 'BUILD_FAILED',
+          created_at: '2026-01-01T00:00:00Z',
+          updated_at: '2026-01-01T00:00:00Z',
+        }) as never,
+      findDeploymentsByName: async () => [],
+      listAllSandboxTemplates: async () => [],
+    });
+    const requested = input('agent');
+    requested.metadata.annotations = { 'deploy.agents.dev/redeploy-requested-at': 'now' };
+    const entry = await planAgentDeployment(requested, NS, world);
+    expect(entry).toMatchObject({ action: 'redeploy', deploymentId: 'd-1' });
+  });
 });
