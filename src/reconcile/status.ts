@@ -50,3 +50,17 @@ const DEPLOYMENT_FIELDS = [
 export function forgetDeployment(s: AgentDeploymentStatus): void {
   for (const k of DEPLOYMENT_FIELDS) delete s[k];
 }
+
+/**
+ * This object owns `deploymentId` from now on: the id, and the tenant its credentials reach (the
+ * ownership record claims read); a create that was pending is answered.
+ */
+export function recordOwned(
+  s: AgentDeploymentStatus,
+  deploymentId: string,
+  tenant: string | undefined,
+): void {
+  s.deploymentId = deploymentId;
+  if (tenant) s.credentialsDigest = tenant;
+  delete s.createPendingSince;
+}

@@ -24,6 +24,7 @@ import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
 import type { Gate } from '../../reconcile/agentdeployment/verdict.ts';
 import { deletionFactsOf } from '../../reconcile/deletion.ts';
 import type { FinalDeletionVerdict } from '../../reconcile/deletion-program.ts';
+import { recordOwned } from '../../reconcile/status.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
 import { externalDeployment as externalOf } from './external.ts';
 import { settleDeletion } from './finalize.ts';
@@ -152,6 +153,8 @@ function deleteWith(pass: AgentDeploymentPass, client: DeploymentClient, spec: R
     deletionFactsOf({ ...deleted.obj, spec: deleted.spec, status: deleted.status }, 'agent', deps.now()),
     async () => ({ tenant: TENANT, claimedBy: () => undefined }),
     () => external,
+    // As the finalize step takes a deployment the create guard proves this object's.
+    (d) => recordOwned(pass.status, d.id, TENANT),
   );
 }
 const remainingOf = (v: FinalDeletionVerdict) =>

@@ -32,6 +32,7 @@ import {
   type OwnershipVerdict,
   type ReadById,
 } from '../../reconcile/ownership.ts';
+import { recordOwned } from '../../reconcile/status.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
@@ -46,13 +47,11 @@ export interface ExternalDeployment {
   ): Promise<Deployment>;
   /**
    * What deleting reads and sends (reconcile/deletion.ts decides which, and when): the deployments of
-   * the object's name, one deployment by id, taking the deployment the
-   * create guard proves this object made (recorded, with a Found event), and the DELETE of one id (a 404
-   * answer means it is gone already).
+   * the object's name, one deployment by id, and the DELETE of one id (a 404 answer means it is gone
+   * already).
    */
   lookup(): Promise<NameLookup>;
   find(deploymentId: string): Promise<ReadById>;
-  take(deployment: Deployment, message: string): void;
   delete(deploymentId: string, options: { deleteTracingProject: boolean }): Promise<void>;
   revision(deploymentId: string, revisionId: string): Promise<Revision>;
   /** Starts a new revision from an existing one's configuration; `why` goes in the event. */
@@ -94,9 +93,7 @@ export function externalDeployment(
 
   /** This object owns `d` from now on: the id, and the tenant it lives in. */
   const own = (d: Deployment) => {
-    status.deploymentId = d.id;
-    if (tenant) status.credentialsDigest = tenant;
-    delete status.createPendingSince;
+    recordOwned(status, d.id, tenant);
     remember(d);
   };
 
@@ -196,10 +193,6 @@ export function externalDeployment(
     lookup,
     async find(id) {
       return (await getIfExists(id)) ?? 'missing';
-    },
-    take(d, message) {
-      own(d);
-      note(EventReason.Found, message);
     },
     async delete(id, { deleteTracingProject }) {
       try {

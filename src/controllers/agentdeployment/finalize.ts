@@ -4,10 +4,13 @@
  * for, then acts on the final verdict: release the finalizer, wait while the platform deletes (or a late
  * create may commit), or stop.
  */
+import { EventReason } from '../../api/names.ts';
+import type { Deployment } from '../../controlplane/schemas.ts';
 import type { DeletionCredentials, DeletionFacts } from '../../reconcile/deletion.ts';
 import { deletionFactsOf } from '../../reconcile/deletion.ts';
 import { type FinalDeletionVerdict, runDeletion } from '../../reconcile/deletion-program.ts';
 import { followDeletion } from '../../reconcile/follow.ts';
+import { recordOwned } from '../../reconcile/status.ts';
 import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import type { ExternalDeployment } from './external.ts';
@@ -33,12 +36,13 @@ export async function settleDeletion(
   facts: DeletionFacts,
   credentials: () => Promise<DeletionCredentials>,
   external: () => ExternalDeployment,
+  take: (deployment: Deployment, message: string) => void,
 ): Promise<FinalDeletionVerdict> {
   const verdict = await runDeletion(facts, {
     credentials,
     lookup: () => external().lookup(),
     find: (id) => external().find(id),
-    take: (deployment, message) => external().take(deployment, message),
+    take,
     delete: (id, options) => external().delete(id, options),
   });
   if (verdict.kind === 'delete') throw new Error('a DELETE verdict came back from a port that deletes');
@@ -71,7 +75,17 @@ export function finalizeStep(
       };
       let verdict: FinalDeletionVerdict;
       try {
-        verdict = await settleDeletion(facts, () => helpers.credentials(pass), external);
+        verdict = await settleDeletion(
+          facts,
+          () => helpers.credentials(pass),
+          external,
+          (deployment, message) => {
+            // The create guard proved it this object's: recorded as owned, and said.
+            recordOwned(pass.status, deployment.id, pass.tenant);
+            deps.observer.remember(pass.identity as string, deployment, pass.key);
+            pass.events.push({ type: 'Normal', reason: EventReason.Found, message });
+          },
+        );
       } catch (err) {
         // Credentials missing or unusable, Secrets over their budget: they say so themselves.
         if (err instanceof Stall || err instanceof Wait) throw err;

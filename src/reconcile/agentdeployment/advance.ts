@@ -5,7 +5,7 @@
  */
 import { credentialsFact } from '../credentials.ts';
 import { desiredDeployment } from '../desired.ts';
-import { forgetDeployment } from '../status.ts';
+import { forgetDeployment, recordOwned } from '../status.ts';
 import { type AgentDeploymentFacts, lookupOf } from './facts.ts';
 import type { Bookkeeping, DerivedRead } from './verdict.ts';
 
@@ -52,9 +52,7 @@ export function advance(facts: AgentDeploymentFacts, verdict: Bookkeeping): void
       return;
     case 'own': {
       const { deployment } = verdict;
-      status.deploymentId = deployment.id;
-      if (facts.credentials?.ok) status.credentialsDigest = facts.credentials.tenant;
-      delete status.createPendingSince;
+      recordOwned(status, deployment.id, facts.credentials?.ok ? facts.credentials.tenant : undefined);
       facts.recorded = deployment;
       return;
     }
