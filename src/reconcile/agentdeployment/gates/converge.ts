@@ -14,7 +14,7 @@ export const converge: Gate = (facts) => {
   const { request, digests } = facts.desired;
   const deployment = ownedDeployment(facts);
   const decision = decide({ desired: request, observed: deployment, digests, applied: facts.object.status });
-  switch (decision.action) {
+  switch (decision.kind) {
     case 'create':
       return { gate: 'converge', kind: 'create', request: decision.request, digests };
     case 'none':

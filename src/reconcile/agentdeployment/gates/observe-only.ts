@@ -33,8 +33,7 @@ export const observeOnly: Gate = (facts) => {
     kind: 'observed',
     deployment,
     drift: verdict.drift,
-    fields:
-      decision.action === 'patch' ? decision.changed : decision.action === 'stall' ? decision.fields : [],
+    fields: decision.kind === 'patch' ? decision.changed : decision.kind === 'stall' ? decision.fields : [],
     owned: status.deploymentId === deployment.id,
     digests,
   };
