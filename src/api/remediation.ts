@@ -62,7 +62,7 @@ export const HistoryEntry = z.object({
     .optional()
     .describe('Last status seen, e.g. DEPLOYING, DEPLOYED, DEPLOY_FAILED.'),
   outcome: RevisionOutcome.optional().describe(
-    'Deployed, Failed (the platform failed it, or its verification failed), RolledBack (failed and replaced by a rollback) or Superseded; absent while in progress.',
+    'Deployed (see verification for whether it answers), Failed (the platform failed it), RolledBack (it failed, its deploy or its verification, and a rollback replaced it) or Superseded; absent while in progress.',
   ),
   verification: z
     .enum(['Succeeded', 'Failed'])
