@@ -36,6 +36,16 @@ import { externalDeployment } from './external.ts';
 import { finalizeStep } from './finalize.ts';
 import { decideFollow, type FollowInput, progressDeadlineOf, retryPolicyOf } from './follow.ts';
 import { observeOnlyStep } from './observe-only.ts';
+import {
+  fastRevert,
+  holdsWrites,
+  isRollbackRevision,
+  noteRevision,
+  observeRevision,
+  observeVerified,
+  remediate,
+  rolledBackOutcome,
+} from './remediate.ts';
 import { recordApplied, recordObserved } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
@@ -144,6 +154,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     name: 'holdWhileStalled',
     run(pass) {
       const requested = takeReconcileRequest(pass.obj, pass.status);
+      pass.reconcileRequested = requested;
       const stalled = findCondition(pass.status.conditions, 'Stalled');
       if (
         stalled &&
@@ -241,6 +252,8 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     async run(pass) {
       const { desired, digests, credentials } = pass;
       if (!desired || !digests || !credentials) throw new Error('converge ran before resolve');
+      // After a rollback for this spec, the failed configuration is not sent again (remediation.ts).
+      if (pass.observed && holdsWrites(pass)) return undefined;
       const decision = decide({ desired, observed: pass.observed, digests, applied: pass.status });
       if ((decision.action === 'none' || decision.action === 'patch') && decision.secretsTakenAsCurrent) {
         pass.events.push({
@@ -268,6 +281,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
           // Nothing else before the shell's status write: it records the id the moment the POST answered.
           deps.observer.track(pass.key, credentials, created.id);
           recordApplied(pass.status, created, digests);
+          noteRevision(deps, pass, created, 'Spec');
           return progressing(
             `deployment ${created.id} created; following revision ${created.latest_revision_id}`,
           );
@@ -277,10 +291,16 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         case 'wait':
           return { kind: 'waiting', reason: decision.reason, message: decision.message };
         case 'patch': {
-          const id = pass.observed?.id as string;
-          const patched = await external(pass).update(id, decision.patch, decision.changed);
+          const observed = pass.observed as Deployment;
+          const reverted = await fastRevert(deps, pass, external(pass), observed, decision);
+          if (reverted) {
+            recordApplied(pass.status, reverted, digests);
+            return progressing(`reverted by a redeploy; following revision ${reverted.latest_revision_id}`);
+          }
+          const patched = await external(pass).update(observed.id, decision.patch, decision.changed);
           recordApplied(pass.status, patched, digests);
           if (decision.createsRevision) {
+            noteRevision(deps, pass, patched, 'Spec');
             return progressing(
               `patched ${decision.changed.join(', ')}; following revision ${patched.latest_revision_id}`,
             );
@@ -340,12 +360,14 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       }
       status.latestRevisionId = revisionId;
       status.revisionStatus = revision.status;
+      observeRevision(deps, pass, deployment, revision.status);
       const request = pendingRedeployRequest(pass.obj, status);
       const decision = decideFollow({
         deployment,
         revision,
         progressDeadlineMs: progressDeadlineOf(pass.spec),
-        retry: retryPolicyOf(pass.spec),
+        // Never a retry after a rollback.
+        retry: isRollbackRevision(pass, revisionId) ? undefined : retryPolicyOf(pass.spec),
         retries: status.retries ?? 0,
         redeployRequest: request,
         minPollMs: deps.revisionPollMs,
@@ -356,6 +378,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         if (decision.trigger === 'retry') status.retries = (status.retries ?? 0) + 1;
         if (decision.requestHandled) status.lastHandledRedeployAt = request;
         recordObserved(status, redeployed);
+        noteRevision(deps, pass, redeployed, decision.trigger === 'retry' ? 'Retry' : 'Request', revisionId);
         return progressing(
           `revision ${revisionId} redeployed (${decision.why}); following revision ${redeployed.latest_revision_id}`,
         );
@@ -369,14 +392,28 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         });
       }
       switch (decision.action) {
-        case 'stall':
-          throw new Stall(decision.reason, decision.message);
+        case 'stall': {
+          if (decision.reason !== 'RevisionFailed') throw new Stall(decision.reason, decision.message);
+          const failure = { id: revisionId, failure: 'deploy', status: revision.status } as const;
+          const remedy = await remediate(deps, pass, external(pass), deployment, failure);
+          if ('outcome' in remedy) return remedy.outcome;
+          throw new Stall(
+            decision.reason,
+            remedy.why ? `${decision.message}; ${remedy.why}` : decision.message,
+          );
+        }
         case 'progressing':
           pass.requeueAfterMs = decision.requeueAfterMs;
           return progressing(decision.message);
         case 'ready':
           if (pass.spec.verification) return undefined;
-          return { kind: 'ready', reason: 'Succeeded', message: decision.message };
+          return (
+            rolledBackOutcome(pass, false) ?? {
+              kind: 'ready',
+              reason: 'Succeeded',
+              message: decision.message,
+            }
+          );
       }
     },
   };
@@ -413,6 +450,17 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       pass.verified = step.view.verified;
       const poll = pollIntervalOf(pass.obj, deps.pollIntervalMs);
       pass.requeueAfterMs = Math.min(poll, step.requeueAfterMs ?? poll);
+      const revisionId = status.latestRevisionId;
+      observeVerified(deps, pass, revisionId, step.view.verified.status);
+      if (step.view.verified.status === 'True') return rolledBackOutcome(pass, true) ?? step.view.outcome;
+      if (step.view.verified.status === 'False' && pass.observed) {
+        const failures = step.record?.revisionId === revisionId ? (step.record.failures ?? 1) : 1;
+        const failure = { id: revisionId, failure: 'verification', failures } as const;
+        const remedy = await remediate(deps, pass, external(pass), pass.observed, failure);
+        if ('outcome' in remedy) return remedy.outcome;
+        if (remedy.why)
+          return { ...step.view.outcome, message: `${step.view.outcome.message}; ${remedy.why}` };
+      }
       return step.view.outcome;
     },
   };
