@@ -68,6 +68,12 @@ export const HistoryEntry = z.object({
     .enum(['Succeeded', 'Failed'])
     .optional()
     .describe('The last verification of the revision (spec.verification).'),
+  pruned: z
+    .boolean()
+    .optional()
+    .describe(
+      'The platform no longer has the revision (a redeploy of it answered 404): never redeployed again.',
+    ),
   createdAt: z.iso.datetime().optional().describe('When the controller first knew the revision.'),
   finishedAt: z.iso.datetime().optional().describe('When its outcome was known.'),
   verifiedAt: z.iso.datetime().optional().describe('When its verification result was known.'),

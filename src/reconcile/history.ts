@@ -86,7 +86,7 @@ export function lastGood(
   verificationRequired: boolean,
 ): string | undefined {
   return history.find(
-    (e) => e.outcome === 'Deployed' && (!verificationRequired || e.verification === 'Succeeded'),
+    (e) => e.outcome === 'Deployed' && !e.pruned && (!verificationRequired || e.verification === 'Succeeded'),
   )?.id;
 }
 
@@ -170,4 +170,9 @@ export function observeVerification(
 /** The failed revision a rollback replaced. */
 export function markRolledBack(history: readonly HistoryEntry[], id: string, at: string): HistoryEntry[] {
   return history.map((e) => (e.id === id ? { ...e, outcome: 'RolledBack', finishedAt: at } : e));
+}
+
+/** The platform no longer has the revision (a redeploy answered 404): it is never redeployed again. */
+export function markPruned(history: readonly HistoryEntry[], id: string): HistoryEntry[] {
+  return history.map((e) => (e.id === id ? { ...e, pruned: true } : e));
 }

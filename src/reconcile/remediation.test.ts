@@ -86,6 +86,12 @@ describe('decideRemediation', () => {
       /keeps its current secrets/,
     ],
     [
+      'the last good revision is gone from the platform (a redeploy answered 404): nothing more is tried',
+      { lastGoodRevision: undefined, history: [BAD, { ...GOOD, pruned: true }] },
+      'rollbackFailed',
+      /no longer on the platform/,
+    ],
+    [
       'the failed revision is a rollback: no rollback of a rollback',
       {
         latest: { id: 'rb', failure: 'verification', failures: 1 },

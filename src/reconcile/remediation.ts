@@ -51,6 +51,13 @@ export function decideRemediation(facts: RemediationFacts): RemediationDecision 
   }
   const goodEntry = history.find((e) => e.id === good);
   if (!good || !goodEntry || good === latest.id) {
+    const gone = history.find((e) => e.pruned && e.outcome === 'Deployed');
+    if (gone) {
+      return {
+        action: 'rollbackFailed',
+        message: `revision ${latest.id} ${what(latest)}; revision ${gone.id}, the last good one, is no longer on the platform (a redeploy answered 404: its history was pruned), so there is nothing to roll back to; nothing more is tried`,
+      };
+    }
     return { action: 'none', why: 'no revision to roll back to: none has deployed (and verified) yet' };
   }
   if (latest.failure === 'deploy' && facts.activeRevisionId === good) {
@@ -132,6 +139,7 @@ export function revertTarget(facts: RevertFacts): HistoryEntry | undefined {
     (e) =>
       e.id !== facts.latestRevisionId &&
       e.outcome === 'Deployed' &&
+      !e.pruned &&
       e.verification !== 'Failed' &&
       sameConfig(configOf(e), desired),
   );

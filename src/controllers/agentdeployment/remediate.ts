@@ -14,6 +14,7 @@ import {
   desiredConfig,
   historyLimitOf,
   lastGood,
+  markPruned,
   markRolledBack,
   observeStatus,
   observeVerification,
@@ -43,6 +44,7 @@ function setHistory(pass: AgentDeploymentPass, history: HistoryEntry[]): void {
   pass.status.history = history;
   const good = lastGood(history, !!pass.spec.verification);
   if (good) pass.status.lastGoodRevision = good;
+  else delete pass.status.lastGoodRevision;
 }
 
 /**
@@ -145,6 +147,7 @@ export async function remediate(
     redeployed = await external.redeploy(deployment.id, decision.to, `rollback: ${decision.message}`);
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
+    setHistory(pass, markPruned(historyOf(pass), decision.to));
     throw new Stall(
       'RollbackFailed',
       `${decision.message}, but the platform no longer has revision ${decision.to} (404: its history was pruned); nothing more is tried`,
@@ -189,6 +192,7 @@ export async function fastRevert(
     redeployed = await external.redeploy(deployment.id, target.id, why);
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
+    setHistory(pass, markPruned(historyOf(pass), target.id));
     pass.events.push({
       type: 'Normal',
       reason: EventReason.RevertFellBack,
