@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 
 .PHONY: all run test check typecheck lint format generate simulator controller cluster-up cluster-down \
-	kind-up kube-binaries kube-openapi bench image
+	kind-up kube-binaries kube-openapi bench image single-file
 
 all: test
 
@@ -66,6 +66,13 @@ kind-up:
 
 bench: node_modules/.installed
 	node bench/run.ts
+
+## single-file: kubectl-agd as one executable per platform needing no Node.js (Node.js single executable
+## applications), each in dist/single-file/kubectl-agd_<os>_<arch>.tar.gz, with SHA256SUMS and the krew
+## manifest agd.yaml. PLATFORMS=linux-amd64,linux-arm64 by default (darwin-arm64 too, built on a Mac);
+## BASE_URL is where the archives are published ({{version}} becomes v<version>).
+single-file: node_modules/.installed
+	node scripts/single-file.ts $(if $(PLATFORMS),--platforms $(PLATFORMS)) $(if $(BASE_URL),--base-url '$(BASE_URL)')
 
 ## image: the controller image, tagged with the version the chart and manifests/ deploy (the chart's
 ## appVersion), so an install finds it once it is loaded into the cluster or pushed (docs/install.md: The image).

@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { waitCrdsEstablished } from '../src/localcluster/crds-established.ts';
 
 const CRD_DIR = resolve(import.meta.dirname, '..', 'crds');
 const run = promisify(execFile);
@@ -16,5 +17,7 @@ export async function installCrds(binDir: string, kubeconfigPath: string): Promi
     }
   };
   await kubectl(['apply', '--server-side', '-f', CRD_DIR]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', '-f', CRD_DIR]);
+  await waitCrdsEstablished(join(binDir, 'kubectl'), ['-f', CRD_DIR], {
+    kubectlArgs: ['--kubeconfig', kubeconfigPath],
+  });
 }

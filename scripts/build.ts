@@ -2,8 +2,10 @@
  * Compiles the controller and the kubectl plugin to JavaScript (`tsc -p tsconfig.build.json`, only what
  * src/main.ts and src/cli.ts import) and copies the data files they read. The image and `make bench` run
  * this output: Node.js's type stripping, fine for `make run`, keeps its TypeScript parser (a WebAssembly
- * module) in memory, about 30 MiB of a controller whose idle target is 80.
- * Usage: node scripts/build.ts [OUT_DIR]   (default dist/)
+ * module) in memory, about 30 MiB of a controller whose idle target is 80. With --cli, the plugin alone
+ * (tsconfig.cli.json): the npm package's `prepack` builds that, since Node.js strips no types under
+ * node_modules.
+ * Usage: node scripts/build.ts [--cli] [OUT_DIR]   (default dist/)
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
@@ -18,10 +20,10 @@ function dataFiles(dir: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-export function buildController(outDir: string): void {
+export function buildController(outDir: string, project = 'tsconfig.build.json'): void {
   rmSync(outDir, { recursive: true, force: true });
   const tsc = join(REPO, 'node_modules', '.bin', 'tsc');
-  const result = spawnSync(tsc, ['-p', join(REPO, 'tsconfig.build.json'), '--outDir', outDir], {
+  const result = spawnSync(tsc, ['-p', join(REPO, project), '--outDir', outDir], {
     cwd: REPO,
     encoding: 'utf8',
   });
@@ -37,7 +39,9 @@ export function buildController(outDir: string): void {
 }
 
 if (import.meta.main) {
-  const outDir = resolve(process.argv[2] ?? join(REPO, 'dist'));
-  buildController(outDir);
+  const args = process.argv.slice(2);
+  const cliOnly = args[0] === '--cli';
+  const outDir = resolve(args[cliOnly ? 1 : 0] ?? join(REPO, 'dist'));
+  buildController(outDir, cliOnly ? 'tsconfig.cli.json' : 'tsconfig.build.json');
   process.stdout.write(`built ${relative(process.cwd(), outDir) || '.'}\n`);
 }

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { waitCrdsEstablished } from '../src/localcluster/crds-established.ts';
 import { findRunningLocalCluster, startLocalCluster } from '../src/localcluster/index.ts';
 import {
   DEFAULT_API_KEY,
@@ -42,7 +43,7 @@ const shell: ShellEnv = {
 log(`API server ${cluster.server}; kubeconfig ${cluster.kubeconfigPath}`);
 
 await run(kubectl, ['apply', '--server-side', '-f', 'crds/'], kubeEnv);
-await run(kubectl, ['wait', '--for=condition=Established', '--timeout=60s', '-f', 'crds/'], kubeEnv);
+await waitCrdsEstablished(kubectl, ['-f', join(root, 'crds')], { env: kubeEnv });
 
 const apiKey = process.env.SIMULATOR_API_KEY ?? DEFAULT_API_KEY;
 const simulator = await startSimulator({

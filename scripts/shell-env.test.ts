@@ -46,5 +46,7 @@ describe('writeShellEnv', () => {
     const plugin = inShell(env, 'kubectl-agd --help');
     expect(plugin.stderr).toBe('');
     expect(plugin.stdout).toContain('Usage: kubectl agd plan');
+    const completion = inShell(env, 'kubectl_complete-agd pl');
+    expect(completion.stdout).toMatch(/^plan\t.*\n:4\n$/);
   });
 });

@@ -46,18 +46,17 @@ export function writeShellEnv(stateDir: string, env: ShellEnv): string {
 
 /**
  * Writes `kubectl-agd` into `<stateDir>/plugins`, running this clone's src/cli.ts on its pinned Node.js
- * (the machine's node may be older than the TypeScript the CLI is), and returns the directory: `kubectl
- * agd` works without `npm link`.
+ * (the machine's node may be older than the TypeScript the CLI is), and `kubectl_complete-agd`, which
+ * kubectl runs to complete `kubectl agd ...`; returns the directory: `kubectl agd` works without `npm link`.
  */
 export function writeKubectlPlugin(stateDir: string, repoRoot: string): string {
   const dir = join(stateDir, 'plugins');
   mkdirSync(dir, { recursive: true });
   const node = join(repoRoot, 'node_modules', '.bin', 'node');
   const cli = join(repoRoot, 'src', 'cli.ts');
-  writeFileSync(
-    join(dir, 'kubectl-agd'),
-    `#!/bin/sh\n# Written by \`make run\`: \`kubectl agd\` runs this clone's CLI.\nexec ${quote(node)} ${quote(cli)} "$@"\n`,
-    { mode: 0o755 },
-  );
+  const script = (args: string) =>
+    `#!/bin/sh\n# Written by \`make run\`: \`kubectl agd\` runs this clone's CLI.\nexec ${quote(node)} ${quote(cli)} ${args}"$@"\n`;
+  writeFileSync(join(dir, 'kubectl-agd'), script(''), { mode: 0o755 });
+  writeFileSync(join(dir, 'kubectl_complete-agd'), script('__complete '), { mode: 0o755 });
   return dir;
 }

@@ -102,11 +102,54 @@ describe('kubectl agd plan, without a cluster', () => {
       stdin: agent('steady', 'registry.example.com/agent:2'),
     });
     expect(changed.code).toBe(2);
+    // The controller's key and no cluster: the platform's value is not printed (value-visibility.ts).
     expect(changed.stdout).toContain(
+      'source_revision_config.image_uri: "(hidden)" → "registry.example.com/agent:2"',
+    );
+    const shown = await run(['plan', '--no-cluster', '--show-values', '-f', '-'], {
+      stdin: agent('steady', 'registry.example.com/agent:2'),
+    });
+    expect(shown.stdout).toContain(
       'source_revision_config.image_uri: "registry.example.com/agent:1" → "registry.example.com/agent:2"',
     );
     expect(changed.stdout).toContain('(new revision)');
     expect(changed.stdout).not.toContain(SECRET_VALUE);
+  });
+
+  it("in CI with the controller's key, another team's live values never reach the output", async () => {
+    // Team A's deployment, with a sidecar's env value; team B's object names it, with another cpu.
+    const TEAM_A_VALUE = 'team-a-private-endpoint-4411';
+    const created = await fetch(`${sim.url}/v2/deployments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Api-Key': DEFAULT_API_KEY },
+      body: JSON.stringify({
+        name: 'team-a-agent',
+        source: 'external_image',
+        source_config: {
+          listener_id: LISTENER,
+          resource_spec: {
+            cpu: 0.5,
+            memory_mb: 512,
+            min_scale: 1,
+            sidecars: [{ name: 'proxy', image: 'proxy:1', env: [{ name: 'UPSTREAM', value: TEAM_A_VALUE }] }],
+          },
+        },
+        source_revision_config: { image_uri: 'registry.example.com/agent:1' },
+        secrets: [{ name: 'TOKEN', value: SECRET_VALUE }],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const teamB = agent('team-a-agent')
+      .replaceAll('namespace: team-a', 'namespace: team-b')
+      .replace('cpu: 0.5', 'cpu: 1');
+    for (const output of ['text', 'markdown', 'json']) {
+      const { code, stdout } = await run(['plan', '--no-cluster', '-f', '-', '-o', output], { stdin: teamB });
+      expect(code).toBe(2);
+      expect(stdout).toContain('source_config.resource_spec');
+      expect(stdout).not.toContain(TEAM_A_VALUE);
+      expect(stdout).toContain('(hidden)');
+      expect(stdout).toContain('--show-values');
+    }
   });
 
   it.each<[string, (yaml: string) => string, string]>([

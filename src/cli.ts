@@ -1,9 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type ControlPlaneAllowList, controlPlaneAllowList } from './controlplane/allowed-control-planes.ts';
-import { ControlPlaneClient } from './controlplane/client.ts';
-import { type Credentials, credentialsKey } from './controlplane/credentials.ts';
 /**
  * kubectl-agd: `kubectl agd import` writes the YAML of existing deployments (src/import/);
  * `kubectl agd plan -f <files|dir|->` says what the controller would do to the platform for
@@ -13,6 +10,11 @@ import { type Credentials, credentialsKey } from './controlplane/credentials.ts'
  * problem (an object refused or that would stall, a failed read, bad usage), 3
  * incomplete (an object could not be judged, or waits on something first).
  */
+import { complete } from './cli/complete.ts';
+import { clusterVersions, formatVersions, planVersionNote } from './cli/version.ts';
+import { type ControlPlaneAllowList, controlPlaneAllowList } from './controlplane/allowed-control-planes.ts';
+import { ControlPlaneClient } from './controlplane/client.ts';
+import { type Credentials, credentialsKey } from './controlplane/credentials.ts';
 import { credentialsPolicy, resolveCredentials } from './controlplane/resolve-credentials.ts';
 import { clusterCheck } from './import/cluster.ts';
 import { IMPORT_USAGE, ImportUsageError, parseImportArgs, runImport } from './import/command.ts';
@@ -28,6 +30,7 @@ import { loadKubeAccess } from './startup.ts';
 
 export const USAGE = `Usage: kubectl agd plan -f <file|directory|-> [-f ...] [options]
        kubectl agd import --help
+       kubectl agd version [--no-cluster] [--operator-namespace NS]
 
 Says what the controller would do on the control plane for each AgentDeployment and SandboxTemplate
 given: create (the request, secret values shown as "(set)"), patch (field by field, and whether a new
@@ -51,6 +54,9 @@ Options:
                                (or ALLOWED_CONTROL_PLANE_URLS; default: the controller's URL only)
       --operator-namespace NS  read the controller's key Secret there, to compare secret values exactly
                                as the controller does (or set SECRETS_DIGEST_KEY, as the controller's)
+      --show-values            print every platform value a patch changes; by default, with the
+                               controller's credentials, a value shows only for the deployment the
+                               object records when this user may get Secrets in its namespace
   -h, --help                   this text
 
 Exit code: 0 every object known to need nothing; 2 changes (a deployment deleted included); 1 a problem (refused, would stall, a
@@ -71,6 +77,7 @@ interface Options {
   digestKey: string | undefined;
   /** --prune's label selector; undefined without --prune. */
   prune: { selector: string } | undefined;
+  showValues: boolean;
 }
 
 /** The controller's credentials as both commands take them: flags first, then the environment. */
@@ -105,6 +112,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
         'operator-namespace': { type: 'string' },
         prune: { type: 'boolean', default: false },
         selector: { type: 'string', short: 'l' },
+        'show-values': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -157,6 +165,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
     operatorNamespace: values['operator-namespace'],
     digestKey: env.SECRETS_DIGEST_KEY || undefined,
     prune: values.prune && selector ? { selector } : undefined,
+    showValues: values['show-values'],
   };
 }
 
@@ -216,9 +225,68 @@ async function runImportCli(io: CliIo): Promise<number> {
   }
 }
 
+export const VERSION_USAGE = `Usage: kubectl agd version [options]
+
+Prints this plugin's version and, when the kubeconfig's cluster answers, the version of the controller
+running there (its Deployment's app.kubernetes.io/version label, else its image tag) and the versions the
+CRDs serve.
+
+Options:
+      --no-cluster             the plugin's version only
+      --operator-namespace NS  look for the controller's Deployment in NS only (default: every namespace)
+  -h, --help                   this text
+`;
+
+/** `kubectl agd version`: never fails for the cluster, which is an aside. */
+async function runVersionCli(io: CliIo): Promise<number> {
+  let values: { 'no-cluster'?: boolean; 'operator-namespace'?: string | undefined; help?: boolean };
+  try {
+    values = parseArgs({
+      args: io.argv.slice(1),
+      options: {
+        'no-cluster': { type: 'boolean', default: false },
+        'operator-namespace': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (err) {
+    io.stderr(`kubectl-agd version: ${err instanceof Error ? err.message : String(err)} (see --help)\n`);
+    return 1;
+  }
+  if (values.help) {
+    io.stdout(VERSION_USAGE);
+    return 0;
+  }
+  if (values['no-cluster']) {
+    io.stdout(formatVersions(undefined));
+    return 0;
+  }
+  let access: KubeAccess;
+  try {
+    access = (io.kubeAccess ?? (() => loadKubeAccess(io.env)))();
+  } catch (err) {
+    io.stdout(formatVersions({ unreachable: err instanceof Error ? err.message : String(err) }));
+    return 0;
+  }
+  io.stdout(formatVersions(await clusterVersions(access, values['operator-namespace'])));
+  return 0;
+}
+
+/** The commands and the usage each parses, for completion (src/cli/complete.ts). */
+const COMMANDS = [
+  { name: 'plan', description: 'what the controller would do for the objects given', usage: USAGE },
+  { name: 'import', description: 'write the objects of existing deployments', usage: IMPORT_USAGE },
+  { name: 'version', description: 'the plugin, controller and CRD versions', usage: VERSION_USAGE },
+];
+
 /** Runs the CLI; resolves with the exit code. */
 export async function runCli(io: CliIo): Promise<number> {
   if (io.argv[0] === 'import') return runImportCli(io);
+  if (io.argv[0] === 'version') return runVersionCli(io);
+  if (io.argv[0] === '__complete') {
+    io.stdout(complete(io.argv.slice(1), COMMANDS, { FORMAT: OUTPUT_FORMATS }));
+    return 0;
+  }
   let options: ReturnType<typeof parseCli>;
   try {
     options = parseCli(io.argv, io.env);
@@ -239,6 +307,7 @@ export async function runCli(io: CliIo): Promise<number> {
       defaultCredentials: options.credentials,
       allowedControlPlanes: options.allowedControlPlanes,
       digestKey,
+      showValues: options.showValues,
       controlPlane(credentials) {
         const key = credentialsKey(credentials);
         let client = clients.get(key);
@@ -250,9 +319,13 @@ export async function runCli(io: CliIo): Promise<number> {
       },
     };
     const namespace = options.namespace ?? access?.namespace ?? 'default';
+    // Read beside the plan: a controller of another version would act as its own code says, not ours.
+    const versionNote = access ? planVersionNote(access, options.operatorNamespace) : undefined;
     try {
       const entries = await planObjects(inputs.objects, namespace, world, inputs.secrets, options.prune);
       io.stdout(formatPlan(entries, options.output, io.isTty && options.output === 'text'));
+      const note = await versionNote;
+      if (note) io.stderr(`kubectl-agd: warning: ${note}\n`);
       if (inputs.ignored > 0) io.stderr(`kubectl-agd: ${inputs.ignored} object(s) of other kinds left out\n`);
       return exitCodeOf(entries);
     } finally {
@@ -267,14 +340,17 @@ export async function runCli(io: CliIo): Promise<number> {
   }
 }
 
-if (import.meta.main) {
-  const code = await runCli({
-    argv: process.argv.slice(2),
+/** The program: `kubectl agd ARGS` (the npm package's bin/kubectl-agd.cjs and the single file call it). */
+export async function main(args: readonly string[]): Promise<void> {
+  process.exitCode = await runCli({
+    argv: args,
     env: process.env,
     stdin: () => readFileSync(0, 'utf8'),
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
     isTty: process.stdout.isTTY === true,
   });
-  process.exitCode = code;
 }
+
+// No top-level await: the single-file build bundles this module as CommonJS (scripts/single-file.ts).
+if (import.meta.main) void main(process.argv.slice(2));

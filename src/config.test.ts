@@ -4,11 +4,11 @@ import { ConfigError, loadConfig } from './config.ts';
 const BASE = { CONTROL_PLANE_URL: 'https://api.example.com' };
 
 describe('loadConfig: credential scoping and the agent-server allow-list', () => {
-  it('defaults to every namespace and the control plane host and domain', () => {
+  it('defaults to every namespace and exactly the control plane host', () => {
     const config = loadConfig([], BASE);
     expect(config.defaultCredentialsNamespaces).toEqual([]);
     expect(config.defaultCredentialsNamespaceSelector).toBe('');
-    expect(config.agentServerHosts.entries).toEqual(['https://api.example.com', 'https://*.example.com']);
+    expect(config.agentServerHosts.entries).toEqual(['https://api.example.com']);
     expect(config.allowedControlPlanes.entries).toEqual(['https://api.example.com']);
   });
 
@@ -18,11 +18,7 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
       { AGENT_SERVER_ALLOWED_HOSTS: '*.agents.example.net, 10.0.0.5:8443, http://127.0.0.1:8080' },
       ['https://*.agents.example.net', 'https://10.0.0.5:8443', 'http://127.0.0.1:8080'],
     ],
-    [
-      'empty: derived',
-      { AGENT_SERVER_ALLOWED_HOSTS: '' },
-      ['https://api.example.com', 'https://*.example.com'],
-    ],
+    ['empty: derived', { AGENT_SERVER_ALLOWED_HOSTS: '' }, ['https://api.example.com']],
   ])('allowed hosts %s', (_case, env, entries) => {
     expect(loadConfig([], { ...BASE, ...env }).agentServerHosts.entries).toEqual(entries);
   });

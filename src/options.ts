@@ -57,7 +57,7 @@ export const OPTIONS = [
   {
     flag: 'agent-server-allowed-hosts',
     env: 'AGENT_SERVER_ALLOWED_HOSTS',
-    help: 'Comma-separated agent-server hosts that may receive the default credentials (host, host:port, *.domain); default: the control plane host and its domain.',
+    help: 'Comma-separated agent-server hosts that may receive the default credentials (host, host:port, *.domain); default: exactly the control plane host; wildcards only where written.',
   },
   {
     flag: 'watch-namespaces',

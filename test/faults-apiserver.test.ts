@@ -14,6 +14,7 @@ import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../src/api/group.ts';
 import { loadConfig } from '../src/config.ts';
 import { type KubeAccess, kubeAccessFromFile } from '../src/kube/access.ts';
 import { kubeRequest } from '../src/kube/request.ts';
+import { waitCrdsEstablished } from '../src/localcluster/crds-established.ts';
 import { type LocalCluster, startLocalCluster } from '../src/localcluster/index.ts';
 import { type Operator, startOperator } from '../src/operator.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../src/simulator/index.ts';
@@ -46,7 +47,9 @@ beforeAll(async () => {
   cluster = await startLocalCluster();
   const files = readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml'));
   await kubectl(['apply', '--server-side', ...files.flatMap((f) => ['-f', join(CRD_DIR, f)])]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  await waitCrdsEstablished(join(cluster.binDir, 'kubectl'), ['crd', '--all'], {
+    kubectlArgs: ['--kubeconfig', cluster.kubeconfigPath],
+  });
   await kubectl(['create', 'namespace', NS]);
   kc = new KubeConfig();
   kc.loadFromFile(cluster.kubeconfigPath);

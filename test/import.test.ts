@@ -328,4 +328,47 @@ describe('import, apply, reconcile: nothing is sent', () => {
     expect(stderr).toMatch(/cannot list deployments/);
     expect(stderr).not.toContain('wrong-key');
   });
+
+  it('a hostile deployment name: the output, applied with kubectl, creates no extra object', {
+    timeout: 120_000,
+  }, async () => {
+    // A namespace user's deployment whose name smuggles a second document: a ClusterRoleBinding that
+    // would make every authenticated user cluster-admin, applied with the administrator's credentials.
+    const binding =
+      '{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRoleBinding, metadata: {name: agd-pwned}, ' +
+      'roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}, ' +
+      'subjects: [{kind: Group, name: system:authenticated}]}';
+    const hostileName = `x\n---\n${binding}\n---\n#`;
+    expect(hostileName.length).toBeLessThanOrEqual(253);
+    await createAsCi([plainDeployment(hostileName), plainDeployment('ci-hostile-fine')]);
+    const ids = h.sim
+      .deployments()
+      .filter((d) => d.name === hostileName || d.name === 'ci-hostile-fine')
+      .map((d) => d.id);
+    const agdsBefore = await kubectl(['get', 'agentdeployments', '-o', 'name'], { namespace: h.ns });
+
+    const { code, stdout, stderr } = await runImport(ids.flatMap((id) => ['--id', id]));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/not written.*spec\.name: must have no control/);
+    expect(
+      stderr
+        .trimEnd()
+        .split('\n')
+        .every((line) => line.startsWith('kubectl-agd import: ')),
+    ).toBe(true);
+    const applied = await kubectl(['apply', '--server-side', '-f', '-'], { input: stdout });
+    expect(applied.code, applied.stderr).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), 'agd-import-'));
+    await runImport([...ids.flatMap((id) => ['--id', id]), '--output-dir', dir]);
+    for (const file of readdirSync(dir)) await kubectl(['apply', '--server-side', '-f', join(dir, file)]);
+
+    const pwned = await kubectl(['get', 'clusterrolebinding', 'agd-pwned', '-o', 'name']);
+    expect(pwned.stdout).toBe('');
+    expect(pwned.stderr).toMatch(/NotFound/);
+    const agdsAfter = await kubectl(['get', 'agentdeployments', '-o', 'name'], { namespace: h.ns });
+    const added = agdsAfter.stdout
+      .split('\n')
+      .filter((line) => line && !agdsBefore.stdout.split('\n').includes(line));
+    expect(added).toEqual(['agentdeployment.deploy.agents.dev/ci-hostile-fine']);
+  });
 });

@@ -182,15 +182,26 @@ export const Retry = z.object({
 });
 export type Retry = z.infer<typeof Retry>;
 
+/**
+ * A deployment name: the interface document states no character rule (only that a name is unique in a
+ * tenant), so this is ours: 1 to 253 characters, none of them a control character, a format character
+ * (bidi overrides, zero-width) or a line or paragraph separator. Such a name could forge lines in YAML,
+ * logs and terminals; no real name needs one. The pattern is RE2 and ECMAScript alike (the CRD's).
+ */
+export const DEPLOYMENT_NAME_PATTERN = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u;
+export const DEPLOYMENT_NAME_RULE =
+  'must have no control, format or line-separator characters (newlines, escapes, bidi overrides)';
+
 export const AgentDeploymentSpec = z
   .object({
     name: z
       .string()
       .min(1)
       .max(253)
+      .regex(DEPLOYMENT_NAME_PATTERN, DEPLOYMENT_NAME_RULE)
       .optional()
       .describe(
-        'Name of the deployment on the control plane. Defaults to metadata.name. Immutable once set.',
+        'Name of the deployment on the control plane: 1 to 253 characters, no control, format or line-separator characters. Defaults to metadata.name. Immutable once set.',
       ),
     source: Source.meta(cel({ rule: 'self == oldSelf', message: 'spec.source is immutable' })).describe(
       'Where the deployment comes from: repo_host (a hosted git repository, cloud only) or external_image (a container image, self-hosted). Immutable.',

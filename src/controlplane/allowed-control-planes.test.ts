@@ -38,6 +38,20 @@ describe('controlPlaneAllowList', () => {
     ],
     // Not a URL.
     ['https://a.example.com', undefined, 'not a url', false],
+    // Compared on the decoded path: an encoded letter is that letter.
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/c%70/v1', true],
+    // Dot segments are resolved before the comparison (and climb out).
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/cp/../admin', false],
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/cp/%2e%2e/admin', false],
+    // Below the prefix here, elsewhere behind a gateway that decodes or strips: refused.
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/cp/..%2fadmin', false],
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/cp/..%2Fadmin', false],
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/cp/%2e%2e%2fadmin', false],
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/cp/..;/admin', false],
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/cp/..%5cadmin', false],
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/cp/..%252fadmin', false],
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/cp/x%3b/admin', false],
+    ['https://gw.example.com/cp', undefined, 'https://gw.example.com/cp/x%00', false],
   ])('list %j, default %j: %s allowed is %s', (listed, defaultUrl, baseUrl, allowed) => {
     expect(controlPlaneAllowList(listed, defaultUrl).allows(baseUrl)).toBe(allowed);
   });
@@ -51,6 +65,25 @@ describe('controlPlaneAllowList', () => {
     expect(() => controlPlaneAllowList(entry, undefined)).toThrow(ControlPlaneAllowListError);
     expect(() => controlPlaneAllowList(entry, undefined)).toThrow(rule);
     expect(() => controlPlaneAllowList(entry, undefined)).toThrow(entry);
+  });
+
+  it.each([
+    ['https://gw.example.com/cp/..%2fadmin', /%2f, an encoded separator/],
+    ['https://gw.example.com/cp/..%5cadmin', /%5c, an encoded separator/],
+    ['https://gw.example.com/cp/%2e%2e%2fadmin', /%2e, an encoded separator, dot/],
+    ['https://gw.example.com/cp/..;/admin', /carries ';'/],
+    ['https://gw.example.com/cp/%zz', /malformed percent-encoding/],
+    ['https://other.example.com/cp', /not among the control planes/],
+  ])('says why %s is refused', (baseUrl, rule) => {
+    const list = controlPlaneAllowList('https://gw.example.com/cp', undefined);
+    expect(list.refusal(baseUrl)).toMatch(rule);
+    expect(list.allows(baseUrl)).toBe(false);
+  });
+
+  it('refuses an entry whose path a gateway could read otherwise', () => {
+    expect(() => controlPlaneAllowList('https://gw.example.com/cp%2fv1', undefined)).toThrow(
+      /"https:\/\/gw.example.com\/cp%2fv1" is not an allowed control-plane URL: its path carries %2f/,
+    );
   });
 
   it('lists the default first and each entry once', () => {

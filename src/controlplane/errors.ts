@@ -1,13 +1,19 @@
 /**
  * Typed errors of the control-plane client, one class per thing a reconciler does differently.
  * Messages carry the operation, the status and what the server said about the request (detail, the
- * loc/msg of validation errors), never a credential, a request body or a response body.
+ * loc/msg of validation errors), never a credential, a request body or a response body. What the server
+ * said is peer text: it is cleaned (cleanPeerText: no control characters or terminal escapes, bounded)
+ * here, where it enters, so every condition, event and log line built from these errors gets it clean.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { cleanPeerText } from '../lib/peer-text.ts';
 import type { Outcome } from '../runtime/outcome.ts';
 import { DetailError, HTTPValidationError } from './schemas.ts';
 
 type ErrorOptions = { operation: string; status?: number | undefined; cause?: unknown };
+
+/** The most of a list of issues a message carries (a 422 may list many). */
+const MAX_LISTED_CHARS = 1000;
 
 export class ControlPlaneError extends Error {
   readonly operation: string;
@@ -40,7 +46,7 @@ export class ValidationFailedError extends ControlPlaneError {
   constructor(operation: string, issues: ValidationIssue[]) {
     const listed = issues.map((i) => (i.loc.length > 0 ? `${i.loc.join('.')}: ${i.msg}` : i.msg)).join('; ');
     super(
-      `${operation}: the control plane refused the request (422): ${listed || 'no details given'}`,
+      `${operation}: the control plane refused the request (422): ${cleanPeerText(listed, MAX_LISTED_CHARS) || 'no details given'}`,
       { operation, status: 422 },
       false,
     );
@@ -149,7 +155,8 @@ export class MalformedResponseError extends ControlPlaneError {
   readonly issues: MalformedIssue[];
 
   constructor(operation: string, status: number, what: string, issues: MalformedIssue[] = []) {
-    const listed = issues.map((i) => `${i.path} (${i.code})`).join(', ');
+    // Paths name the answer's keys, which the server chose.
+    const listed = cleanPeerText(issues.map((i) => `${i.path} (${i.code})`).join(', '), MAX_LISTED_CHARS);
     super(
       `${operation}: malformed response (${status}): ${what}${listed ? `: ${listed}` : ''}`,
       {
@@ -212,15 +219,17 @@ export function parseRetryAfter(
 }
 
 const MAX_DETAIL_CHARS = 500;
+/** A loc element is a field name or an index: short. */
+const MAX_LOC_CHARS = 100;
 
-/** Removes every occurrence of the given secret values, then bounds the length. */
-export function redact(text: string, secrets: readonly string[]): string {
+/** Removes every occurrence of the given secret values from a peer's text, then cleans and bounds it. */
+export function redact(text: string, secrets: readonly string[], max = MAX_DETAIL_CHARS): string {
   let out = text;
   for (const secret of secrets) {
     // Very short values would blank out ordinary words; credentials and secrets are longer.
     if (secret.length >= 4) out = out.split(secret).join('[redacted]');
   }
-  return out.length > MAX_DETAIL_CHARS ? `${out.slice(0, MAX_DETAIL_CHARS)}…` : out;
+  return cleanPeerText(out, max);
 }
 
 function parseJson(text: string): unknown {
@@ -261,7 +270,11 @@ export function errorFromResponse(args: {
     case status === 422: {
       const parsed = HTTPValidationError.safeParse(body);
       const issues = parsed.success
-        ? parsed.data.detail.map((i) => ({ loc: i.loc, msg: redact(i.msg, secrets), type: i.type }))
+        ? parsed.data.detail.map((i) => ({
+            loc: i.loc.map((l) => (typeof l === 'string' ? redact(l, secrets, MAX_LOC_CHARS) : l)),
+            msg: redact(i.msg, secrets),
+            type: redact(i.type, secrets, MAX_LOC_CHARS),
+          }))
         : [];
       if (!parsed.success && detail) issues.push({ loc: [], msg: detail, type: 'detail' });
       return new ValidationFailedError(operation, issues);

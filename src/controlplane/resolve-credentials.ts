@@ -55,10 +55,11 @@ export function resolveCredentials(
     throw new Wait('InvalidCredentials', `${source} cannot be used: ${problems.join('; ')}`);
   }
   // The controller's own credentials name the one control plane that is always allowed.
-  if (ref && !policy.allowed.allows(parsed.data.baseUrl)) {
+  const refused = ref ? policy.allowed.refusal(parsed.data.baseUrl) : undefined;
+  if (refused) {
     throw new Stall(
       'ControlPlaneNotAllowed',
-      `${source} names baseUrl ${parsed.data.baseUrl}, which is not among the control planes the administrator allows (${ALLOWED_CONTROL_PLANES_SETTING}: ${policy.allowed.entries.join(', ') || 'none'}); nothing was sent to it`,
+      `${source} names baseUrl ${parsed.data.baseUrl}, which is refused: ${refused} (${ALLOWED_CONTROL_PLANES_SETTING}: ${policy.allowed.entries.join(', ') || 'none'}); nothing was sent to it`,
     );
   }
   return parsed.data;

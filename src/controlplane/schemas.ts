@@ -268,8 +268,13 @@ export type Secret = z.infer<typeof Secret>;
 /**
  * Ids the operator keeps in status, which allows 64 characters: a longer one is a malformed answer
  * (an id cut short would name something else), refused here rather than by every status write after.
+ * The platform makes them (uuids): printable ASCII, or they are not ids (they reach conditions).
  */
-const StatusId = z.string().min(1).max(64);
+const StatusId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[\x21-\x7e]+$/);
 
 export const Deployment = z
   .object({

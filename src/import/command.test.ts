@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { Deployment } from '../controlplane/schemas.ts';
 import type { ClusterCheck } from './cluster.ts';
 import { type ImportOptions, parseImportArgs, runImport } from './command.ts';
+import { importDeployment } from './manifests.ts';
+import { objectYaml } from './output.ts';
 
 const deployment = (name: string, id: string, change: Partial<Deployment> = {}): Deployment => ({
   id,
@@ -80,7 +82,7 @@ describe('runImport', () => {
       'AgentDeployment/beta',
     ]);
     expect(docs.every((d) => d.metadata.namespace === 'team-a')).toBe(true);
-    expect(stdout).toContain('# The platform masks the values of TOKEN');
+    expect(stdout).toContain('# The platform masks some of these values');
     expect(stderr).toMatch(/warning: the output holds secret values the platform revealed \(beta\)/);
     expect(stderr).not.toContain('revealed-value');
   });
@@ -160,5 +162,43 @@ describe('runImport', () => {
     const { code, stderr } = await run(['--all'], [ALPHA, other]);
     expect(code).toBe(1);
     expect(stderr.match(/would all be the object alpha/g)).toHaveLength(2);
+  });
+
+  it('a hostile name: refused, never in the YAML as text, cleaned on the terminal', async () => {
+    const binding =
+      '{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRoleBinding, metadata: {name: pwned}, ' +
+      'roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}}';
+    const hostile = deployment(
+      `x\n---\n${binding}\n---\n#\u001b[2J\u009b1A`,
+      'e0000000-0000-4000-8000-000000000005',
+      {
+        secrets: [{ name: 'T\n---\nkind: Pwned\n#', value: '********' }],
+      },
+    );
+    const { code, stdout, stderr } = await run(['--all'], [ALPHA, hostile]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/e0000000-.*: not written.*spec\.name: must have no control/);
+    // One line per message, and nothing a terminal acts on.
+    expect(stderr.replaceAll('\n', '')).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+    for (const line of stderr.trimEnd().split('\n')) expect(line).toMatch(/^kubectl-agd import: /);
+    const docs = yaml.loadAll(stdout) as { kind: string; metadata: { name: string } }[];
+    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
+      'Secret/alpha-secrets',
+      'AgentDeployment/alpha',
+    ]);
+  });
+});
+
+describe('objectYaml', () => {
+  it('platform strings go through the YAML library, never into a comment', () => {
+    // Built past the checks on purpose: even a name they would refuse stays a quoted value.
+    const odd = deployment('x\n---\nkind: Pwned\n#', 'f0000000-0000-4000-8000-000000000006', {
+      secrets: [{ name: 'T\n---\nkind: Pwned\n#', value: '********' }],
+    });
+    const text = objectYaml(importDeployment(odd, 'team-a'));
+    expect(text).not.toMatch(/^kind: Pwned/m);
+    const docs = yaml.loadAll(text) as { kind: string; spec?: { name?: string } }[];
+    expect(docs.map((d) => d.kind)).toEqual(['Secret', 'AgentDeployment']);
+    expect(docs[1]?.spec?.name).toBe(odd.name);
   });
 });

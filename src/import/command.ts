@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { ControlPlaneClient } from '../controlplane/client.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
 import type { Deployment } from '../controlplane/schemas.ts';
+import { cleanPeerText } from '../lib/peer-text.ts';
 import type { ClusterCheck } from './cluster.ts';
 import { expressibilityProblems } from './expressible.ts';
 import { type Imported, importDeployment } from './manifests.ts';
@@ -106,6 +107,17 @@ export interface ImportIo {
   stderr: (text: string) => void;
 }
 
+/** The longest line said on standard error. */
+const MAX_LINE = 4000;
+
+/**
+ * One line on standard error. Lines quote the platform (names, what the API server says of them), so
+ * each is cleaned (cleanPeerText: no control characters, escapes or line breaks) before the terminal.
+ */
+const sayer = (io: ImportIo) => (line: string) =>
+  io.stderr(`kubectl-agd import: ${cleanPeerText(line, MAX_LINE)}\n`);
+type Say = ReturnType<typeof sayer>;
+
 type Lister = Pick<ControlPlaneClient, 'listAllDeployments'>;
 
 /** What the filter finds; a filter that finds nothing, or an id not found, is an error. */
@@ -151,7 +163,7 @@ function collisions(objects: readonly Imported[]): Map<Imported, string> {
 }
 
 /** The problems of one object: offline first, then the cluster's dry run (when there is a cluster). */
-async function problemsOf(o: Imported, check: ClusterCheck | undefined, io: ImportIo, label: string) {
+async function problemsOf(o: Imported, check: ClusterCheck | undefined, say: Say, label: string) {
   const problems = expressibilityProblems(o);
   if (problems.length > 0 || !check) return problems;
   let verdict: Awaited<ReturnType<ClusterCheck>>;
@@ -162,7 +174,7 @@ async function problemsOf(o: Imported, check: ClusterCheck | undefined, io: Impo
       `cannot check ${label} with the cluster (${err instanceof Error ? err.message : String(err)}): fix the kubeconfig or the namespace, or give --no-cluster; nothing was written`,
     );
   }
-  if (verdict.note) io.stderr(`kubectl-agd import: ${label}: ${verdict.note}\n`);
+  if (verdict.note) say(`${label}: ${verdict.note}`);
   return verdict.refusal ? [verdict.refusal] : [];
 }
 
@@ -177,12 +189,13 @@ export async function runImport(
   io: ImportIo,
   check?: ClusterCheck,
 ): Promise<number> {
+  const say = sayer(io);
   let deployments: Deployment[];
   try {
     deployments = await listed(client, options.filter);
   } catch (err) {
-    io.stderr(
-      `kubectl-agd import: cannot list deployments at ${credentials.baseUrl}: ${err instanceof Error ? err.message : String(err)}\n`,
+    say(
+      `cannot list deployments at ${credentials.baseUrl}: ${err instanceof Error ? err.message : String(err)}`,
     );
     return 1;
   }
@@ -194,21 +207,19 @@ export async function runImport(
     const clash = clashes.get(o);
     let problems: string[];
     try {
-      problems = clash ? [clash] : await problemsOf(o, check, io, label);
+      problems = clash ? [clash] : await problemsOf(o, check, say, label);
     } catch (err) {
-      io.stderr(`kubectl-agd import: ${err instanceof Error ? err.message : String(err)}\n`);
+      say(err instanceof Error ? err.message : String(err));
       return 1;
     }
     if (problems.length > 0) {
-      io.stderr(
-        `kubectl-agd import: ${label}: not written, the operator cannot express it exactly: ${problems.join('; ')}\n`,
-      );
+      say(`${label}: not written, the operator cannot express it exactly: ${problems.join('; ')}`);
       continue;
     }
     const unechoed = unechoedFields(o.deployment);
     if (unechoed.length > 0) {
-      io.stderr(
-        `kubectl-agd import: ${label}: the platform does not return ${unechoed.join(', ')}: if the deployment has them, add them to the spec before applying (nothing is guessed)\n`,
+      say(
+        `${label}: the platform does not return ${unechoed.join(', ')}: if the deployment has them, add them to the spec before applying (nothing is guessed)`,
       );
     }
     good.push(o);
@@ -216,18 +227,16 @@ export async function runImport(
   const revealed = good.filter((o) => o.revealed.length > 0);
   const written = options.outputDir !== undefined && good.length < objects.length ? [] : good;
   if (written.length > 0 && revealed.length > 0) {
-    io.stderr(
-      `kubectl-agd import: warning: the output holds secret values the platform revealed (${revealed.map((o) => o.agentDeployment.metadata.name).join(', ')}): keep it out of git, or move the values to your secret store\n`,
+    say(
+      `warning: the output holds secret values the platform revealed (${revealed.map((o) => o.agentDeployment.metadata.name).join(', ')}): keep it out of git, or move the values to your secret store`,
     );
   }
   if (options.outputDir === undefined) {
     io.stdout(written.map(objectYaml).join(''));
   } else if (written.length > 0) {
-    for (const path of writeAll(options.outputDir, written)) io.stderr(`kubectl-agd import: wrote ${path}\n`);
+    for (const path of writeAll(options.outputDir, written)) say(`wrote ${path}`);
   } else {
-    io.stderr(
-      `kubectl-agd import: nothing written to ${options.outputDir}: every object must be expressible\n`,
-    );
+    say(`nothing written to ${options.outputDir}: every object must be expressible`);
   }
   return good.length === objects.length ? 0 : 1;
 }

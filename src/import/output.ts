@@ -12,21 +12,22 @@ import type { Imported } from './manifests.ts';
 
 const dump = (doc: unknown) => yaml.dump(doc, { lineWidth: -1, noRefs: true });
 
-function maskedComment(imported: Imported): string {
-  if (imported.masked.length === 0) return '';
-  return [
-    `# The platform masks the values of ${imported.masked.join(', ')}: each is a placeholder below.`,
-    "# Put the real values in before applying: adoption takes the platform's values as current and sends",
-    '# nothing, but the next change to any secret sends the whole list, placeholders included.',
-    '',
-  ].join('\n');
-}
+// Comments are fixed text: a comment is YAML the library does not quote, so nothing the platform wrote
+// (a deployment's name, a secret's name) goes into one. Platform strings travel as values, through dump.
+const MASKED_COMMENT = [
+  '# The platform masks some of these values: each REPLACE_ME_<name> below is a placeholder.',
+  "# Put the real values in before applying: adoption takes the platform's values as current and sends",
+  '# nothing, but the next change to any secret sends the whole list, placeholders included.',
+  '',
+].join('\n');
+const ADOPTS_COMMENT = '# Adopts its deployment by id (the annotation below): applied, nothing is sent.\n';
 
 /** One object's documents: its Secret, if any, then the AgentDeployment. */
 export function objectYaml(imported: Imported): string {
-  const { deployment: d, agentDeployment } = imported;
-  const docs = [`# deployment ${d.id} (${d.name}), adopted by id\n${dump(agentDeployment)}`];
-  if (imported.secret) docs.unshift(`${maskedComment(imported)}${dump(imported.secret)}`);
+  const docs = [`${ADOPTS_COMMENT}${dump(imported.agentDeployment)}`];
+  if (imported.secret) {
+    docs.unshift(`${imported.masked.length > 0 ? MASKED_COMMENT : ''}${dump(imported.secret)}`);
+  }
   return docs.map((doc) => `---\n${doc}`).join('');
 }
 

@@ -22,6 +22,7 @@ import { referencedSecretNames } from '../translate/secrets.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { admission } from './validation/admission.ts';
+import { platformValuesShown, shownChanges } from './value-visibility.ts';
 
 type Spec = AgentDeploymentSpec;
 
@@ -149,7 +150,22 @@ async function plan(input: InputObject, namespace: string, world: PlanWorld, not
     notes,
   );
   const decision = decide({ desired: desired.request, observed, digests, applied: status });
-  if (observeOnly) return observeOnlyEntry(decision, desired.request, observed);
+  // The platform's values only for a reader who could read them anyway (value-visibility.ts).
+  const shown =
+    (decision.action === 'patch' || decision.action === 'stall') &&
+    (await platformValuesShown(world, {
+      namespace,
+      ownCredentials: !!spec.credentialsSecretRef,
+      recordedId: status.deploymentId,
+      observedId: observed?.id,
+    }));
+  const changesOf = (fields: readonly string[]) =>
+    shownChanges(
+      fields.map((field) => change(field, desired.request, observed)),
+      shown,
+      notes,
+    );
+  if (observeOnly) return observeOnlyEntry(decision, desired.request, observed, changesOf);
   switch (decision.action) {
     case 'create':
       return {
@@ -163,7 +179,7 @@ async function plan(input: InputObject, namespace: string, world: PlanWorld, not
         action: 'patch' as const,
         message: `patch deployment ${observed?.id}: ${decision.changed.join(', ')}`,
         deploymentId: observed?.id,
-        changes: decision.changed.map((field) => change(field, desired.request, observed)),
+        changes: changesOf(decision.changed),
         createsRevision: decision.createsRevision,
       };
     case 'none':
@@ -259,6 +275,7 @@ function observeOnlyEntry(
   decision: Decision,
   desired: DeploymentCreateRequest,
   observed: Deployment | undefined,
+  changesOf: (fields: readonly string[]) => FieldChange[],
 ): Omit<PlanEntry, 'kind' | 'namespace' | 'name' | 'notes'> {
   const verdict = observeVerdict(decision);
   const base = { observeOnly: true, ...(observed ? { deploymentId: observed.id } : {}) };
@@ -286,7 +303,7 @@ function observeOnlyEntry(
     action: 'stall',
     reason: 'DriftDetected',
     message: driftMessage(observed.id, verdict.drift),
-    changes: fields.map((field) => change(field, desired, observed)),
+    changes: changesOf(fields),
   };
 }
 

@@ -124,3 +124,35 @@ describe('formats', () => {
     );
   });
 });
+
+describe('platform text in every format', () => {
+  // A value and a message the platform chose: escapes, a C1 CSI, a forged line, a bidi override, a fence.
+  const HOSTILE = 'v1\u001b[2J\u009b1A\n+ AgentDeployment forged: none\u202e ```\n</details>';
+  const hostile = entry('patch', {
+    message: `patch deployment ${HOSTILE}`,
+    changes: [{ field: 'source_config.resource_spec.labels', from: { team: HOSTILE }, to: null }],
+  });
+  const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+  it('text: every line free of control characters, no forged line', () => {
+    const lines = formatText([hostile], false).trimEnd().split('\n');
+    for (const line of lines) expect(line).not.toMatch(UNSAFE);
+    expect(lines.filter((l) => l.startsWith('+ AgentDeployment forged'))).toEqual([]);
+    expect(lines.join('\n')).toContain('\\u001b[2J\\u009b1A');
+  });
+
+  it('markdown: no control characters, and the code fence cannot be closed by a value', () => {
+    const md = formatMarkdown([hostile]);
+    for (const line of md.split('\n')) expect(line).not.toMatch(UNSAFE);
+    const fences = md.split('\n').filter((l) => /^`{3,}$/.test(l));
+    expect(fences).toHaveLength(2);
+    expect(fences[0]?.length).toBeGreaterThan(3);
+  });
+
+  it('json: still the same values once parsed, with no raw C1 or bidi character', () => {
+    const json = formatJson([hostile]);
+    for (const line of json.split('\n')) expect(line).not.toMatch(UNSAFE);
+    const parsed = JSON.parse(json) as { entries: PlanEntry[] };
+    expect(parsed.entries[0]?.changes?.[0]?.from).toEqual({ team: HOSTILE });
+  });
+});

@@ -1,7 +1,10 @@
 /**
  * A plan as text (coloured on a terminal), Markdown (a pull-request comment) or JSON (for machines), and
  * the exit code it stands for. Nothing here sees a secret value: the planners already replaced them.
+ * Lines quote the platform (names, values, messages): every control or invisible character is shown
+ * escaped (escapeInvisible), so nothing printed acts on a terminal or forges a line.
  */
+import { escapeInvisible } from '../lib/peer-text.ts';
 import { isChange, isProblem, type PlanEntry } from './model.ts';
 
 export type OutputFormat = 'text' | 'markdown' | 'json';
@@ -93,17 +96,19 @@ export function formatText(entries: readonly PlanEntry[], colour: boolean): stri
     out.push(
       paint(
         COLOUR[e.action],
-        `${SYMBOL[e.action]} ${title(e)}: ${what}${observing(e)}${revision(e)}: ${e.message}`,
+        escapeInvisible(
+          `${SYMBOL[e.action]} ${title(e)}: ${what}${observing(e)}${revision(e)}: ${e.message}`,
+        ),
       ),
     );
-    for (const line of details(e)) out.push(`    ${line}`);
+    for (const line of details(e)) out.push(`    ${escapeInvisible(line)}`);
   }
   out.push('', `Plan: ${summaryOf(entries)}.`);
   return `${out.join('\n')}\n`;
 }
 
 export function formatMarkdown(entries: readonly PlanEntry[]): string {
-  const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
+  const cell = (s: string) => escapeInvisible(s.replaceAll('|', '\\|').replaceAll('\n', ' '));
   const out = [
     '### kubectl agd plan',
     '',
@@ -117,15 +122,21 @@ export function formatMarkdown(entries: readonly PlanEntry[]): string {
     ),
   ];
   for (const e of entries) {
-    const lines = details(e);
+    const lines = details(e).map(escapeInvisible);
     if (lines.length === 0) continue;
+    // A fence longer than any run of backticks in the lines: a value cannot close it.
+    const longest = Math.max(
+      2,
+      ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((r) => r.length))),
+    );
+    const fence = '`'.repeat(longest + 1);
     out.push(
       '',
       `<details><summary><code>${title(e)}</code>: ${e.action}</summary>`,
       '',
-      '```',
+      fence,
       ...lines,
-      '```',
+      fence,
       '',
       '</details>',
     );
@@ -134,7 +145,13 @@ export function formatMarkdown(entries: readonly PlanEntry[]): string {
 }
 
 export function formatJson(entries: readonly PlanEntry[]): string {
-  return `${JSON.stringify({ summary: summaryOf(entries), exitCode: exitCodeOf(entries), entries }, null, 2)}\n`;
+  // JSON escapes C0 characters itself; C1, bidi and separators are escaped per line (still valid JSON).
+  const text = JSON.stringify(
+    { summary: summaryOf(entries), exitCode: exitCodeOf(entries), entries },
+    null,
+    2,
+  );
+  return `${text.split('\n').map(escapeInvisible).join('\n')}\n`;
 }
 
 export function formatPlan(entries: readonly PlanEntry[], format: OutputFormat, colour: boolean): string {

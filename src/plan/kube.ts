@@ -85,6 +85,18 @@ export function kubePlanReads(access: KubeAccess): PlanKube {
       }
       return undefined;
     },
+    async maySeeSecrets(namespace) {
+      const review = (await kubeRequest(access, {
+        method: 'POST',
+        path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: { namespace, verb: 'get', resource: 'secrets' } },
+        },
+      })) as { status?: { allowed?: boolean } };
+      return review.status?.allowed === true;
+    },
     async agentDeploymentsMatching(namespace, selector) {
       const list = (await kubeRequest(access, {
         method: 'GET',

@@ -76,6 +76,8 @@ export interface PlanKube {
   agentDeployments(namespace: string): Promise<LiveObject[] | undefined>;
   /** The AgentDeployments of a namespace whose labels match a label selector (--prune). */
   agentDeploymentsMatching(namespace: string, selector: string): Promise<LiveObject[]>;
+  /** Whether this user may get Secrets in the namespace (a SelfSubjectAccessReview). */
+  maySeeSecrets(namespace: string): Promise<boolean>;
 }
 
 export interface PlanWorld {
@@ -91,6 +93,8 @@ export interface PlanWorld {
   digestKey: string | undefined;
   /** A read-only client for these credentials. */
   controlPlane(credentials: Credentials): PlanClient;
+  /** --show-values: every platform value printed, whoever may read the output (value-visibility.ts). */
+  showValues?: boolean;
 }
 
 export interface InputObject {

@@ -55,6 +55,7 @@ function worldWith(cluster: LiveObject[], platform: Deployment[]) {
         reads.push(`list ${namespace} ${selector}`);
         return cluster.filter((o) => o.metadata.namespace === namespace);
       },
+      maySeeSecrets: async () => false,
     },
     defaultCredentials: { baseUrl: BASE_URL, apiKey: 'k' },
     digestKey: undefined,

@@ -6,6 +6,7 @@
  * set: a rule the spec does not list is drift).
  */
 import type { Drift, ObservedTemplate, SandboxTemplateSpec } from '../api/sandboxtemplate.ts';
+import { cleanPeerText } from '../lib/peer-text.ts';
 import { sameQuantity } from '../translate/quantity.ts';
 
 const ABSENT = '(absent)';
@@ -99,7 +100,15 @@ function setText(items: readonly string[]): string {
   return sorted.length ? sorted.join(', ') : '[]';
 }
 
+/** Observed values are the platform's text: each cleaned and cut before a condition quotes it. */
+const MAX_OBSERVED_CHARS = 200;
+
 /** One line naming every drifted field, for the condition message and the event. */
 export function describeDrift(drift: readonly Drift[]): string {
-  return drift.map((d) => `${d.field}: spec ${d.expected}, observed ${d.observed}`).join('; ');
+  return drift
+    .map(
+      (d) =>
+        `${cleanPeerText(d.field, MAX_OBSERVED_CHARS)}: spec ${d.expected}, observed ${cleanPeerText(d.observed, MAX_OBSERVED_CHARS)}`,
+    )
+    .join('; ');
 }

@@ -4,6 +4,7 @@
  * exact matches are an error to report, never a pick.
  */
 import type { SandboxTemplate } from '../controlplane/schemas.ts';
+import { cleanPeerText } from '../lib/peer-text.ts';
 
 export type Resolution =
   | { kind: 'found'; template: SandboxTemplate }
@@ -11,6 +12,8 @@ export type Resolution =
   | { kind: 'ambiguous'; ids: string[] };
 
 const MAX_SIMILAR = 5;
+/** Near names are quoted in a condition: platform text, cleaned and cut. */
+const MAX_SIMILAR_CHARS = 100;
 
 export function resolveTemplate(templates: readonly SandboxTemplate[], name: string): Resolution {
   const needle = name.toLowerCase();
@@ -19,5 +22,6 @@ export function resolveTemplate(templates: readonly SandboxTemplate[], name: str
   const [only] = exact;
   if (exact.length === 1 && only) return { kind: 'found', template: only };
   if (exact.length > 1) return { kind: 'ambiguous', ids: exact.map((t) => t.id).sort() };
-  return { kind: 'notFound', similar: [...new Set(candidates.map((t) => t.name))].slice(0, MAX_SIMILAR) };
+  const similar = [...new Set(candidates.map((t) => cleanPeerText(t.name, MAX_SIMILAR_CHARS)))];
+  return { kind: 'notFound', similar: similar.slice(0, MAX_SIMILAR) };
 }

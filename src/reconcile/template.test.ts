@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SandboxTemplateSpec } from '../api/sandboxtemplate.ts';
 import type { SandboxTemplate } from '../controlplane/schemas.ts';
-import { type ObservedForDrift, templateDrift } from './template-drift.ts';
+import { describeDrift, type ObservedForDrift, templateDrift } from './template-drift.ts';
 import { observedFacts } from './template-observed.ts';
 import { resolveTemplate } from './template-resolve.ts';
 
@@ -16,6 +16,14 @@ describe('resolveTemplate', () => {
     expect(resolveTemplate(listed, 'Py')).toEqual({
       kind: 'notFound',
       similar: ['py', 'py-3.12', 'PY-legacy'],
+    });
+  });
+  it('near names are platform text: cleaned before a condition quotes them', () => {
+    const hostile = t('py\u001b[2J\nlevel=error msg="forged"');
+    expect(resolveTemplate([hostile], 'py-x').kind).toBe('notFound');
+    expect(resolveTemplate([hostile], 'py')).toEqual({
+      kind: 'notFound',
+      similar: ['py [2J level=error msg="forged"'],
     });
   });
   it('reports two exact matches instead of choosing', () => {
@@ -123,5 +131,16 @@ describe('templateDrift', () => {
       { field: 'image', expected: 'img:2', observed: 'img:1' },
       { field: 'resources.cpu', expected: '1', observed: '500m' },
     ]);
+  });
+
+  it("describes the observed values cleaned: the platform's text never forges a line", () => {
+    const drift = templateDrift(spec({ image: 'img:2' }), {
+      ...observed,
+      image: `img:1\u001b[31m\n${'x'.repeat(500)}`,
+    });
+    const text = describeDrift(drift);
+    expect(text).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+    expect(text.startsWith('image: spec img:2, observed img:1 [31m xxx')).toBe(true);
+    expect(text.length).toBeLessThan(260);
   });
 });

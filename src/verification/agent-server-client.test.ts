@@ -8,23 +8,7 @@ import {
   startFixedServer,
   startHostileServer,
 } from '../../test/support/hostile-server.ts';
-import { AgentServerClient, AgentServerError, summarize } from './agent-server-client.ts';
-
-describe('summarize', () => {
-  it.each<[string, string, number, string]>([
-    ['plain text is kept', 'graph not found', 100, 'graph not found'],
-    ['control characters become spaces', 'a\u0000b\u0007c', 100, 'a b c'],
-    ['escape sequences lose their ESC', '\u001b[31mred\u001b[0m', 100, '[31mred [0m'],
-    ['newlines and tabs collapse', 'one\n\n\ttwo\r\nthree', 100, 'one two three'],
-    ['bidi overrides go', 'abc\u202Edef', 100, 'abc def'],
-    ['line separators go', 'a\u2028b', 100, 'a b'],
-    ['long text is cut', 'x'.repeat(50), 10, `${'x'.repeat(9)}…`],
-    ['a cut never splits a surrogate pair', '😀'.repeat(5), 3, '😀😀…'],
-    ['unicode letters stay', 'café ünïcode', 100, 'café ünïcode'],
-  ])('%s', (_case, input, max, want) => {
-    expect(summarize(input, max)).toBe(want);
-  });
-});
+import { AgentServerClient, AgentServerError } from './agent-server-client.ts';
 
 describe('AgentServerClient error answers', () => {
   let server: Server;

@@ -10,6 +10,7 @@ import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { authHeaders, type Credentials } from '../controlplane/credentials.ts';
 import { OutboundError, outboundCall } from '../lib/outbound.ts';
+import { cleanPeerText } from '../lib/peer-text.ts';
 import { getGlobalDispatcher } from '../lib/undici.ts';
 
 const TIMEOUT_MS = 10_000;
@@ -205,7 +206,7 @@ export class AgentServerClient {
       // not JSON: not quoted
     }
     if (typeof detail !== 'string') return ` (a ${Buffer.byteLength(text)}-byte body, not quoted)`;
-    const summary = summarize(this.#redact(detail), MAX_DETAIL);
+    const summary = cleanPeerText(this.#redact(detail), MAX_DETAIL);
     return summary === '' ? '' : `: ${summary}`;
   }
 
@@ -215,17 +216,3 @@ export class AgentServerClient {
 }
 
 const enc = encodeURIComponent;
-
-/**
- * Text from an agent server made fit for status and events: control, format and other invisible
- * characters (escape sequences, bidi overrides, NUL) become spaces, runs of space collapse, and at most
- * `max` characters are kept.
- */
-export function summarize(text: string, max: number): string {
-  const flat = text
-    .replace(/[\p{C}\p{Zl}\p{Zp}]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  const chars = Array.from(flat); // by code point: a cut never splits a surrogate pair
-  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : flat;
-}

@@ -88,14 +88,12 @@ describe('parseHostAllowList: refuses', () => {
 
 describe('defaultHostAllowList', () => {
   it.each<[string, string | undefined, string[]]>([
-    ['a DNS name', 'https://api.example.com', ['https://api.example.com', 'https://*.example.com']],
-    [
-      'a deeper DNS name',
-      'https://api.eu.example.com/v2',
-      ['https://api.eu.example.com', 'https://*.eu.example.com'],
-    ],
-    ['a two-label name', 'https://example.com', ['https://example.com', 'https://*.example.com']],
-    ['a port', 'https://api.example.com:8443', ['https://api.example.com:8443', 'https://*.example.com']],
+    ['a DNS name', 'https://api.example.com', ['https://api.example.com']],
+    ['a deeper DNS name', 'https://api.eu.example.com/v2', ['https://api.eu.example.com']],
+    ['a two-label name', 'https://example.com', ['https://example.com']],
+    ['a port', 'https://api.example.com:8443', ['https://api.example.com:8443']],
+    // No label is dropped: a derived wildcard would climb to a public suffix (*.co.uk).
+    ['under a public suffix', 'https://acme.co.uk', ['https://acme.co.uk']],
     ['the local simulator', 'http://127.0.0.1:8787', ['http://127.0.0.1:8787']],
     ['localhost', 'http://localhost:8787', ['http://localhost:8787']],
     ['no control plane', undefined, []],
@@ -108,5 +106,19 @@ describe('defaultHostAllowList', () => {
     ['another port on the same machine', 'http://127.0.0.1:8788/', false],
   ])('simulator: %s', (_case, url, want) => {
     expect(defaultHostAllowList('http://127.0.0.1:8787').allows(url)).toBe(want);
+  });
+
+  it.each<[string, string, string, boolean]>([
+    ['the control plane itself', 'https://acme.co.uk', 'https://acme.co.uk/ok', true],
+    ['a host under the public suffix', 'https://acme.co.uk', 'https://attacker-owned.co.uk/ok', false],
+    [
+      'a sibling under a shared cloud domain',
+      'https://api.example.cloudapp.net',
+      'https://evil.cloudapp.net/',
+      false,
+    ],
+    ['a subdomain of the control plane', 'https://api.example.com', 'https://agents.example.com/', false],
+  ])('the controller key goes to the exact host only: %s', (_case, controlPlaneUrl, url, want) => {
+    expect(defaultHostAllowList(controlPlaneUrl).allows(url)).toBe(want);
   });
 });

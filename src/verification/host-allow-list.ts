@@ -92,25 +92,17 @@ export function parseHostAllowList(value: string): HostAllowList {
   return allowListOf(raw.map(parseEntry));
 }
 
-const isIp = (hostname: string) => hostname.startsWith('[') || /^\d+(\.\d+){3}$/.test(hostname);
-
 /**
- * The default, under the control plane's own scheme: its host (and port) and the subdomains of its domain
- * on the scheme's default port (`https://api.example.com` gives `https://api.example.com` and
- * `https://*.example.com`; `example.com` gives `*.example.com` too). An IP address or a single-label host
- * (`localhost`) gives itself only. No control plane URL: an empty list (the controller's credentials go
- * to no agent server).
+ * The default, under the control plane's own scheme: exactly its host (and port), nothing derived from it
+ * (`https://api.example.com` gives `https://api.example.com` only). A wildcard guessed from the host's
+ * domain can climb to a suffix others publish under (`acme.co.uk` to `*.co.uk`, a cloud API host to its
+ * provider's shared domain): wildcards come only from the administrator's list. No control plane URL: an
+ * empty list (the controller's credentials go to no agent server).
  */
 export function defaultHostAllowList(controlPlaneUrl: string | undefined): HostAllowList {
   if (!controlPlaneUrl) return allowListOf([]);
   const url = new URL(controlPlaneUrl);
   const scheme = url.protocol === 'http:' ? 'http:' : 'https:';
   const host = url.hostname.replace(/\.$/, '');
-  const entries: Entry[] = [{ scheme, host, wildcard: false, port: url.port || DEFAULT_PORTS[scheme] }];
-  const labels = host.split('.');
-  if (!isIp(host) && labels.length >= 2) {
-    const domain = labels.length === 2 ? host : labels.slice(1).join('.');
-    entries.push({ scheme, host: domain, wildcard: true, port: DEFAULT_PORTS[scheme] });
-  }
-  return allowListOf(entries);
+  return allowListOf([{ scheme, host, wildcard: false, port: url.port || DEFAULT_PORTS[scheme] }]);
 }

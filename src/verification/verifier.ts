@@ -8,7 +8,8 @@ import type { Dispatcher } from 'undici';
 import type { Verification, VerificationStatus } from '../api/verification.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
 import { formatDuration } from '../lib/duration.ts';
-import { AgentServerClient, AgentServerError, summarize } from './agent-server-client.ts';
+import { cleanPeerText } from '../lib/peer-text.ts';
+import { AgentServerClient, AgentServerError } from './agent-server-client.ts';
 import type { HostAllowList } from './host-allow-list.ts';
 import { decide, JOIN_REQUEUE_MS, nextDueMs } from './machine.ts';
 import type { RunReport, RunReports } from './run-reports.ts';
@@ -133,7 +134,7 @@ export class Verifier {
     if (!req.url || req.credentialsOwner !== 'controller') return undefined;
     if (this.#options.allowedHosts.allows(req.url)) return undefined;
     const entries = this.#options.allowedHosts.entries;
-    const message = `not verified: the deployment's URL ${summarize(req.url, 200)} is not on the agent-server host allow-list (${entries.length ? entries.join(', ') : 'empty'}), so the controller's credentials are not sent there and no request was made; the administrator can allow the host (--agent-server-allowed-hosts), or the object can use its namespace's own credentials (spec.credentialsSecretRef)`;
+    const message = `not verified: the deployment's URL ${cleanPeerText(req.url, 200)} is not on the agent-server host allow-list (${entries.length ? entries.join(', ') : 'empty'}), so the controller's credentials are not sent there and no request was made; the administrator can allow the host (--agent-server-allowed-hosts), or the object can use its namespace's own credentials (spec.credentialsSecretRef)`;
     const record = structuredClone(
       req.record ?? {
         revisionId: req.revisionId,
@@ -239,7 +240,7 @@ export class Verifier {
     const c = record.current as Current;
     let runStatus: string | undefined;
     try {
-      runStatus = summarize((await this.#client(req).getRun(c.threadId, c.runId)).status, 40);
+      runStatus = cleanPeerText((await this.#client(req).getRun(c.threadId, c.runId)).status, 40);
     } catch (err) {
       if (!(err instanceof AgentServerError)) throw err;
     }
@@ -315,8 +316,8 @@ function runAttempt(
 ): Omit<Attempt, 'completedAt' | 'duration'> {
   const succeeded = runStatus === 'success';
   // The run's status and error come from the agent server: quoted short and printable only.
-  const status = summarize(runStatus, 40);
-  const detail = error ? summarize([error.error, error.message].filter(Boolean).join(': '), 200) : '';
+  const status = cleanPeerText(runStatus, 40);
+  const detail = error ? cleanPeerText([error.error, error.message].filter(Boolean).join(': '), 200) : '';
   return {
     runId: c.runId,
     threadId: c.threadId,

@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitCrdsEstablished } from '../../src/localcluster/crds-established.ts';
 import { REPO } from '../packaging-helpers.ts';
 import { kubectl, testKubeconfigPath } from './kube.ts';
 
@@ -44,18 +45,16 @@ const must = async (args: string[], input?: string) => {
 };
 
 /** Argo CD's CRDs, argocd-cm with the health checks, argocd-secret and the default AppProject. */
-async function installArgoCdObjects(binDir: string): Promise<void> {
+async function installArgoCdObjects(binDir: string, kubeBinDir: string): Promise<void> {
   const crdDir = join(binDir, 'crds');
   for (const file of readdirSync(crdDir).sort()) {
     await must(['apply', '--server-side', '--force-conflicts', '-f', join(crdDir, file)]);
   }
-  await must([
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/applications.argoproj.io',
-    'crd/appprojects.argoproj.io',
-  ]);
+  await waitCrdsEstablished(
+    join(kubeBinDir, 'kubectl'),
+    ['crd/applications.argoproj.io', 'crd/appprojects.argoproj.io'],
+    { kubectlArgs: ['--kubeconfig', testKubeconfigPath()] },
+  );
   await must(['create', 'namespace', ARGOCD_NAMESPACE, '--dry-run=client', '-o', 'yaml']).then((yaml) =>
     must(['apply', '-f', '-'], yaml),
   );
@@ -122,7 +121,7 @@ async function waitForPort(port: number, child: ChildProcess, label: string): Pr
 
 /** Starts Redis, the repo server and the application controller against the run's API server. */
 export async function startArgoCd(binDir: string, kubeBinDir: string): Promise<ArgoCd> {
-  await installArgoCdObjects(binDir);
+  await installArgoCdObjects(binDir, kubeBinDir);
   const logs: string[] = [];
   const home = mkdtempSync(join(tmpdir(), 'argocd-home-'));
   const [redisPort, repoPort, repoMetrics, controllerMetrics] = await Promise.all([

@@ -2,6 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { waitCrdsEstablished } from '../../src/localcluster/crds-established.ts';
 import { startLocalCluster } from '../../src/localcluster/index.ts';
 import { runKubectl } from './kubectl-runner.ts';
 
@@ -38,7 +39,11 @@ async function installCrds(binDir: string, kubeconfigPath: string): Promise<void
   };
   const applied = await kubectl(['apply', '--server-side', '-o', 'name', ...files.flatMap((f) => ['-f', f])]);
   const crds = applied.split('\n').filter((name) => name.startsWith('customresourcedefinition'));
-  if (crds.length > 0) await kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...crds]);
+  if (crds.length > 0) {
+    await waitCrdsEstablished(join(binDir, 'kubectl'), crds, {
+      kubectlArgs: ['--kubeconfig', kubeconfigPath],
+    });
+  }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

@@ -219,6 +219,26 @@ describe('offline validation against the generated CRDs', () => {
     }
   });
 
+  it.each<[string, string, boolean]>([
+    ['a plain name', 'research-agent', true],
+    ['spaces and letters beyond ASCII', 'Recherche – agent 2', true],
+    ['a newline (a second YAML document)', 'x\n---\nkind: ClusterRoleBinding', false],
+    ['a terminal escape', 'x\u001b[2J', false],
+    ['a C1 control (CSI)', 'x\u009b1A', false],
+    ['a bidi override', 'agent\u202Egnp.exe', false],
+    ['a line separator', 'a\u2028b', false],
+  ])('spec.name, %s: accepted is %s', (_case, name, accepted) => {
+    const obj = {
+      apiVersion: 'deploy.agents.dev/v1alpha1',
+      kind: 'AgentDeployment',
+      metadata: { name: 'a', namespace: 'ns' },
+      spec: { name, source: 'external_image', sourceRevisionConfig: { imageUri: 'reg/a:1' } },
+    };
+    const refusal = v.refusal(obj);
+    if (accepted) expect(refusal).toBeUndefined();
+    else expect(refusal).toMatch(/spec\.name/);
+  });
+
   it('an object of a kind no CRD serves is a bug, not a refusal', () => {
     expect(() => v.refusal({ apiVersion: 'x/v1', kind: 'Other', metadata: { name: 'a' } })).toThrow(
       'no CRD serves Other in x/v1',

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { complete, flagsOf } from './complete.ts';
+
+const USAGE = `Usage: x plan [options]
+
+Options:
+  -f, --filename PATH          a file
+  -o, --output FORMAT          text or json
+      --no-cluster             offline
+  -n, --namespace NS           namespace
+  -h, --help                   this text
+`;
+const COMMANDS = [
+  { name: 'plan', description: 'plan it', usage: USAGE },
+  { name: 'version', description: 'versions', usage: 'Options:\n  -h, --help   this text\n' },
+];
+const run = (...words: string[]) => complete(words, COMMANDS, { FORMAT: ['text', 'json'] });
+
+describe('flagsOf', () => {
+  it('reads each flag, its short form and whether it takes a value', () => {
+    expect(flagsOf(USAGE).map((f) => [f.short, f.long, f.value])).toEqual([
+      ['f', 'filename', 'PATH'],
+      ['o', 'output', 'FORMAT'],
+      [undefined, 'no-cluster', undefined],
+      ['n', 'namespace', 'NS'],
+      ['h', 'help', undefined],
+    ]);
+  });
+});
+
+describe('complete (Cobra __complete output)', () => {
+  it.each<[string, string[], string]>([
+    ['the commands', [''], 'plan\tplan it\nversion\tversions\n:4\n'],
+    ['a command by its start', ['ve'], 'version\tversions\n:4\n'],
+    ['an unknown command: nothing', ['nope', ''], ':4\n'],
+    ['the flags of a command', ['plan', '--n'], '--no-cluster\toffline\n--namespace\tnamespace\n:4\n'],
+    ['an output format after -o', ['plan', '-o', 'j'], 'json\n:4\n'],
+    ['an output format after --output', ['plan', '--output', ''], 'text\njson\n:4\n'],
+    ["a file after -f: the shell's file completion", ['plan', '-f', 'ex'], ':0\n'],
+    ['a value without choices: nothing', ['plan', '-n', ''], ':4\n'],
+    ['a word that is no flag: nothing', ['plan', 'x'], ':4\n'],
+  ])('%s', (_, words, expected) => {
+    expect(run(...words)).toBe(expected);
+  });
+});
