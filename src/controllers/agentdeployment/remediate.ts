@@ -204,3 +204,30 @@ export async function fastRevert(
   pass.events.push({ type: 'Normal', reason: EventReason.Reverted, message: why });
   return redeployed;
 }
+
+/**
+ * Observe-only: what spec.remediation would do about the failed latest revision, said and never done
+ * (an empty string when it would do nothing).
+ */
+export function wouldRemediate(
+  pass: AgentDeploymentPass,
+  deployment: Deployment,
+  latest: LatestFailure,
+): string {
+  if (pass.spec.remediation?.strategy !== 'Rollback') return '';
+  const decision = decideRemediation({
+    strategy: 'Rollback',
+    verificationFailures: pass.spec.remediation.verificationFailures,
+    latest,
+    history: historyOf(pass),
+    lastGoodRevision: pass.status.lastGoodRevision,
+    activeRevisionId: deployment.active_revision_id ?? undefined,
+  });
+  const what =
+    decision.action === 'rollback'
+      ? `would roll back to revision ${decision.to}`
+      : decision.action === 'rollbackFailed'
+        ? decision.message
+        : `would not roll back (${decision.why ?? 'nothing to roll back to'})`;
+  return `; observe-only: spec.remediation ${what}, and nothing is sent`;
+}
