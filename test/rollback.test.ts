@@ -6,6 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
+import type { ControlPlaneClient } from '../src/controlplane/client.ts';
+import type { PlanKind } from '../src/plan/model.ts';
+import { planObjects } from '../src/plan/plan.ts';
 import { repoHost } from './support/agd-objects.ts';
 import {
   condition,
@@ -18,6 +21,7 @@ import {
   sleep,
   startHarness,
 } from './support/harness.ts';
+import { planWorld } from './support/plan-world.ts';
 
 // repo_host: the simulator gives those deployments a URL to verify. Tags, so a revert may redeploy.
 const GOOD = 'refs/tags/v1';
@@ -30,14 +34,19 @@ const ROLLBACK = { strategy: 'Rollback' };
 /** The harness's POLL_INTERVAL. */
 const POLL_MS = 1_000;
 
+const DIGEST_KEY = 'rollback-digest-key';
 let h: Harness;
+const clients: ControlPlaneClient[] = [];
 
 beforeAll(async () => {
-  h = await startHarness('rollback', { env: { VERIFICATION_BACKOFF: '300ms' } });
+  h = await startHarness('rollback', {
+    env: { VERIFICATION_BACKOFF: '300ms', SECRETS_DIGEST_KEY: DIGEST_KEY },
+  });
   h.sim.configureRevisionAgent(BAD, { graph: { fail: true, errorMessage: 'the bad image' } });
 });
 
 afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
   await h?.stop();
 });
 
@@ -390,5 +399,80 @@ describe('the odd cases', () => {
     );
     expect(condition(obj, 'Ready')?.reason).toBe('VerificationFailed');
     expect(redeploysOf('no-remediation')).toStrictEqual([]);
+  });
+});
+
+describe('spec.retry first, then one rollback', () => {
+  it('a failed deploy while a bad revision serves: the retries, then the rollback', async () => {
+    await createAgd(
+      h,
+      agent('retry-first', {
+        verification: VERIFY,
+        // A failed verification alone never rolls back here: the bad revision keeps serving.
+        remediation: { strategy: 'Rollback', verificationFailures: 0 },
+        retry: { limit: 1, backoff: '1s' },
+      }),
+    );
+    const good = await until('retry-first', isReady, 'Ready');
+    await mergePatchAgd(h, 'retry-first', { spec: at(BAD) });
+    await until(
+      'retry-first',
+      (o) => condition(o, 'Verified')?.status === 'False' && current(o),
+      'the bad revision serving',
+    );
+    // The next revision and its retry fail to deploy.
+    h.sim.failRevisions({ deploymentName: 'retry-first', at: 'DEPLOY', times: 2 });
+    await mergePatchAgd(h, 'retry-first', { spec: at('refs/tags/bad-deploy') });
+    const obj = await until('retry-first', stalledWith('RolledBack'), 'Stalled RolledBack');
+    expect(obj.status?.history?.slice(0, 3).map((e) => [e.trigger, e.outcome])).toStrictEqual([
+      ['Rollback', 'Deployed'],
+      ['Retry', 'RolledBack'],
+      ['Spec', 'Failed'],
+    ]);
+    expect(obj.status?.history?.[0]?.redeployOf).toBe(good.status?.latestRevisionId);
+    expect(deploymentOf('retry-first').source_revision_config.repo_ref).toBe(GOOD);
+    await expectNoWritesFor('retry-first', 3);
+  });
+});
+
+describe('kubectl agd plan', () => {
+  const planOf = async (name: string, spec?: Record<string, unknown>) => {
+    const live = await getAgd(h, name);
+    const input = {
+      ...live,
+      metadata: { ...live.metadata, managedFields: undefined },
+      spec: { ...live.spec, ...spec },
+    };
+    const [entry] = await planObjects(
+      [input as typeof input & { kind: PlanKind }],
+      h.ns,
+      planWorld(h, DIGEST_KEY, clients),
+    );
+    return entry;
+  };
+
+  it('a revert: would redeploy revision X (no build)', async () => {
+    await createAgd(h, agent('plan-revert'));
+    const first = await until('plan-revert', isReady, 'Ready on v1');
+    await mergePatchAgd(h, 'plan-revert', { spec: at(GOOD2) });
+    await until('plan-revert', readyOn(first.status?.latestRevisionId), 'Ready on v2');
+    const entry = await planOf('plan-revert', at(GOOD));
+    expect(entry?.message).toMatch(
+      new RegExp(`^would redeploy revision ${first.status?.latestRevisionId} \\(no build\\)`),
+    );
+    expect(entry?.redeployRevision).toBe(first.status?.latestRevisionId);
+  });
+
+  it('rolled back under the same spec: nothing is sent', async () => {
+    const entry = await planOf('asked');
+    expect(entry).toMatchObject({ action: 'none', reason: 'RolledBack' });
+  });
+
+  it('a failed verification, with spec.remediation Rollback added: would roll back to revision X', async () => {
+    const live = await getAgd(h, 'no-remediation');
+    const good = live.status?.lastGoodRevision;
+    expect(good).toBeDefined();
+    const entry = await planOf('no-remediation', { remediation: ROLLBACK });
+    expect(entry?.message).toMatch(new RegExp(`^would roll back to revision ${good}`));
   });
 });
