@@ -100,6 +100,12 @@ describe('loadConfig: deadlines and leader election timings', () => {
     [{ LEADER_ELECTION_RETRY_PERIOD: 'often' }, '--leader-election-retry-period: "often" is not a duration'],
     [{ CONTROL_PLANE_TIMEOUT: '500ms' }, '--control-plane-timeout must be between 1s and 10m'],
     [{ CONTROL_PLANE_TIMEOUT: '1h' }, '--control-plane-timeout must be between 1s and 10m'],
+    [{ CONTROL_PLANE_URL: 'https://cp.example.test/#1' }, '--control-plane-url must not have a fragment'],
+    [{ CONTROL_PLANE_URL: 'https://cp.example.test/?a=1' }, '--control-plane-url must not have a query'],
+    [
+      { CONTROL_PLANE_URL: 'https://u:p@cp.example.test/' },
+      '--control-plane-url must not have a user name or password',
+    ],
   ])('refuses %j naming the flag and the rule', (env, message) => {
     expect(() => load(env)).toThrow(ConfigError);
     expect(() => load(env)).toThrow(message);

@@ -11,6 +11,7 @@ import {
   ControlPlaneAllowListError,
   controlPlaneAllowList,
 } from './controlplane/allowed-control-planes.ts';
+import { baseUrlProblem } from './controlplane/credentials.ts';
 import { parseDuration } from './lib/duration.ts';
 import { LabelSelectorError, parseLabelSelector } from './lib/label-selector.ts';
 import { OPTIONS } from './options.ts';
@@ -48,9 +49,29 @@ const commaList = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+/** A byte quantity of at least 1Mi (`8Mi`), as bytes. */
+const byteBudget = (flag: string, example: string) =>
+  z.string().transform((v, ctx) => {
+    const q = parseQuantity(v);
+    const bytes = q && q.exponent >= 0 ? Number(q.digits) * 10 ** q.exponent : Number.NaN;
+    if (!Number.isSafeInteger(bytes) || bytes < 1024 * 1024) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `--${flag}: "${v}" is not a byte quantity of at least 1Mi, such as ${example}`,
+      });
+      return z.NEVER;
+    }
+    return bytes;
+  });
+
 const ConfigFields = z.object({
   controlPlaneUrl: z
     .url({ protocol: /^https?$/, error: '--control-plane-url must be an http(s) URL' })
+    .check((ctx) => {
+      const problem = baseUrlProblem(ctx.value);
+      if (problem)
+        ctx.issues.push({ code: 'custom', input: ctx.value, message: `--control-plane-url ${problem}` });
+    })
     .optional(),
   controlPlaneApiKey: z.string().optional(),
   controlPlaneBearerToken: z.string().optional(),
@@ -84,18 +105,9 @@ const ConfigFields = z.object({
     .number({ error: '--reserve-workers must be a number' })
     .int('--reserve-workers must be a whole number')
     .min(0, '--reserve-workers must be 0 or more'),
-  namespaceSecretBudget: z.string().transform((v, ctx) => {
-    const q = parseQuantity(v);
-    const bytes = q && q.exponent >= 0 ? Number(q.digits) * 10 ** q.exponent : Number.NaN;
-    if (!Number.isSafeInteger(bytes) || bytes < 1024 * 1024) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `--namespace-secret-budget: "${v}" is not a byte quantity of at least 1Mi, such as 8Mi`,
-      });
-      return z.NEVER;
-    }
-    return bytes;
-  }),
+  namespaceSecretBudget: byteBudget('namespace-secret-budget', '8Mi'),
+  namespaceTemplateBudget: byteBudget('namespace-template-budget', '16Mi'),
+  namespaceCredentialIdentities: positiveInt('namespace-credential-identities'),
   reconcileTimeout: duration('reconcile-timeout').refine((ms) => ms >= 5_000, {
     message: '--reconcile-timeout must be at least 5s',
   }),

@@ -103,6 +103,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   access.countRequests((method, code) => metrics.runtime.restClientRequest(apiServerHost, method, code));
   const pools = new ControlPlanePools({
     limits: { rps: config.controlPlaneRps, concurrency: config.controlPlaneConcurrency },
+    namespaceIdentities: config.namespaceCredentialIdentities,
     clientDefaults: {
       timeouts: { totalMs: config.controlPlaneTimeout },
       onRequest: (e) => {
@@ -200,6 +201,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     defaultCredentialsScope: agentDeployments.defaultCredentialsScope,
     pollIntervalMs: config.templatePollInterval ?? config.pollInterval,
     importNamespace: config.importTemplatesNamespace,
+    namespaceTemplateBudget: config.namespaceTemplateBudget,
   });
   metrics.watchObjects('AgentDeployment', () => agentDeployments.objects.list());
   metrics.watchObjects('SandboxTemplate', () => sandboxTemplates.objects.list());

@@ -107,6 +107,18 @@ export const OPTIONS = [
     default: '8Mi',
   },
   {
+    flag: 'namespace-credential-identities',
+    env: 'NAMESPACE_CREDENTIAL_IDENTITIES',
+    help: "Credential identities (base URL and key pairs) one namespace's credentials Secrets may bring in; an object naming one more waits with BudgetExceeded until one goes unused for 30 minutes.",
+    default: '8',
+  },
+  {
+    flag: 'namespace-template-budget',
+    env: 'NAMESPACE_TEMPLATE_BUDGET',
+    help: "Bytes of sandbox template listings the controller holds for one namespace's credentials Secrets (a quantity such as 16Mi); a listing past it is not held and its readers wait with BudgetExceeded.",
+    default: '16Mi',
+  },
+  {
     flag: 'reconcile-timeout',
     env: 'RECONCILE_TIMEOUT',
     help: "Deadline of one reconcile pass's calls to the control plane and agent servers, all together.",

@@ -123,9 +123,42 @@ export function freeForm() {
   return z.record(z.string(), z.unknown()).meta({ 'x-kubernetes-preserve-unknown-fields': true });
 }
 
-/** A map of string to string (labels, annotations). */
+/** Entries of a string map, and characters of one value and one key (a label key: prefix/name). */
+export const STRING_MAP_MAX_ENTRIES = 64;
+export const STRING_MAP_MAX_VALUE = 4096;
+export const STRING_MAP_MAX_KEY = 317;
+
+/**
+ * A map of string to string (labels, annotations), bounded: what one object sends is what every poll
+ * of its credentials reads back, so a namespace must not make the shared answers big (issue 32).
+ */
 export function stringMap() {
-  return z.record(z.string(), z.string());
+  return z
+    .record(z.string(), z.string().max(STRING_MAP_MAX_VALUE))
+    .check((ctx) => {
+      const keys = Object.keys(ctx.value);
+      if (keys.length > STRING_MAP_MAX_ENTRIES) {
+        ctx.issues.push({
+          code: 'custom',
+          input: ctx.value,
+          message: `must have at most ${STRING_MAP_MAX_ENTRIES} entries`,
+        });
+      }
+      if (keys.some((k) => k.length > STRING_MAP_MAX_KEY)) {
+        ctx.issues.push({
+          code: 'custom',
+          input: ctx.value,
+          message: `keys must be at most ${STRING_MAP_MAX_KEY} characters`,
+        });
+      }
+    })
+    .meta({
+      maxProperties: STRING_MAP_MAX_ENTRIES,
+      ...cel({
+        rule: `self.all(k, size(k) <= ${STRING_MAP_MAX_KEY})`,
+        message: `keys must be at most ${STRING_MAP_MAX_KEY} characters`,
+      }),
+    });
 }
 
 /** `{ name }` naming an object in the object's own namespace. */

@@ -36,7 +36,15 @@ describe('toStructural', () => {
     [
       'a string map without propertyNames',
       stringMap().describe('M.'),
-      { description: 'M.', type: 'object', additionalProperties: { type: 'string' } },
+      {
+        description: 'M.',
+        type: 'object',
+        maxProperties: 64,
+        additionalProperties: { type: 'string', maxLength: 4096 },
+        'x-kubernetes-validations': [
+          { rule: 'self.all(k, size(k) <= 317)', message: 'keys must be at most 317 characters' },
+        ],
+      },
     ],
     [
       'CEL rules from metadata',

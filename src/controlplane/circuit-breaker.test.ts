@@ -2,9 +2,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import {
   BadRequestError,
+  BudgetExceededError,
   CircuitOpenError,
   MalformedResponseError,
   RateLimitedError,
+  ResponseTooLargeError,
   UnavailableError,
 } from './errors.ts';
 
@@ -31,10 +33,11 @@ describe('CircuitBreaker', () => {
   it.each<[string, unknown, boolean]>([
     ['a timeout', timeout(), true],
     [
-      'a body over its bound',
-      new UnavailableError('x', 'the response body is larger than 2097152 bytes'),
-      true,
+      "an answer over its size bound (one tenant's big objects)",
+      new ResponseTooLargeError('x', 2097152),
+      false,
     ],
+    ['a listing past its walk budget', new BudgetExceededError('x', 'passed 16 MiB'), false],
     ['a malformed answer about one deployment', new MalformedResponseError('x', 200, 'not JSON'), false],
     ['a 400', new BadRequestError('x', 'taken'), false],
     ['a 429 (the limiter pauses for it)', new RateLimitedError('x', 1000), false],

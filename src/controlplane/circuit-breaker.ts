@@ -1,6 +1,6 @@
 /**
  * A circuit breaker per credential identity: after `threshold` failures in a row that say the server is
- * broken (no answer in time, a dropped connection, a 5xx, a body past its bound), the credential is
+ * broken (no answer in time, a dropped connection, a 5xx), the credential is
  * parked: its calls fail at once with CircuitOpenError carrying when to come back, so an object of that
  * tenant ends its pass and is requeued for then instead of holding a worker until a deadline. The
  * breaker probes the server itself, on its own timer and with exponential backoff, and closes on the
@@ -24,8 +24,9 @@ export interface CircuitBreakerOptions {
 
 /**
  * Whether a failure says the server (not one request or one resource) is broken: no answer in time, a
- * dropped connection, a 5xx, a body past its bound. A malformed answer about one deployment, or a listing
- * past its budget, is that call's problem: the tenant's other objects go on.
+ * dropped connection, a 5xx. A malformed answer about one deployment, an answer past its size bound or a
+ * listing past its budget is that call's problem: the tenant's other objects go on. (A body past its
+ * bound may be the objects of one namespace: a namespace must not park the credential of all of them.)
  */
 export function breaksCircuit(err: unknown): boolean {
   return err instanceof UnavailableError;

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from './client.ts';
-import { BudgetExceededError, MalformedResponseError } from './errors.ts';
+import { BudgetExceededError, MalformedResponseError, ResponseTooLargeError } from './errors.ts';
 
 const deployment = (id: string, name = `dep-${id}`) => ({
   id,
@@ -131,6 +131,42 @@ describe('a listing that never ends is abandoned within its budget', () => {
     expect(err).toBeInstanceOf(BudgetExceededError);
     expect((err as Error).message).toMatch(/passed 1000000 bytes/);
     expect(seen.length).toBeLessThanOrEqual(5);
+  });
+
+  it('a lookup steps over a deployment too big to read, halving its pages, and finds the name past it', async () => {
+    const all = Array.from({ length: 250 }, (_, i) => deployment(`d${i}`, i === 200 ? 'app' : `app-${i}`));
+    const { client, seen } = await scripted(
+      (req, res) => {
+        const query = new URL(req.url ?? '', 'http://x').searchParams;
+        const offset = Number(query.get('offset') ?? 0);
+        const limit = Number(query.get('limit') ?? 100);
+        const resources = all
+          .slice(offset, offset + limit)
+          .map((d) => (d.id === 'd120' ? { ...d, labels: { padding: 'x'.repeat(1_500_000) } } : d));
+        json(res, { resources, offset: offset + resources.length });
+      },
+      { maxBodyBytes: 1_000_000 },
+    );
+    expect((await client.findDeploymentsByName('app')).map((d) => d.id)).toEqual(['d200']);
+    expect(seen.length).toBeLessThan(40);
+    // A listing that must return everything does not step over it: it says which bound was passed.
+    const err = await client.listAllDeployments({ nameContains: 'app' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect((err as Error).message).toMatch(/larger than 1000000 bytes/);
+  });
+
+  it('a lookup stepping over answers too big to read still ends within the walk budget', async () => {
+    const { client, seen } = await scripted(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`{"resources":[],"offset":0,"padding":"${'x'.repeat(300_000)}"}`);
+      },
+      { maxBodyBytes: 100_000, walkMaxBytes: 1_000_000 },
+    );
+    const err = await client.findDeploymentsByName('app').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BudgetExceededError);
+    expect((err as Error).message).toMatch(/passed 1000000 bytes/);
+    expect(seen.length).toBeLessThanOrEqual(11);
   });
 
   it('keeps only the exact matches while it walks', async () => {

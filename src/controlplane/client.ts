@@ -143,8 +143,8 @@ export class ControlPlaneClient {
     opts: { pageSize?: number } = {},
   ): Promise<Deployment[]> {
     const limit = opts.pageSize ?? DEPLOYMENTS_MAX_PAGE;
-    return this.#transport.allPages('listAllDeployments', limit, async (offset, walk) => {
-      const page = await this.listDeployments({ ...q, limit, offset }, walk);
+    return this.#transport.allPages('listAllDeployments', limit, async (offset, walk, pageLimit) => {
+      const page = await this.listDeployments({ ...q, limit: pageLimit, offset }, walk);
       return { items: page.resources, offset: page.offset };
     });
   }
@@ -155,12 +155,15 @@ export class ControlPlaneClient {
     return this.#transport.allPages(
       'findDeploymentsByName',
       limit,
-      async (offset, walk) => {
-        const page = await this.listDeployments({ nameContains: name, limit, offset }, walk);
+      async (offset, walk, pageLimit) => {
+        const page = await this.listDeployments({ nameContains: name, limit: pageLimit, offset }, walk);
         return { items: page.resources, offset: page.offset };
       },
       // Only exact matches are kept as pages arrive: a substring filter may match thousands.
       (d) => d.name === name,
+      // Big deployments of others whose names contain this one must not stop the lookup for good. One
+      // stepped over that had this very name makes the create fail on the platform (the name is taken).
+      { skipOverSize: true },
     );
   }
 
@@ -227,11 +230,11 @@ export class ControlPlaneClient {
   /** Every template (whose name contains `nameContains`, case-insensitive, when given), all pages. */
   listAllSandboxTemplates(q: { nameContains?: string; pageSize?: number } = {}): Promise<SandboxTemplate[]> {
     const limit = q.pageSize ?? TEMPLATES_MAX_PAGE;
-    return this.#transport.allPages('listAllSandboxTemplates', limit, async (offset, walk) => {
+    return this.#transport.allPages('listAllSandboxTemplates', limit, async (offset, walk, pageLimit) => {
       const page = await this.listSandboxTemplates(
         {
           ...(q.nameContains === undefined ? {} : { nameContains: q.nameContains }),
-          limit,
+          limit: pageLimit,
           offset,
         },
         walk,

@@ -44,6 +44,11 @@ describe('Credentials schema', () => {
     ['not http(s)', { baseUrl: 'ftp://cp.example.test', apiKey: 'key-secret-1' }],
     ['key with a space', { baseUrl: BASE, apiKey: 'key secret-1' }],
     ['empty key', { baseUrl: BASE, apiKey: '' }],
+    ['a fragment in the base URL', { baseUrl: `${BASE}/#1`, apiKey: 'key-secret-1' }],
+    ['an empty fragment in the base URL', { baseUrl: `${BASE}/#`, apiKey: 'key-secret-1' }],
+    ['a query in the base URL', { baseUrl: `${BASE}/?n=1`, apiKey: 'key-secret-1' }],
+    ['a user name in the base URL', { baseUrl: 'https://me@cp.example.test', apiKey: 'key-secret-1' }],
+    ['an empty user info in the base URL', { baseUrl: 'https://@cp.example.test', apiKey: 'key-secret-1' }],
   ])('refuses %s without quoting a value', (_name, input) => {
     expect(Credentials.safeParse(input).success).toBe(false);
     expect(() => parseCredentials(input as Credentials)).toThrow(CredentialsConfigError);
@@ -52,6 +57,14 @@ describe('Credentials schema', () => {
     } catch (err) {
       expect(String((err as Error).message)).not.toMatch(/secret-1/);
     }
+  });
+
+  it.each<[string, string, RegExp]>([
+    ['a fragment', `${BASE}/#1`, /baseUrl: must not have a fragment/],
+    ['a query', `${BASE}?a=1`, /baseUrl: must not have a query/],
+    ['user info', 'https://u:p@cp.example.test/', /baseUrl: must not have a user name or password/],
+  ])('names the field and the rule for %s', (_name, baseUrl, message) => {
+    expect(() => parseCredentials({ baseUrl, apiKey: 'key-1' })).toThrow(message);
   });
 
   it('trims the newline a Secret value often ends with', () => {
@@ -73,6 +86,16 @@ describe('credentialsKey', () => {
     ['the same value as a bearer token', { baseUrl: BASE, bearerToken: a.apiKey, tenantId: 't-1' }],
   ])('differs for %s', (_name, other) => {
     expect(credentialsKey(other)).not.toBe(credentialsKey(a));
+  });
+
+  it.each<[string, string]>([
+    ['a trailing slash', `${BASE}/`],
+    ['trailing slashes after a path', `${BASE}/api//`],
+    ['an upper-case host', 'https://CP.example.test'],
+    ['the default port', 'https://cp.example.test:443'],
+  ])('is one identity whatever the spelling: %s', (_name, baseUrl) => {
+    const path = baseUrl.includes('/api') ? '/api' : '';
+    expect(credentialsKey({ ...a, baseUrl })).toBe(credentialsKey({ ...a, baseUrl: `${BASE}${path}` }));
   });
 
   it('is a digest, not the key', () => {

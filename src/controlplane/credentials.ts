@@ -12,10 +12,34 @@ const nonEmpty = z
   .trim()
   .regex(/^[\x21-\x7e]+$/, 'must be non-empty printable ASCII without spaces');
 
+/**
+ * What a base URL may not carry: nothing but scheme, host, port and path reaches the control plane, so
+ * anything else would only tell apart identities that are one (issue 32: `https://cp/#1`, `#2`... minted
+ * a limiter, a breaker and a template snapshot each with one key).
+ */
+export function baseUrlProblem(raw: string): string | undefined {
+  if (raw.includes('?')) return 'must not have a query (?...)';
+  if (raw.includes('#')) return 'must not have a fragment (#...)';
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(raw.trim()))
+    return 'must not have a user name or password (...@)';
+  return undefined;
+}
+
+const BaseUrl = z.url({ protocol: /^https?$/ }).check((ctx) => {
+  const problem = baseUrlProblem(ctx.value);
+  if (problem) ctx.issues.push({ code: 'custom', input: ctx.value, message: problem });
+});
+
+/** The base URL as the transport uses it: origin and path, without trailing slashes. */
+export function normalisedBaseUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 /** API key, or bearer token with tenant id. Messages never quote a value. */
 export const Credentials = z
   .object({
-    baseUrl: z.url({ protocol: /^https?$/ }),
+    baseUrl: BaseUrl,
     apiKey: nonEmpty.optional(),
     bearerToken: nonEmpty.optional(),
     tenantId: nonEmpty.optional(),
@@ -69,10 +93,11 @@ export function authHeaders(c: Credentials): Record<string, string> {
 const KEY_SECRET = randomBytes(32);
 
 /**
- * A stable (within this process), non-reversible key for per-credential pools and limiters. Equal
- * credentials give equal keys; the key contains no part of any credential.
+ * A stable (within this process), non-reversible key for per-credential pools and limiters: one identity
+ * per normalised origin and path and credentials, the very ones the transport sends. Equal credentials
+ * give equal keys; the key contains no part of any credential.
  */
 export function credentialsKey(c: Credentials): string {
-  const fields = [new URL(c.baseUrl).href, c.apiKey ?? '', c.bearerToken ?? '', c.tenantId ?? ''];
+  const fields = [normalisedBaseUrl(c.baseUrl), c.apiKey ?? '', c.bearerToken ?? '', c.tenantId ?? ''];
   return createHmac('sha256', KEY_SECRET).update(JSON.stringify(fields)).digest('hex').slice(0, 32);
 }

@@ -186,8 +186,36 @@ export class CircuitOpenError extends ControlPlaneError {
  * ends it. Not retried soon: the object waits with the bound named, and the controller's memory is safe.
  */
 export class BudgetExceededError extends ControlPlaneError {
-  constructor(operation: string, what: string) {
-    super(`${operation}: ${what}; the listing was abandoned`, { operation, status: 200 }, false);
+  constructor(operation: string, what: string, abandoned = 'the listing was abandoned') {
+    super(`${operation}: ${what}; ${abandoned}`, { operation, status: 200 }, false);
+  }
+}
+
+/**
+ * One answer larger than a call may read: the call's budget, not the server's health. It never counts
+ * toward the circuit breaker (one tenant's big objects must not park a credential for every namespace)
+ * and is not retried; the batched poll splits the page that overflowed (observer.ts).
+ */
+export class ResponseTooLargeError extends BudgetExceededError {
+  readonly maxBodyBytes: number;
+  constructor(operation: string, maxBodyBytes: number) {
+    super(operation, `the answer is larger than ${maxBodyBytes} bytes`, 'the call was abandoned');
+    this.maxBodyBytes = maxBodyBytes;
+  }
+}
+
+/**
+ * A namespace's credentials Secrets already bring in as many credential identities (base URL and key
+ * pairs) as one namespace may use: each costs a limiter, a circuit breaker, a poll group and a template
+ * snapshot. No request was sent; the object waits until one of the namespace's identities goes unused.
+ */
+export class IdentityLimitError extends ControlPlaneError {
+  constructor(namespace: string, limit: number, setting: string) {
+    super(
+      `namespace ${namespace} already uses ${limit} credential identities (base URL and key pairs of its credentials Secrets), the most one namespace may (${setting}); nothing was sent with these credentials`,
+      { operation: 'configure credentials' },
+      false,
+    );
   }
 }
 
@@ -300,7 +328,7 @@ export function outcomeOfControlPlaneError(err: unknown): Outcome | undefined {
   if (err instanceof UnauthorizedError || err instanceof CredentialsConfigError) {
     return { kind: 'waiting', reason: 'Unauthorized', message: err.message };
   }
-  if (err instanceof BudgetExceededError) {
+  if (err instanceof BudgetExceededError || err instanceof IdentityLimitError) {
     return { kind: 'waiting', reason: 'BudgetExceeded', message: err.message };
   }
   if (err instanceof MalformedResponseError) {

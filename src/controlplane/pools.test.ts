@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
-import { CancelledError, CredentialsConfigError, UnauthorizedError } from './errors.ts';
+import { CancelledError, CredentialsConfigError, IdentityLimitError, UnauthorizedError } from './errors.ts';
 import { ControlPlanePools } from './pools.ts';
 
 type Sim = Awaited<ReturnType<typeof startSimulator>>;
@@ -57,6 +57,53 @@ describe('ControlPlanePools pruning', () => {
     now = 90_000;
     pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' });
     expect(pools.size).toEqual({ pools: 1, limiters: 1 });
+    await pools.close();
+  });
+});
+
+describe('ControlPlanePools identities per namespace (issue 32)', () => {
+  const key = (i: number) => ({ baseUrl: 'http://127.0.0.1:9', apiKey: `attacker-key-${i}` });
+
+  it('a namespace gets at most namespaceIdentities of its own; the next is refused, naming the setting', async () => {
+    let now = 0;
+    const pools = new ControlPlanePools({
+      namespaceIdentities: 2,
+      namespaceIdentityIdleMs: 60_000,
+      now: () => now,
+    });
+    pools.clientFor(key(1), { namespace: 'attacker' });
+    pools.clientFor(key(2), { namespace: 'attacker' });
+    // Those it uses keep working; another namespace and the controller's own credentials are not counted.
+    pools.clientFor(key(1), { namespace: 'attacker' });
+    pools.clientFor(key(3), { namespace: 'team' });
+    pools.clientFor(key(4));
+    expect(() => pools.clientFor(key(3), { namespace: 'attacker' })).toThrow(IdentityLimitError);
+    expect(() => pools.clientFor(key(3), { namespace: 'attacker' })).toThrow(
+      /namespace attacker already uses 2 credential identities.*--namespace-credential-identities/,
+    );
+    expect(pools.size.limiters).toBe(4);
+    // One left unused past the idle time gives its place up.
+    now = 50_000;
+    pools.clientFor(key(1), { namespace: 'attacker' });
+    now = 70_000;
+    pools.clientFor(key(3), { namespace: 'attacker' });
+    expect(() => pools.clientFor(key(2), { namespace: 'attacker' })).toThrow(IdentityLimitError);
+    await pools.close();
+  });
+
+  it.each([
+    ['a fragment', (i: number) => `http://127.0.0.1:9/#${i}`],
+    ['a trailing slash', (i: number) => `http://127.0.0.1:9${'/'.repeat(i)}`],
+  ])('spellings of one URL with one key are one identity (%s)', async (_name, url) => {
+    const pools = new ControlPlanePools({ namespaceIdentities: 1 });
+    const mint = (i: number) =>
+      pools.clientFor({ baseUrl: url(i), apiKey: 'one-key' }, { namespace: 'attacker' });
+    if (url(1).includes('#')) {
+      expect(() => mint(1)).toThrow(CredentialsConfigError);
+    } else {
+      for (const i of [1, 2, 3]) mint(i);
+      expect(pools.size.limiters).toBe(1);
+    }
     await pools.close();
   });
 });

@@ -6,9 +6,20 @@ import { Pool } from '../lib/undici.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import { ControlPlaneClient, type ControlPlaneClientOptions, DEFAULT_TIMEOUTS } from './client.ts';
 import { type Credentials, credentialsKey, parseCredentials } from './credentials.ts';
+import { IdentityLimitError } from './errors.ts';
 import { RequestLimiter } from './limiter.ts';
 
-export type ClientOptions = Omit<ControlPlaneClientOptions, 'credentials' | 'dispatcher' | 'limiter'>;
+export type ClientOptions = Omit<ControlPlaneClientOptions, 'credentials' | 'dispatcher' | 'limiter'> & {
+  /**
+   * The namespace whose credentials Secret named these credentials: counted against its limit of
+   * identities (namespaceIdentities). Unset for the controller's own credentials.
+   */
+  namespace?: string;
+};
+
+/** The flag that sets namespaceIdentities, named where a namespace passes it. */
+export const NAMESPACE_IDENTITIES_SETTING = '--namespace-credential-identities';
+export const DEFAULT_NAMESPACE_IDENTITIES = 8;
 
 export type ControlPlanePoolsOptions = {
   /** Connections per origin. Default 8. */
@@ -30,6 +41,16 @@ export type ControlPlanePoolsOptions = {
    * come and go (a namespace deleted, a Secret rotated). Default 10 minutes.
    */
   idleMs?: number;
+  /**
+   * Credential identities one namespace's Secrets may bring in (issue 32): each costs a limiter, a
+   * breaker, a poll group and a template snapshot. Default DEFAULT_NAMESPACE_IDENTITIES.
+   */
+  namespaceIdentities?: number;
+  /**
+   * How long a namespace's identity keeps its place unused (longer than a Ready object's resync, so
+   * steady objects keep theirs). Default 30 minutes.
+   */
+  namespaceIdentityIdleMs?: number;
   now?: () => number;
 };
 
@@ -42,6 +63,8 @@ export class ControlPlanePools {
   readonly #now: () => number;
   readonly #idleMs: number;
   readonly #options: ControlPlanePoolsOptions;
+  /** Per namespace, the identities its Secrets brought in, each with when it was last asked for. */
+  readonly #namespaceIdentities = new Map<string, Map<string, number>>();
   /** Aborted by close(): cancels every call still in flight, whoever made it. */
   readonly #closing = new AbortController();
   #closed = false;
@@ -57,16 +80,21 @@ export class ControlPlanePools {
     return { pools: this.#pools.size, limiters: this.#limiters.size };
   }
 
-  /** A client on the shared pool of the credentials' origin. Throws CredentialsConfigError. */
+  /**
+   * A client on the shared pool of the credentials' origin. Throws CredentialsConfigError, or
+   * IdentityLimitError when `namespace` already uses as many other identities as it may.
+   */
   clientFor(credentials: Credentials, opts: ClientOptions = {}): ControlPlaneClient {
     if (this.#closed) throw new Error('ControlPlanePools is closed');
     this.#prune();
     const origin = new URL(parseCredentials(credentials).baseUrl).origin;
+    const { namespace, ...clientOptions } = opts;
+    if (namespace !== undefined) this.#admit(namespace, credentialsKey(credentials));
     const signal = opts.signal ? AbortSignal.any([this.#closing.signal, opts.signal]) : this.#closing.signal;
     const { limiter, breaker } = this.#guardsFor(credentials);
     return new ControlPlaneClient({
       ...this.#options.clientDefaults,
-      ...opts,
+      ...clientOptions,
       signal,
       credentials,
       dispatcher: this.#poolFor(origin),
@@ -89,6 +117,27 @@ export class ControlPlanePools {
     for (const entry of this.#limiters.values()) entry.breaker.close();
     this.#limiters.clear();
     await Promise.all(pools.map((p) => p.pool.close()));
+  }
+
+  /**
+   * Counts `identity` for `namespace`: one it uses already keeps its place; a new one takes a free place,
+   * after those unused for namespaceIdentityIdleMs are let go, or is refused. First come, first served:
+   * the identities a namespace uses keep working whatever it adds.
+   */
+  #admit(namespace: string, identity: string): void {
+    const now = this.#now();
+    let held = this.#namespaceIdentities.get(namespace);
+    if (held === undefined) {
+      held = new Map();
+      this.#namespaceIdentities.set(namespace, held);
+    }
+    if (!held.has(identity)) {
+      const limit = this.#options.namespaceIdentities ?? DEFAULT_NAMESPACE_IDENTITIES;
+      const before = now - (this.#options.namespaceIdentityIdleMs ?? 30 * 60_000);
+      for (const [other, usedAt] of held) if (usedAt < before) held.delete(other);
+      if (held.size >= limit) throw new IdentityLimitError(namespace, limit, NAMESPACE_IDENTITIES_SETTING);
+    }
+    held.set(identity, now);
   }
 
   /** Drops limiters and pools nobody asked for within idleMs and with nothing under way. */

@@ -5,13 +5,7 @@
  * and token are left out, so rotating them changes nothing.
  */
 import { createHash } from 'node:crypto';
-import type { Credentials } from './credentials.ts';
-
-/** The base URL without a trailing slash, the scheme and host lower-cased (URL does that). */
-function normalisedBaseUrl(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
+import { type Credentials, normalisedBaseUrl } from './credentials.ts';
 
 export function tenantDigest(c: Pick<Credentials, 'baseUrl' | 'tenantId'>): string {
   const fields = JSON.stringify([normalisedBaseUrl(c.baseUrl), c.tenantId ?? '']);

@@ -14,10 +14,13 @@ import { authHeaders, type Credentials, parseCredentials } from './credentials.t
 import {
   BudgetExceededError,
   CancelledError,
+  CircuitOpenError,
   ControlPlaneError,
+  CredentialBusyError,
   errorFromResponse,
   MalformedResponseError,
   RateLimitedError,
+  ResponseTooLargeError,
   UnavailableError,
 } from './errors.ts';
 import type { RequestLimiter } from './limiter.ts';
@@ -166,21 +169,38 @@ export class ControlPlaneTransport {
    * (a server that repeats a page must not loop us). Items seen twice (the list shifted) count once;
    * only those `keep` accepts are held. Past WALK_MAX_PAGES pages or WALK_MAX_BYTES of bodies the walk
    * ends with BudgetExceededError: memory and time stay bounded whatever the server sends.
+   *
+   * A page whose answer is over the size bound is asked again at half the page size, down to one item
+   * (and back up after); one item over the bound ends the walk (ResponseTooLargeError), or with
+   * `skipOverSize` (a lookup that keeps only exact matches) is stepped over: big items of others that
+   * match the filter must not stop a lookup for good.
    */
   async allPages<T extends { id: string }>(
     operation: string,
     pageSize: number,
-    fetchPage: (offset: number, walk: WalkBudget) => Promise<Page<T>>,
+    fetchPage: (offset: number, walk: WalkBudget, limit: number) => Promise<Page<T>>,
     keep: (item: T) => boolean = () => true,
+    opts: { skipOverSize?: boolean } = {},
   ): Promise<T[]> {
     const byId = new Map<string, T>();
     const walk: WalkBudget = { bytesLeft: this.#walkMaxBytes };
     let offset = 0;
+    let limit = pageSize;
     for (let pages = 0; pages < this.#walkMaxPages; pages++) {
-      const page = await fetchPage(offset, walk);
+      let page: Page<T>;
+      try {
+        page = await fetchPage(offset, walk, limit);
+      } catch (err) {
+        if (!(err instanceof ResponseTooLargeError)) throw err;
+        if (limit > 1) limit = Math.ceil(limit / 2);
+        else if (opts.skipOverSize) offset += 1;
+        else throw err;
+        continue;
+      }
       for (const item of page.items) if (!byId.has(item.id) && keep(item)) byId.set(item.id, item);
-      if (page.items.length < pageSize || page.offset <= offset) return [...byId.values()];
+      if (page.items.length < limit || page.offset <= offset) return [...byId.values()];
       offset = page.offset;
+      limit = Math.min(pageSize, limit * 2);
     }
     throw new BudgetExceededError(operation, `the listing did not end within ${this.#walkMaxPages} pages`);
   }
@@ -201,6 +221,9 @@ export class ControlPlaneTransport {
   #retryDelay(call: Pick<Call<unknown>, 'method'>, err: unknown, attempt: number): number | undefined {
     if (call.method !== 'GET' || attempt >= this.#getRetries) return undefined;
     if (!(err instanceof ControlPlaneError) || !err.retryable) return undefined;
+    // Nothing was sent: the credential is parked or busy for longer than a call may wait. The object
+    // comes back at retryAfterMs through the queue; a worker never sleeps on it inside the call.
+    if (err instanceof CircuitOpenError || err instanceof CredentialBusyError) return undefined;
     const ceiling = Math.min(this.#retryMaxMs, this.#retryBaseMs * 2 ** attempt);
     const backoff = ceiling / 2 + Math.random() * (ceiling / 2);
     const asked = 'retryAfterMs' in err && typeof err.retryAfterMs === 'number' ? err.retryAfterMs : 0;
@@ -287,6 +310,12 @@ export class ControlPlaneTransport {
           call.operation,
           `the listing's pages passed ${this.#walkMaxBytes} bytes`,
         );
+      }
+      // The call's budget, not the server's health: never a failure toward the circuit breaker. What was
+      // read counts toward the walk's bytes: a walk that steps over big answers still ends.
+      if (isTooLarge(err)) {
+        if (walk) walk.bytesLeft -= maxBodyBytes;
+        throw new ResponseTooLargeError(call.operation, maxBodyBytes);
       }
       throw transportError(call.operation, err);
     }

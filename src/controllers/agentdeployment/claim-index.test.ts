@@ -37,17 +37,15 @@ describe('ClaimIndex', () => {
     ix.set(obj('c', 'elsewhere', { specName: 'payments', tenant: 'sha256:b' }));
     ix.set(obj('d', 'owner', { status: { deploymentId: 'd-1', credentialsDigest: 'sha256:a' } }));
     ix.set(obj('e', 'adopter', { adopt: 'd-1' }));
-    expect(keys(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', name: 'payments' }))).toEqual([
-      'a/payments',
-      'b/other',
-    ]);
-    expect(keys(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', ids: ['d-1'] }))).toEqual([
-      'd/owner',
-      'e/adopter',
-    ]);
-    expect(keys(ix.claims({ tenant: 'sha256:b', identity: 'sha256:b+k1', name: 'payments' }))).toEqual([
-      'c/elsewhere',
-    ]);
+    expect(
+      keys(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true, name: 'payments' })),
+    ).toEqual(['a/payments', 'b/other']);
+    expect(
+      keys(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true, ids: ['d-1'] })),
+    ).toEqual(['d/owner', 'e/adopter']);
+    expect(
+      keys(ix.claims({ tenant: 'sha256:b', identity: 'sha256:b+k1', tenanted: true, name: 'payments' })),
+    ).toEqual(['c/elsewhere']);
   });
 
   it('a recorded id claims under the digest recorded with it, whatever the credentials say now', () => {
@@ -58,21 +56,29 @@ describe('ClaimIndex', () => {
         status: { deploymentId: 'd-1', credentialsDigest: 'sha256:then' },
       }),
     );
-    expect(keys(ix.claims({ tenant: 'sha256:then', identity: 'sha256:then+k1', ids: ['d-1'] }))).toEqual([
-      'd/owner',
-    ]);
-    expect(ix.claims({ tenant: 'sha256:now', identity: 'sha256:now+k1', ids: ['d-1'] })).toEqual([]);
+    expect(
+      keys(ix.claims({ tenant: 'sha256:then', identity: 'sha256:then+k1', tenanted: true, ids: ['d-1'] })),
+    ).toEqual(['d/owner']);
+    expect(
+      ix.claims({ tenant: 'sha256:now', identity: 'sha256:now+k1', tenanted: true, ids: ['d-1'] }),
+    ).toEqual([]);
   });
 
   it('an update replaces the old claims; a delete removes them', () => {
     const ix = index();
     ix.set(obj('a', 'x', { adopt: 'd-1' }));
     ix.set(obj('a', 'x', { status: { deploymentId: 'd-2', credentialsDigest: 'sha256:a' } }));
-    expect(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', ids: ['d-1'] })).toEqual([]);
-    expect(keys(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', ids: ['d-2'] }))).toEqual(['a/x']);
+    expect(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true, ids: ['d-1'] })).toEqual(
+      [],
+    );
+    expect(
+      keys(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true, ids: ['d-2'] })),
+    ).toEqual(['a/x']);
     expect(ix.keysNamed('x')).toEqual(['a/x']);
     ix.delete('a/x');
-    expect(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', name: 'x', ids: ['d-2'] })).toEqual([]);
+    expect(
+      ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true, name: 'x', ids: ['d-2'] }),
+    ).toEqual([]);
     expect(ix.keysNamed('x')).toEqual([]);
   });
 
@@ -99,7 +105,7 @@ describe('ClaimIndex', () => {
       obj('attacker', 'pending', { specName: 'billing', key: 'junk', status: { createPendingSince: 't' } }),
     );
     ix.set(obj('attacker', 'adopts', { adopt: 'd-9', key: 'junk' }));
-    const victim = { tenant: 'sha256:a', identity: 'sha256:a+k1' };
+    const victim = { tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true };
     expect(ix.claims({ ...victim, name: 'payments' })).toEqual([]);
     expect(ix.claims({ ...victim, name: 'billing' })).toEqual([]);
     expect(ix.claims({ ...victim, ids: ['d-9'] })).toEqual([]);
@@ -110,10 +116,37 @@ describe('ClaimIndex', () => {
     expect(keys(ix.claims({ ...victim, ids: ['d-1'] }))).toEqual(['team/owner']);
   });
 
+  it("without a tenant id, another account's recorded ids hold no name and no id here (issue 32)", () => {
+    const ix = index();
+    // Another namespace, another platform account (its own key) on the same base URL, no tenant id.
+    ix.set(
+      obj('attacker', 'squat', {
+        specName: 'payments',
+        key: 'other-account',
+        status: { deploymentId: 'd-theirs', credentialsDigest: 'sha256:a' },
+      }),
+    );
+    const victim = { tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: false };
+    expect(ix.claims({ ...victim, name: 'payments' })).toEqual([]);
+    expect(ix.claims({ ...victim, ids: ['d-theirs'] })).toEqual([]);
+    // The same identity's recorded id still holds (another object on the same key and URL).
+    ix.set(
+      obj('team', 'owner', {
+        specName: 'billing',
+        status: { deploymentId: 'd-1', credentialsDigest: 'sha256:a' },
+      }),
+    );
+    expect(keys(ix.claims({ ...victim, name: 'billing', ids: ['d-1'] }))).toEqual(['team/owner']);
+    // With a tenant id the workspace is named: a recorded id counts whatever key made it.
+    expect(keys(ix.claims({ ...victim, tenanted: true, name: 'payments' }))).toEqual(['attacker/squat']);
+  });
+
   it('an object whose credentials are not allowed (no identity) claims nothing', () => {
     const ix = new ClaimIndex(() => undefined);
     ix.set(obj('a', 'payments'));
-    expect(ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', name: 'payments' })).toEqual([]);
+    expect(
+      ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true, name: 'payments' }),
+    ).toEqual([]);
   });
 
   it('an observe-only object claims no name, but still the id it asks to adopt', () => {
@@ -124,7 +157,7 @@ describe('ClaimIndex', () => {
     const adopting = obj('watcher', 'adopts', { adopt: 'd-7' });
     adopting.spec = { ...adopting.spec, managementPolicies: ['Observe'] } as AgentDeployment['spec'];
     ix.set(adopting);
-    const q = { tenant: 'sha256:a', identity: 'sha256:a+k1' };
+    const q = { tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true };
     expect(ix.claims({ ...q, name: 'payments' })).toEqual([]);
     expect(keys(ix.claims({ ...q, ids: ['d-7'] }))).toEqual(['watcher/adopts']);
   });

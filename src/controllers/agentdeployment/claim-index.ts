@@ -7,7 +7,10 @@
  * A claim without a recorded id (a name, a pending create, an adopt annotation) counts only for objects
  * of the same credential identity (base URL, tenant and key): a Secret that names another tenant's base
  * URL and tenant id with a junk key must not claim that tenant's names. A recorded id counts for its
- * whole tenant: it proves the object's credentials made or adopted the deployment. Objects whose
+ * whole tenant when the tenant is named by a tenant id: it proves the object's credentials made or
+ * adopted the deployment in that workspace. Without a tenant id a base URL is no tenant (every account's
+ * keys share it): a recorded id then counts only for the identity that holds it now, so another
+ * platform account's deployments never hold a name or an id here (issue 32). Objects whose
  * credentials are not allowed (a control plane not on the list, default credentials their namespace may
  * not use) claim nothing. An observe-only object claims no name (it never creates), only an id it records
  * or asks to adopt.
@@ -30,6 +33,8 @@ export interface CredentialIdentity {
 export interface ClaimQuery {
   tenant: string;
   identity: string;
+  /** The credentials carry a tenant id: recorded ids count for the whole tenant, else for the identity. */
+  tenanted: boolean;
   name?: string;
   ids?: readonly string[];
 }
@@ -74,7 +79,8 @@ export class ClaimIndex {
       if (!obj) continue;
       if (obj.status?.deploymentId && obj.status.credentialsDigest) {
         const claim = claimOf(obj, undefined);
-        if (claim.tenant === query.tenant) out.push(claim);
+        if (claim.tenant !== query.tenant) continue;
+        if (query.tenanted || this.#identityOf(obj)?.identity === query.identity) out.push(claim);
         continue;
       }
       const current = this.#identityOf(obj);

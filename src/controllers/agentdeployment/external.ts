@@ -87,6 +87,7 @@ export function externalDeployment(
   const tenant = pass.tenant;
   if (!pass.credentials) throw new Error('external resource used before credentials were resolved');
   const identity = credentialsKey(pass.credentials);
+  const tenanted = pass.credentials.tenantId !== undefined;
   const note = (reason: EventReason | Reason, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
     pass.events.push({ type, reason, message });
 
@@ -118,7 +119,7 @@ export function externalDeployment(
     if (!tenant) return undefined;
     const self = obj.metadata.uid ?? obj.metadata.name;
     return deps
-      .claims({ tenant, identity, ids: [id] })
+      .claims({ tenant, identity, tenanted, ids: [id] })
       .find((c) => c.uid !== self && (c.deploymentId === id || c.adoptId === id))?.key;
   };
 

@@ -302,7 +302,7 @@ export function startAgentDeploymentController(
     pollIntervalMs: options.settings.pollIntervalMs,
     // What a server adds beyond the document's fields is not kept: snapshots are held for long.
     keep: (deployment) => internDeployment(interner, knownFields(Deployment, deployment)),
-    clientFor: (credentials) => options.pools.clientFor(credentials),
+    clientFor: (credentials, signal) => options.pools.clientFor(credentials, { signal }),
     onChange: (key) => queue.add(key),
     logger: logger.child({ component: 'observer' }),
   });
@@ -356,7 +356,8 @@ export function startAgentDeploymentController(
         event.reason,
         event.message,
       ),
-    controlPlane: (credentials, signal) => options.pools.clientFor(credentials, { signal }),
+    controlPlane: (credentials, signal, namespace) =>
+      options.pools.clientFor(credentials, { signal, ...(namespace === undefined ? {} : { namespace }) }),
     claims: (query) => claims.claims(query),
     cacheShows: (obj, signal) => arrivals.until(obj, CACHE_ARRIVAL_TIMEOUT_MS, signal),
     now: () => new Date(),

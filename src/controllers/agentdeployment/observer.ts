@@ -7,14 +7,22 @@
  * Snapshots are keyed by the credential identity (credentialsKey: base URL, tenant and key, as a digest)
  * and the id: what one control plane says can only ever be read back under the credentials that asked
  * it, so a server answering with another tenant's deployment id plants nothing in that tenant's view.
+ *
+ * Each identity is listed on its own, in parallel and under its own deadline (issue 32): a server that
+ * hangs its listing delays only the objects on it, never another identity's poll. A page whose answer is
+ * over its size bound is the page's budget problem: it is split in halves down to one id, and one
+ * deployment over the bound is that object's to find out about (its own read says BudgetExceeded).
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
+import { ResponseTooLargeError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 
 export const IDS_PER_LIST = 100;
+/** The shortest deadline of one identity's listing: a few calls' deadlines, whatever the poll interval. */
+export const MIN_LISTING_DEADLINE_MS = 90_000;
 
 interface Snapshot {
   deployment: Deployment;
@@ -41,9 +49,15 @@ interface Tracked {
 
 export interface DeploymentObserverOptions {
   pollIntervalMs: number;
+  /**
+   * How long one identity's listing may take before it is abandoned (its objects then find out
+   * first-hand). Default: two poll intervals, at least MIN_LISTING_DEADLINE_MS.
+   */
+  listingDeadlineMs?: number;
   /** What of a deployment is kept as its snapshot (e.g. with repeated values interned); default all. */
   keep?: (deployment: Deployment) => Deployment;
-  clientFor: (credentials: Credentials) => ControlPlaneClient;
+  /** A client whose calls `signal` cancels (the listing's deadline). */
+  clientFor: (credentials: Credentials, signal: AbortSignal) => ControlPlaneClient;
   onChange: (key: string) => void;
   logger: Logger;
   now?: () => number;
@@ -57,10 +71,15 @@ export class DeploymentObserver {
   readonly #credentials = new Map<string, { id: string; credentials: Credentials; users: Set<string> }>();
   /** Identities prime() is listing still, each with the keys whose passes wait for it. */
   readonly #priming = new Map<string, Set<string>>();
-  /** Credentials (by key) whose listing failed on the last poll. */
-  #failing = new Set<string>();
-  /** When the latest completed poll started: every snapshot it listed is at least that recent. */
-  #lastPollStartedAt: number | undefined;
+  /** Credentials (by key) whose listing failed on their last poll. */
+  readonly #failing = new Set<string>();
+  /** Per identity, when its latest completed listing started: every snapshot it took is that recent. */
+  readonly #lastPollStartedAt = new Map<string, number>();
+  /** Identities whose listing runs still, and those a poll found so (listed again as theirs ends). */
+  readonly #inFlight = new Set<string>();
+  readonly #due = new Set<string>();
+  /** Snapshot keys of deployments whose answer alone is over the size bound: listed alone, told once. */
+  readonly #overSize = new Set<string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = true;
   /** stop() was called after a start(): a poll in flight ends without reporting its cancelled calls. */
@@ -80,13 +99,15 @@ export class DeploymentObserver {
   fresh(identity: string, deploymentId: string): Deployment | undefined {
     const snap = this.#snapshots.get(snapshotKey(identity, deploymentId));
     if (!snap) return undefined;
-    const polled = this.#lastPollStartedAt !== undefined && snap.at >= this.#lastPollStartedAt;
+    const polledAt = this.#lastPollStartedAt.get(identity);
+    const polled = polledAt !== undefined && snap.at >= polledAt;
     if (!polled && this.#now() - snap.at > this.#options.pollIntervalMs * 1.5) return undefined;
     return snap.deployment;
   }
 
   /** What a reconcile saw first-hand (GET, POST or PATCH response) under the credentials `identity`. */
   remember(identity: string, deployment: Deployment): void {
+    this.#overSize.delete(snapshotKey(identity, deployment.id));
     this.#snapshots.set(snapshotKey(identity, deployment.id), {
       deployment: this.#keep(deployment),
       fingerprint: fingerprintOf(deployment),
@@ -100,6 +121,7 @@ export class DeploymentObserver {
 
   forget(identity: string, deploymentId: string): void {
     this.#snapshots.delete(snapshotKey(identity, deploymentId));
+    this.#overSize.delete(snapshotKey(identity, deploymentId));
   }
 
   track(key: string, credentials: Credentials, deploymentId: string): void {
@@ -121,7 +143,7 @@ export class DeploymentObserver {
     const tracked = this.#tracked.get(key);
     this.#tracked.delete(key);
     if (!tracked) return;
-    this.#snapshots.delete(snapshotKey(tracked.credentialsId, tracked.deploymentId));
+    this.forget(tracked.credentialsId, tracked.deploymentId);
     this.#release(key, tracked.credentialsId);
   }
 
@@ -140,34 +162,27 @@ export class DeploymentObserver {
   stop(): void {
     this.#stopped = true;
     this.#halted = true;
+    this.#due.clear();
     if (this.#timer) clearTimeout(this.#timer);
   }
 
   /**
-   * Polls start one interval apart (start to start), not an interval after the previous one ended: at
-   * N = 10,000 a poll takes seconds, and each poll interval must hold one poll, no more and no fewer.
-   * A poll that outlasts the interval is followed at once by the next.
+   * Polls start one interval apart (start to start), whatever each takes: at N = 10,000 a poll takes
+   * seconds, and each poll interval must hold one poll, no more and no fewer. The timer never waits for
+   * a poll to end: an identity still listing when the next poll starts is listed again at once when its
+   * listing ends (pollOnce), so one slow server never delays another identity's poll.
    */
-  #schedule(lastStartedAt?: number): void {
+  #schedule(): void {
     if (this.#stopped) return;
-    const delay =
-      lastStartedAt === undefined
-        ? this.#options.pollIntervalMs
-        : lastStartedAt + this.#options.pollIntervalMs - this.#now();
-    this.#timer = setTimeout(
-      () => {
-        const startedAt = this.#now();
-        this.pollOnce()
-          .catch((err: unknown) =>
-            this.#options.logger.warn(
-              { error: err instanceof Error ? err.message : String(err) },
-              'batched poll failed',
-            ),
-          )
-          .finally(() => this.#schedule(startedAt));
-      },
-      Math.max(0, delay),
-    );
+    this.#timer = setTimeout(() => {
+      this.#schedule();
+      this.pollOnce().catch((err: unknown) =>
+        this.#options.logger.warn(
+          { error: err instanceof Error ? err.message : String(err) },
+          'batched poll failed',
+        ),
+      );
+    }, this.#options.pollIntervalMs);
   }
 
   /**
@@ -179,14 +194,12 @@ export class DeploymentObserver {
    */
   async prime(recorded: Iterable<{ key: string; credentials: Credentials; deploymentId: string }>) {
     for (const r of recorded) this.track(r.key, r.credentials, r.deploymentId);
-    const startedAt = this.#now();
     const groups = this.#groups();
     for (const identity of groups.keys()) this.#priming.set(identity, new Set());
-    const failed = new Set<string>();
     await Promise.all(
       [...groups].map(async ([identity, group]) => {
         try {
-          if ((await this.#listGroup(identity, group, startedAt)) === 'failed') failed.add(identity);
+          await this.#poll(identity, group, { priming: true });
         } finally {
           const held = this.#priming.get(identity) ?? new Set<string>();
           this.#priming.delete(identity);
@@ -194,11 +207,6 @@ export class DeploymentObserver {
         }
       }),
     );
-    if (this.#halted) return;
-    for (const identity of failed) this.#failing.add(identity);
-    // A listing of every tracked deployment: a poll, unless a regular one completed after it started.
-    if ((this.#lastPollStartedAt ?? Number.NEGATIVE_INFINITY) < startedAt)
-      this.#lastPollStartedAt = startedAt;
   }
 
   /** Whether prime() is listing under some identity still (a cheap check before holdUntilPrimed). */
@@ -216,19 +224,62 @@ export class DeploymentObserver {
     return held !== undefined;
   }
 
-  /** One pass over every tracked deployment, ceil(n/100) list calls per credential. */
+  /**
+   * One pass over every tracked deployment, ceil(n/100) list calls per credential identity, each
+   * identity on its own and in parallel; resolves when every listing it started ended.
+   */
   async pollOnce(): Promise<void> {
+    const groups = this.#groups();
+    // Identities gone since (no object left) start afresh if they come back.
+    for (const identity of [...this.#failing, ...this.#lastPollStartedAt.keys()]) {
+      if (!groups.has(identity)) {
+        this.#failing.delete(identity);
+        this.#lastPollStartedAt.delete(identity);
+      }
+    }
+    await Promise.all([...groups].map(([identity, group]) => this.#poll(identity, group)));
+  }
+
+  /**
+   * Lists one identity under its own deadline; one whose previous listing runs still is marked due and
+   * listed again as soon as that ends (a slow identity gets every poll it can take, and no more).
+   */
+  async #poll(identity: string, group: Group, opts: { priming?: boolean } = {}): Promise<void> {
+    if (this.#inFlight.has(identity)) {
+      this.#due.add(identity);
+      return;
+    }
+    this.#inFlight.add(identity);
     // A reconcile may remember a newer deployment (its PATCH answer) while this listing is in flight.
     const startedAt = this.#now();
-    const failed = new Set<string>();
-    for (const [groupKey, group] of this.#groups()) {
-      const result = await this.#listGroup(groupKey, group, startedAt);
-      if (result === 'halted') return;
-      if (result === 'failed') failed.add(groupKey);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.#listingDeadlineMs());
+    timer.unref?.();
+    let result: 'listed' | 'failed' | 'halted';
+    try {
+      result = await this.#listGroup(identity, group, startedAt, deadline.signal);
+    } finally {
+      clearTimeout(timer);
+      this.#inFlight.delete(identity);
     }
-    // Credentials whose listing failed this poll; any others (recovered, or gone) start afresh.
-    this.#failing = failed;
-    this.#lastPollStartedAt = startedAt;
+    if (result === 'halted' || this.#halted) return;
+    // Credentials whose listing failed on their last poll; recovered ones start afresh.
+    if (result === 'failed') this.#failing.add(identity);
+    else if (!opts.priming) this.#failing.delete(identity);
+    // A listing of every tracked deployment of the identity, unless a later one completed before it.
+    if ((this.#lastPollStartedAt.get(identity) ?? Number.NEGATIVE_INFINITY) < startedAt) {
+      this.#lastPollStartedAt.set(identity, startedAt);
+    }
+    if (this.#due.delete(identity) && !this.#stopped) {
+      const again = this.#groups().get(identity);
+      if (again) await this.#poll(identity, again);
+    }
+  }
+
+  #listingDeadlineMs(): number {
+    return (
+      this.#options.listingDeadlineMs ?? Math.max(MIN_LISTING_DEADLINE_MS, 2 * this.#options.pollIntervalMs)
+    );
   }
 
   /** The tracked deployments by credential identity, each with the object tracking it by id. */
@@ -248,24 +299,37 @@ export class DeploymentObserver {
   /**
    * Lists one identity's deployments, 100 ids a call, keeping each as a snapshot and enqueueing the
    * objects whose deployment changed or vanished. Snapshots taken after `startedAt` (a reconcile's own
-   * read) are newer than the listing and stay.
+   * read) are newer than the listing and stay. A page over its size bound is split in halves; a
+   * deployment over it alone is listed alone from then on, and its object is told once.
    */
   async #listGroup(
     groupKey: string,
     { credentials, keysById }: Group,
     startedAt: number,
+    signal: AbortSignal,
   ): Promise<'listed' | 'failed' | 'halted'> {
-    const client = this.#options.clientFor(credentials);
-    const ids = [...keysById.keys()];
+    const client = this.#options.clientFor(credentials, signal);
+    const alone: string[][] = [];
+    const batched: string[] = [];
+    for (const id of keysById.keys()) {
+      if (this.#overSize.has(snapshotKey(groupKey, id))) alone.push([id]);
+      else batched.push(id);
+    }
+    const chunks: string[][] = [];
+    for (let i = 0; i < batched.length; i += IDS_PER_LIST) chunks.push(batched.slice(i, i + IDS_PER_LIST));
+    chunks.push(...alone);
     let result: 'listed' | 'failed' = 'listed';
-    for (let i = 0; i < ids.length; i += IDS_PER_LIST) {
-      const chunk = ids.slice(i, i + IDS_PER_LIST);
+    for (let chunk = chunks.shift(); chunk !== undefined; chunk = chunks.shift()) {
       let page: Awaited<ReturnType<ControlPlaneClient['listDeployments']>>;
       try {
         page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
       } catch (err) {
         // Stopped (shutdown, lost leadership) while listing: nothing to tell anyone.
         if (this.#halted) return 'halted';
+        if (err instanceof ResponseTooLargeError) {
+          this.#overflowed(groupKey, chunk, chunks, keysById);
+          continue;
+        }
         result = 'failed';
         // Ready objects wait for this poll to bring them back: when a listing starts failing, let
         // each find out first-hand (its own read fails the same way, says so in its conditions and
@@ -285,6 +349,7 @@ export class DeploymentObserver {
       for (const deployment of page.resources) {
         seen.add(deployment.id);
         const at = snapshotKey(groupKey, deployment.id);
+        this.#overSize.delete(at);
         const before = this.#snapshots.get(at);
         if (before && before.at > startedAt) continue;
         const fingerprint = fingerprintOf(deployment);
@@ -306,5 +371,25 @@ export class DeploymentObserver {
       }
     }
     return result;
+  }
+
+  /**
+   * A page whose answer was over the size bound: its halves go first in the queue; one id alone is
+   * that deployment's own problem: no snapshot, listed alone from now on, and its object told once
+   * (its own read then says BudgetExceeded, naming the bound).
+   */
+  #overflowed(identity: string, chunk: string[], queue: string[][], keysById: Map<string, string>): void {
+    if (chunk.length > 1) {
+      const half = Math.ceil(chunk.length / 2);
+      queue.unshift(chunk.slice(0, half), chunk.slice(half));
+      return;
+    }
+    const id = chunk[0] as string;
+    const at = snapshotKey(identity, id);
+    this.#snapshots.delete(at);
+    if (this.#overSize.has(at)) return;
+    this.#overSize.add(at);
+    const key = keysById.get(id);
+    if (key) this.#options.onChange(key);
   }
 }

@@ -99,7 +99,9 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     pass.credentials = credentials;
     pass.tenant = tenantDigest(credentials);
     pass.identity = credentialsKey(credentials);
-    pass.client = deps.controlPlane(credentials, pass.deadline);
+    // Credentials from the namespace's own Secret count against its identities (pools.ts).
+    const from = pass.spec.credentialsSecretRef ? (pass.obj.metadata.namespace ?? '') : undefined;
+    pass.client = deps.controlPlane(credentials, pass.deadline, from);
   };
   /** Another object's claim that wins over this object's (see claims.ts), if any. */
   const conflictOf = (
@@ -109,7 +111,11 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     const self = claimOf({ ...pass.obj, spec: pass.spec, status: pass.status }, pass.tenant);
     if (!self.tenant || !pass.identity) return undefined;
     const ids = [self.deploymentId, self.adoptId].filter((id): id is string => id !== undefined);
-    return judge(self, deps.claims({ tenant: self.tenant, identity: pass.identity, name: self.name, ids }));
+    const tenanted = pass.credentials?.tenantId !== undefined;
+    return judge(
+      self,
+      deps.claims({ tenant: self.tenant, identity: pass.identity, tenanted, name: self.name, ids }),
+    );
   };
 
   const namespaceOf = (pass: AgentDeploymentPass) => pass.obj.metadata.namespace ?? '';

@@ -50,7 +50,8 @@ export interface AgentDeploymentDeps {
   removeFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
   recordEvent(obj: AgentDeployment, event: PendingEvent): void;
   /** A client whose calls the signal cancels (the pass's: shutdown). */
-  controlPlane(credentials: Credentials, signal?: AbortSignal): DeploymentClient;
+  /** `namespace`: the one whose credentials Secret named them (counted against its identities). */
+  controlPlane(credentials: Credentials, signal?: AbortSignal, namespace?: string): DeploymentClient;
   /** Batched observation: fresh snapshots instead of GETs, and which deployments to poll. */
   observer: Pick<DeploymentObserver, 'fresh' | 'remember' | 'forget' | 'track' | 'untrack'>;
   defaultCredentials: Partial<Credentials>;

@@ -57,6 +57,8 @@ export interface SandboxTemplateControllerOptions {
   importNamespace?: string;
   /** Templates per listing page (1 to 500); default 500. */
   pageSize?: number;
+  /** Bytes of template listings one namespace's credentials Secrets may have held (snapshots.ts). */
+  namespaceTemplateBudget?: number;
 }
 
 export interface SandboxTemplateController {
@@ -100,10 +102,15 @@ export function startSandboxTemplateController(
     onDelete: (obj) => written.forget(objectKey(obj)),
   });
 
-  const snapshots = new TemplateSnapshots();
-  const listAll = (credentials: Credentials) =>
+  const snapshots = new TemplateSnapshots(
+    options.namespaceTemplateBudget ? { namespaceBudgetBytes: options.namespaceTemplateBudget } : {},
+  );
+  const listAll = (credentials: Credentials, namespace?: string, maxBytes?: number) =>
     options.pools
-      .clientFor(credentials)
+      .clientFor(credentials, {
+        ...(namespace === undefined ? {} : { namespace }),
+        ...(maxBytes === undefined ? {} : { walkMaxBytes: maxBytes }),
+      })
       .listAllSandboxTemplates(options.pageSize ? { pageSize: options.pageSize } : {});
 
   const written = new ReadYourWrites<SandboxTemplate>((key) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BudgetExceededError } from '../../controlplane/errors.ts';
 import type { SandboxTemplate } from '../../controlplane/schemas.ts';
 import { dnsSubdomain, importedObjectName } from './naming.ts';
 import { TemplateSnapshots } from './snapshots.ts';
@@ -44,6 +45,52 @@ describe('TemplateSnapshots', () => {
     expect(passes).toBe(3);
     await snapshots.get('k', 0, list);
     expect(passes).toBe(4);
+  });
+
+  describe("a namespace's budget (issue 32)", () => {
+    /** A listing of `n` templates of about 100 bytes each, that stops where a walk would at `maxBytes`. */
+    const listing =
+      (n: number, seen: (number | undefined)[] = []) =>
+      async (maxBytes?: number) => {
+        seen.push(maxBytes);
+        const templates = Array.from({ length: n }, (_, i) => t(`template-${i}-${'x'.repeat(60)}`));
+        if (maxBytes !== undefined && JSON.stringify(templates).length > maxBytes) {
+          throw new BudgetExceededError(
+            'listAllSandboxTemplates',
+            `the listing's pages passed ${maxBytes} bytes`,
+          );
+        }
+        return templates;
+      };
+
+    it('a listing for a namespace reads only what it has left, and one past it waits naming the setting', async () => {
+      let now = 0;
+      const snapshots = new TemplateSnapshots({
+        now: () => now,
+        namespaceBudgetBytes: 2_000,
+        retainMs: 60_000,
+      });
+      const seen: (number | undefined)[] = [];
+      const first = await snapshots.get('key-1', 1000, listing(12, seen), 'attacker');
+      expect(first.bytes).toBeGreaterThan(1_000);
+      // The next identity of that namespace may read what is left, and no more.
+      const err = await snapshots.get('key-2', 1000, listing(12, seen), 'attacker').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BudgetExceededError);
+      expect((err as Error).message).toMatch(
+        /namespace attacker would pass its 2000 bytes \(--namespace-template-budget\)/,
+      );
+      expect(seen[1]).toBe(2_000 - first.bytes);
+      // Another namespace, and the controller's own credentials, have budgets of their own.
+      await snapshots.get('key-2', 1000, listing(12), 'team');
+      await snapshots.get('key-3', 1000, listing(12));
+      // A snapshot another namespace took is charged to this one when it reads it, too.
+      await expect(snapshots.get('key-2', 1000, listing(12), 'attacker')).rejects.toThrow(
+        /namespace-template-budget/,
+      );
+      // Once the first snapshot is dropped (unused), its bytes are free again.
+      now = 120_000;
+      await snapshots.get('key-2', 1000, listing(12), 'attacker');
+    });
   });
 
   it('keeps no failed pass', async () => {

@@ -41,8 +41,11 @@ export interface SandboxTemplateDeps {
   readSecret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
   writeStatus(obj: SandboxTemplate, status: SandboxTemplateStatus, signal: AbortSignal): Promise<void>;
   recordEvent(obj: SandboxTemplate, event: PendingEvent): void;
-  /** One listing pass over every page, with these credentials. */
-  listTemplates(credentials: Credentials): Promise<ListedTemplate[]>;
+  /**
+   * One listing pass over every page, with these credentials; `namespace`: the one whose credentials
+   * Secret named them (counted against its identities); `maxBytes`: what its pages may read at most.
+   */
+  listTemplates(credentials: Credentials, namespace?: string, maxBytes?: number): Promise<ListedTemplate[]>;
   snapshots: TemplateSnapshots;
   defaultCredentials: Partial<Credentials>;
   /** Control planes a namespace's credentials Secret may name (default: the default credentials' only). */
@@ -100,8 +103,12 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
         credentialsPolicy(deps.defaultCredentials, deps.allowedControlPlanes),
       );
       const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);
-      const snapshot = await deps.snapshots.get(credentialsKey(credentials), maxAgeMs, () =>
-        deps.listTemplates(credentials),
+      const from = ref ? namespace : undefined;
+      const snapshot = await deps.snapshots.get(
+        credentialsKey(credentials),
+        maxAgeMs,
+        (maxBytes) => deps.listTemplates(credentials, from, maxBytes),
+        from,
       );
       status.lastSyncTime = new Date(snapshot.takenAt).toISOString();
 

@@ -3,46 +3,86 @@
  * per credential key, reused while it is younger than the age a reconcile accepts (its poll interval),
  * with concurrent requests for the same credentials joining the pass in flight. A failed pass is not
  * kept: the next request tries again.
+ *
+ * What a namespace's credentials Secrets make the controller hold is bounded (issue 32): the snapshots
+ * of the identities a namespace's objects read together stay within its byte budget; a listing for it
+ * may read only what is left, and a snapshot past it is refused with BudgetExceeded naming the setting.
+ * The controller's own credentials are not counted.
  */
+import { BudgetExceededError } from '../../controlplane/errors.ts';
 import type { SandboxTemplate } from '../../controlplane/schemas.ts';
+import { WALK_MAX_BYTES } from '../../controlplane/transport.ts';
 
 export interface Snapshot {
   templates: readonly SandboxTemplate[];
   /** When the pass started (ms since the epoch): nothing older than this is in it. */
   takenAt: number;
+  /** The templates' size as JSON: what the snapshot is charged against a namespace's budget. */
+  bytes: number;
 }
 
 export interface TemplateSnapshotsOptions {
   now?: () => number;
   /** Snapshots unused for this long are dropped (rotated credentials leave old keys behind). */
   retainMs?: number;
+  /** Bytes of snapshots one namespace's credentials Secrets may have held. Default 16 MiB. */
+  namespaceBudgetBytes?: number;
 }
+
+export const NAMESPACE_TEMPLATE_BUDGET_SETTING = '--namespace-template-budget';
+export const DEFAULT_NAMESPACE_TEMPLATE_BUDGET = 16 * 1024 * 1024;
+
+/** Lists every template; `maxBytes`, when set, bounds the bytes its pages may read. */
+export type ListTemplates = (maxBytes?: number) => Promise<SandboxTemplate[]>;
 
 export class TemplateSnapshots {
   readonly #now: () => number;
   readonly #retainMs: number;
+  readonly #budget: number;
   readonly #done = new Map<string, Snapshot>();
   readonly #inFlight = new Map<string, Promise<Snapshot>>();
+  /** Per namespace, the bytes of each snapshot (by key) its objects read. */
+  readonly #charged = new Map<string, Map<string, number>>();
 
   constructor(options: TemplateSnapshotsOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#retainMs = options.retainMs ?? 30 * 60_000;
+    this.#budget = options.namespaceBudgetBytes ?? DEFAULT_NAMESPACE_TEMPLATE_BUDGET;
   }
 
   /**
    * The templates listed for `key`, at most `maxAgeMs` old; `list` runs a pass when none is fresh and
    * none is under way. A pass under way is always fresh enough: it started no earlier than now.
+   * `namespace`: the one whose credentials Secret named the credentials, charged for the snapshot.
    */
-  get(key: string, maxAgeMs: number, list: () => Promise<SandboxTemplate[]>): Promise<Snapshot> {
+  async get(key: string, maxAgeMs: number, list: ListTemplates, namespace?: string): Promise<Snapshot> {
     const now = this.#now();
     this.#prune(now);
-    const running = this.#inFlight.get(key);
-    if (running) return running;
     const done = this.#done.get(key);
-    if (done && now - done.takenAt < maxAgeMs) return Promise.resolve(done);
+    const snapshot =
+      this.#inFlight.get(key) ??
+      (done && now - done.takenAt < maxAgeMs ? done : this.#pass(key, now, list, namespace));
+    const taken = await snapshot;
+    if (namespace !== undefined) this.#charge(namespace, key, taken.bytes);
+    return taken;
+  }
+
+  #pass(key: string, now: number, list: ListTemplates, namespace: string | undefined): Promise<Snapshot> {
+    const left = namespace === undefined ? undefined : this.#budget - this.#others(namespace, key);
     const pass = (async () => {
       try {
-        const snapshot = { templates: await list(), takenAt: now };
+        if (left !== undefined && left <= 0) throw this.#overBudget(namespace as string);
+        let templates: SandboxTemplate[];
+        try {
+          templates = await list(left !== undefined && left < WALK_MAX_BYTES ? left : undefined);
+        } catch (err) {
+          // The walk stopped at what the namespace had left: its budget, not the listing's bound.
+          if (err instanceof BudgetExceededError && left !== undefined && left < WALK_MAX_BYTES) {
+            throw this.#overBudget(namespace as string);
+          }
+          throw err;
+        }
+        const snapshot = { templates, takenAt: now, bytes: Buffer.byteLength(JSON.stringify(templates)) };
         this.#done.set(key, snapshot);
         return snapshot;
       } finally {
@@ -53,9 +93,39 @@ export class TemplateSnapshots {
     return pass;
   }
 
+  /** Bytes of the snapshots other than `key` that `namespace` is charged for. */
+  #others(namespace: string, key: string): number {
+    let sum = 0;
+    for (const [other, bytes] of this.#charged.get(namespace) ?? []) if (other !== key) sum += bytes;
+    return sum;
+  }
+
+  #charge(namespace: string, key: string, bytes: number): void {
+    if (this.#others(namespace, key) + bytes > this.#budget) throw this.#overBudget(namespace);
+    let charged = this.#charged.get(namespace);
+    if (charged === undefined) {
+      charged = new Map();
+      this.#charged.set(namespace, charged);
+    }
+    charged.set(key, bytes);
+  }
+
+  #overBudget(namespace: string): BudgetExceededError {
+    return new BudgetExceededError(
+      'listAllSandboxTemplates',
+      `the sandbox template listings held for the credentials Secrets of namespace ${namespace} would pass its ${this.#budget} bytes (${NAMESPACE_TEMPLATE_BUDGET_SETTING})`,
+      'nothing more is held for it',
+    );
+  }
+
   #prune(now: number) {
     for (const [key, snapshot] of this.#done) {
-      if (now - snapshot.takenAt > this.#retainMs) this.#done.delete(key);
+      if (now - snapshot.takenAt <= this.#retainMs) continue;
+      this.#done.delete(key);
+      for (const [namespace, charged] of this.#charged) {
+        charged.delete(key);
+        if (charged.size === 0) this.#charged.delete(namespace);
+      }
     }
   }
 }
