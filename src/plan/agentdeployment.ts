@@ -169,10 +169,13 @@ async function plan(input: InputObject, namespace: string, world: PlanWorld, not
       notes,
     );
   if (observeOnly) return observeOnlyEntry(decision, desired.request, observed, changesOf);
+  const unchanged = !!live && sameSpec(live.spec, spec);
+  const liveGeneration = live?.metadata.generation ?? 0;
   const remedy = remediationPlan({
     spec,
     status,
-    unchangedGeneration: live && sameSpec(live.spec, spec) ? (live.metadata.generation ?? 0) : undefined,
+    unchangedGeneration: unchanged ? liveGeneration : undefined,
+    generation: unchanged ? liveGeneration : liveGeneration + 1,
     decision,
     desired: desiredConfig(desired.request, digests.secrets),
     observed,

@@ -50,6 +50,7 @@ const input = (more: Partial<RemediationPlanInput>): RemediationPlanInput => ({
   spec,
   status: {},
   unchangedGeneration: undefined,
+  generation: 3,
   decision: none,
   desired: { image: 'img:good', secretsDigest: 's', resourceSpecDigest: 'r' },
   observed: { id: 'dep', latest_revision_id: 'bad', active_revision_id: 'bad' },

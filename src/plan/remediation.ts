@@ -23,6 +23,8 @@ export interface RemediationPlanInput {
   status: AgentDeploymentStatus;
   /** The live object's generation, when the input's spec is the live one (else the spec changes). */
   unchangedGeneration: number | undefined;
+  /** The generation the input's spec would have: the live one, or the next. */
+  generation: number;
   decision: Decision;
   desired: RevisionConfig;
   observed:
@@ -69,6 +71,7 @@ export function remediationPlan(input: RemediationPlanInput): Entry | undefined 
       changed: decision.changed,
       createsRevision: decision.createsRevision,
       latestRevisionId: observed.latest_revision_id ?? undefined,
+      generation: input.generation,
     });
     if (!target) return undefined;
     return {

@@ -157,6 +157,7 @@ describe('revertTarget', () => {
     changed: ['source_revision_config.image_uri'],
     createsRevision: true,
     latestRevisionId: 'bad',
+    generation: 3,
   };
   it.each<[string, Partial<typeof base>, string | undefined]>([
     ['a revert to a revision that deployed and verified: redeploy it', {}, 'good'],
@@ -174,6 +175,7 @@ describe('revertTarget', () => {
       undefined,
     ],
     ['a failed revision is not reverted to', { history: [{ ...GOOD, outcome: 'Failed' }] }, undefined],
+    ['the same spec as the latest revision (drift): PATCH', { generation: 2 }, undefined],
   ])('%s', (_name, more, want) => {
     expect(revertTarget({ ...base, ...more })?.id).toBe(want);
   });

@@ -123,15 +123,20 @@ export interface RevertFacts {
   changed: readonly string[];
   createsRevision: boolean;
   latestRevisionId: string | undefined;
+  /** metadata.generation of the spec being applied. */
+  generation: number;
 }
 
 /**
- * A `git revert`: the spec's configuration equals a revision in the history that deployed (and did not fail
- * verification), and only its source differs from the deployment (a redeploy brings back the source only):
- * redeploy it (no build) instead of PATCHing. A branch ref is rebuilt (PATCH): its head may have moved.
+ * A `git revert`: a new spec (newer than the latest revision's) whose configuration equals a revision in
+ * the history that deployed (and did not fail verification), and only its source differs from the
+ * deployment (a redeploy brings back the source only): redeploy it (no build) instead of PATCHing. A
+ * branch ref is rebuilt (PATCH): its head may have moved. Drift under the same spec is PATCHed as ever.
  */
 export function revertTarget(facts: RevertFacts): HistoryEntry | undefined {
   const { changed, desired } = facts;
+  const [newest] = facts.history;
+  if (!newest || (newest.generation ?? 0) >= facts.generation) return undefined;
   if (!facts.createsRevision || changed.length === 0) return undefined;
   if (!changed.every((path) => path.startsWith('source_revision_config.'))) return undefined;
   if (!isFixedRef(desired.repoRef)) return undefined;

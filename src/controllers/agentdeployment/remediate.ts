@@ -6,6 +6,7 @@
 
 import { Annotation, EventReason } from '../../api/names.ts';
 import type { HistoryEntry, RevisionTrigger } from '../../api/remediation.ts';
+import type { VerificationStatus } from '../../api/verification.ts';
 import { NotFoundError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import {
@@ -30,6 +31,7 @@ import {
 } from '../../reconcile/remediation.ts';
 import { pendingRedeployRequest } from '../../runtime/annotations.ts';
 import { type Outcome, Stall } from '../../runtime/outcome.ts';
+import type { VerificationView } from '../../verification/view.ts';
 import type { ExternalDeployment } from './external.ts';
 import { recordObserved } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
@@ -125,7 +127,7 @@ export function rolledBackOutcome(pass: AgentDeploymentPass, verified: boolean):
  * The latest revision failed past spec.retry: roll back (redeploy the last good revision), report a failed
  * rollback, or say why not (returned, for the caller's own message). Observe-only never gets here.
  */
-export async function remediate(
+async function remediate(
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   external: ExternalDeployment,
@@ -184,6 +186,7 @@ export async function fastRevert(
     changed: patch.changed,
     createsRevision: patch.createsRevision,
     latestRevisionId: deployment.latest_revision_id ?? undefined,
+    generation: pass.generation,
   });
   if (!target) return undefined;
   const why = `the spec's configuration equals revision ${target.id}'s (a revert): redeployed it instead of a PATCH, no build`;
@@ -230,4 +233,46 @@ export function wouldRemediate(
         ? decision.message
         : `would not roll back (${decision.why ?? 'nothing to roll back to'})`;
   return `; observe-only: spec.remediation ${what}, and nothing is sent`;
+}
+
+/**
+ * followRevision's hook: the latest revision failed and spec.retry gave up (`message`: what follow.ts
+ * says). Rolled back (RollingBack), RollbackFailed, or RevisionFailed saying why no rollback.
+ */
+export async function afterFailure(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  external: ExternalDeployment,
+  deployment: Deployment,
+  latest: LatestFailure,
+  message: string,
+): Promise<Outcome> {
+  const remedy = await remediate(deps, pass, external, deployment, latest);
+  if ('outcome' in remedy) return remedy.outcome;
+  throw new Stall('RevisionFailed', remedy.why ? `${message}; ${remedy.why}` : message);
+}
+
+/**
+ * verify's hook: the result goes into the history; verified, a rollback of this spec reports RolledBack;
+ * failed, remediation may roll back (or says why not).
+ */
+export async function afterVerification(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  external: ExternalDeployment,
+  step: { view: VerificationView; record?: VerificationStatus | undefined },
+): Promise<Outcome> {
+  const revisionId = pass.status.latestRevisionId ?? '';
+  const { outcome, verified } = step.view;
+  observeVerified(deps, pass, revisionId, verified.status);
+  if (verified.status === 'True') return rolledBackOutcome(pass, true) ?? outcome;
+  if (verified.status !== 'False' || !pass.observed) return outcome;
+  const failures = step.record?.revisionId === revisionId ? (step.record.failures ?? 1) : 1;
+  const remedy = await remediate(deps, pass, external, pass.observed, {
+    id: revisionId,
+    failure: 'verification',
+    failures,
+  });
+  if ('outcome' in remedy) return remedy.outcome;
+  return remedy.why ? { ...outcome, message: `${outcome.message}; ${remedy.why}` } : outcome;
 }

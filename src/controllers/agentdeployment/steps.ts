@@ -37,13 +37,13 @@ import { finalizeStep } from './finalize.ts';
 import { decideFollow, type FollowInput, progressDeadlineOf, retryPolicyOf } from './follow.ts';
 import { observeOnlyStep } from './observe-only.ts';
 import {
+  afterFailure,
+  afterVerification,
   fastRevert,
   holdsWrites,
   isRollbackRevision,
   noteRevision,
   observeRevision,
-  observeVerified,
-  remediate,
   rolledBackOutcome,
 } from './remediate.ts';
 import { recordApplied, recordObserved } from './status.ts';
@@ -401,12 +401,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         case 'stall': {
           if (decision.reason !== 'RevisionFailed') throw new Stall(decision.reason, decision.message);
           const failure = { id: revisionId, failure: 'deploy', status: revision.status } as const;
-          const remedy = await remediate(deps, pass, external(pass), deployment, failure);
-          if ('outcome' in remedy) return remedy.outcome;
-          throw new Stall(
-            decision.reason,
-            remedy.why ? `${decision.message}; ${remedy.why}` : decision.message,
-          );
+          return afterFailure(deps, pass, external(pass), deployment, failure, decision.message);
         }
         case 'progressing':
           pass.requeueAfterMs = decision.requeueAfterMs;
@@ -456,18 +451,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       pass.verified = step.view.verified;
       const poll = pollIntervalOf(pass.obj, deps.pollIntervalMs);
       pass.requeueAfterMs = Math.min(poll, step.requeueAfterMs ?? poll);
-      const revisionId = status.latestRevisionId;
-      observeVerified(deps, pass, revisionId, step.view.verified.status);
-      if (step.view.verified.status === 'True') return rolledBackOutcome(pass, true) ?? step.view.outcome;
-      if (step.view.verified.status === 'False' && pass.observed) {
-        const failures = step.record?.revisionId === revisionId ? (step.record.failures ?? 1) : 1;
-        const failure = { id: revisionId, failure: 'verification', failures } as const;
-        const remedy = await remediate(deps, pass, external(pass), pass.observed, failure);
-        if ('outcome' in remedy) return remedy.outcome;
-        if (remedy.why)
-          return { ...step.view.outcome, message: `${step.view.outcome.message}; ${remedy.why}` };
-      }
-      return step.view.outcome;
+      return afterVerification(deps, pass, external(pass), step);
     },
   };
 
