@@ -266,7 +266,9 @@ export async function afterVerification(
   const { outcome, verified } = step.view;
   observeVerified(deps, pass, revisionId, verified.status);
   if (verified.status === 'True') return rolledBackOutcome(pass, true) ?? outcome;
-  if (verified.status !== 'False' || !pass.observed) return outcome;
+  // Only the agent's own failure counts (not a URL the controller may not call).
+  if (verified.status !== 'False' || verified.reason !== 'VerificationFailed' || !pass.observed)
+    return outcome;
   const failures = step.record?.revisionId === revisionId ? (step.record.failures ?? 1) : 1;
   const remedy = await remediate(deps, pass, external, pass.observed, {
     id: revisionId,
