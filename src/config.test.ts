@@ -23,6 +23,13 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
     expect(loadConfig([], { ...BASE, ...env }).agentServerHosts.entries).toEqual(entries);
   });
 
+  it('allows no internal address to namespace credentials by default; the setting names some', () => {
+    expect(loadConfig([], BASE).agentServerInternalAddresses.refusalOf('169.254.169.254')).toBe('link-local');
+    const set = loadConfig([], { ...BASE, AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES: '10.0.0.0/8,agents.svc' });
+    expect(set.agentServerInternalAddresses.allowed).toEqual(['10.0.0.0/8', 'agents.svc']);
+    expect(set.agentServerInternalAddresses.refusalOf('10.1.2.3')).toBeUndefined();
+  });
+
   it('reads the namespace list and selector', () => {
     const config = loadConfig(
       [
@@ -47,6 +54,11 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
       /--allowed-control-plane-urls: "cp.example.com" is not an allowed control-plane URL/,
     ],
     ['a bare wildcard', { AGENT_SERVER_ALLOWED_HOSTS: '*' }, /--agent-server-allowed-hosts: "\*"/],
+    [
+      'an internal-address entry that is no address, range or host',
+      { AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES: '10.0.0.0/8, 10.0.0.0/40' },
+      /--agent-server-allowed-internal-addresses: "10.0.0.0\/40" is not an address/,
+    ],
     [
       'a bad selector',
       { DEFAULT_CREDENTIALS_NAMESPACE_SELECTOR: 'tier=a b' },

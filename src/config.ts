@@ -22,6 +22,11 @@ import {
   HostAllowListError,
   parseHostAllowList,
 } from './verification/host-allow-list.ts';
+import {
+  InternalAddressListError,
+  type InternalAddressPolicy,
+  internalAddressPolicy,
+} from './verification/internal-addresses.ts';
 
 const duration = (flag: string) =>
   z.string().transform((v, ctx) => {
@@ -91,6 +96,7 @@ const ConfigFields = z.object({
   }),
   allowedControlPlaneUrls: z.string(),
   agentServerAllowedHosts: z.string().optional(),
+  agentServerAllowedInternalAddresses: z.string(),
   watchNamespaces: commaList,
   labelSelector: z.string(),
   pollInterval: duration('poll-interval'),
@@ -107,6 +113,7 @@ const ConfigFields = z.object({
     .min(0, '--reserve-workers must be 0 or more'),
   namespaceSecretBudget: byteBudget('namespace-secret-budget', '8Mi'),
   namespaceTemplateBudget: byteBudget('namespace-template-budget', '16Mi'),
+  namespaceDeploymentBudget: byteBudget('namespace-deployment-budget', '32Mi'),
   namespaceCredentialIdentities: positiveInt('namespace-credential-identities'),
   reconcileTimeout: duration('reconcile-timeout').refine((ms) => ms >= 5_000, {
     message: '--reconcile-timeout must be at least 5s',
@@ -180,7 +187,18 @@ const ConfigSchema = ConfigFields.refine(
       ctx.addIssue({ code: 'custom', message: `--allowed-control-plane-urls: ${err.message}` });
       return z.NEVER;
     }
-    return { ...c, agentServerHosts, allowedControlPlanes };
+    let agentServerInternalAddresses: InternalAddressPolicy;
+    try {
+      agentServerInternalAddresses = internalAddressPolicy(c.agentServerAllowedInternalAddresses);
+    } catch (err) {
+      if (!(err instanceof InternalAddressListError)) throw err;
+      ctx.addIssue({
+        code: 'custom',
+        message: `--agent-server-allowed-internal-addresses: ${err.message}`,
+      });
+      return z.NEVER;
+    }
+    return { ...c, agentServerHosts, allowedControlPlanes, agentServerInternalAddresses };
   });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -35,6 +35,13 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly controlPlaneCircuitTransitions = new Counter({
+    name: 'agent_operator_controlplane_circuit_transitions_total',
+    help: "A credential identity's circuit breaker opening (state open) or closing (state closed), by the identity's digest.",
+    labelNames: ['identity', 'state'] as const,
+    registers: [this.registry],
+  });
+
   readonly leader = new Gauge({
     name: 'agent_operator_leader',
     help: '1 while this replica leads (runs reconciles), else 0.',

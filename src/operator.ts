@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { startAgentDeploymentController } from './controllers/agentdeployment/index.ts';
 import { startSandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
+import { circuitReporter } from './controlplane/circuit-report.ts';
 import { defaultCredentialsScope } from './controlplane/default-credentials-scope.ts';
 import { ControlPlanePools } from './controlplane/pools.ts';
 import { startHttpEndpoints } from './http.ts';
@@ -104,6 +105,10 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const pools = new ControlPlanePools({
     limits: { rps: config.controlPlaneRps, concurrency: config.controlPlaneConcurrency },
     namespaceIdentities: config.namespaceCredentialIdentities,
+    onCircuit: circuitReporter(
+      logger.child({ component: 'controlplane' }),
+      metrics.controlPlaneCircuitTransitions,
+    ),
     clientDefaults: {
       timeouts: { totalMs: config.controlPlaneTimeout },
       onRequest: (e) => {
@@ -118,27 +123,24 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     instance: identity,
     logger,
   });
-  // One queue per kind: both use namespace/name keys, which must not merge across kinds.
-  let tenantOf: ((key: string) => string | undefined) | undefined;
-  const newQueue = (kind: string, fair = false) => {
+  // One queue per kind: both use namespace/name keys, which must not merge across kinds. Each is fair
+  // across tenants, with reserve workers (the kind's controller tells a key's tenant once it runs).
+  const tenants: Record<string, ((key: string) => string | undefined) | undefined> = {};
+  const newQueue = (kind: string) => {
     const queue = new WorkQueue({
       qps: config.reconcileRate,
       burst: config.reconcileRate * 2,
       metrics: metrics.runtime.queue(controllerName(kind)),
       // One tenant (credential identity), and one namespace, holds at most half the shared workers (more
       // only while others sit idle); the reserve workers start only tenants with nothing in flight.
-      ...(fair
-        ? {
-            tenantOf: (key: string) => tenantOf?.(key),
-            maxPerTenant: Math.ceil(config.workers / 2),
-            sharedSlots: config.workers,
-          }
-        : {}),
+      tenantOf: (key: string) => tenants[kind]?.(key),
+      maxPerTenant: Math.ceil(config.workers / 2),
+      sharedSlots: config.workers,
     });
     metrics.runtime.watchQueue(controllerName(kind), queue);
     return queue;
   };
-  const queue = newQueue('AgentDeployment', true);
+  const queue = newQueue('AgentDeployment');
   const templateQueue = newQueue('SandboxTemplate');
 
   const defaultCredentials = {
@@ -160,6 +162,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const verifier = new Verifier({
     dispatcher: agentServers,
     allowedHosts: config.agentServerHosts,
+    internalAddresses: config.agentServerInternalAddresses,
     backoffBaseMs: config.verificationBackoff,
     ...(config.webhookBaseUrl ? { webhook: { baseUrl: config.webhookBaseUrl, tokenFor, reports } } : {}),
     now: () => new Date(),
@@ -177,6 +180,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       namespaces: config.defaultCredentialsNamespaces,
       namespaceSelector: config.defaultCredentialsNamespaceSelector,
     }),
+    namespaceDeploymentBudget: config.namespaceDeploymentBudget,
     settings: {
       defaultCredentials,
       allowedControlPlanes: config.allowedControlPlanes,
@@ -186,7 +190,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       verifier,
     },
   });
-  tenantOf = agentDeployments.tenantOf;
+  tenants.AgentDeployment = agentDeployments.tenantOf;
   const sandboxTemplates = startSandboxTemplateController({
     access,
     queue: templateQueue,
@@ -202,7 +206,9 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     pollIntervalMs: config.templatePollInterval ?? config.pollInterval,
     importNamespace: config.importTemplatesNamespace,
     namespaceTemplateBudget: config.namespaceTemplateBudget,
+    passDeadlineMs: config.reconcileTimeout,
   });
+  tenants.SandboxTemplate = sandboxTemplates.tenantOf;
   metrics.watchObjects('AgentDeployment', () => agentDeployments.objects.list());
   metrics.watchObjects('SandboxTemplate', () => sandboxTemplates.objects.list());
 
@@ -257,7 +263,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       startKindWorkers(
         'SandboxTemplate',
         templateQueue,
-        config.workers,
+        config.workers + config.reserveWorkers,
         config.reconcileTimeout,
         logger,
         metrics,
@@ -335,6 +341,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         await pools.close();
         await receiver?.close();
         await agentServers.close();
+        await verifier.close();
         await http.close();
       })();
       return stopping;

@@ -60,6 +60,12 @@ export const OPTIONS = [
     help: 'Comma-separated agent-server hosts that may receive the default credentials (host, host:port, *.domain); default: exactly the control plane host; wildcards only where written.',
   },
   {
+    flag: 'agent-server-allowed-internal-addresses',
+    env: 'AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES',
+    help: "Comma-separated addresses, CIDR ranges and host names that verification with a namespace's own credentials may call although internal (loopback, link-local, private, unspecified, multicast); default: none.",
+    default: '',
+  },
+  {
     flag: 'watch-namespaces',
     env: 'WATCH_NAMESPACES',
     help: 'Comma-separated namespaces to watch; empty watches all.',
@@ -97,7 +103,7 @@ export const OPTIONS = [
   {
     flag: 'reserve-workers',
     env: 'RESERVE_WORKERS',
-    help: 'AgentDeployment workers beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
+    help: 'Workers of each kind (AgentDeployment, SandboxTemplate) beyond --workers that start only a tenant with nothing in flight (bulkheads: a tenant whose server hangs cannot keep another from starting).',
     default: '4',
   },
   {
@@ -117,6 +123,12 @@ export const OPTIONS = [
     env: 'NAMESPACE_TEMPLATE_BUDGET',
     help: "Bytes of sandbox template listings the controller holds for one namespace's credentials Secrets (a quantity such as 16Mi); a listing past it is not held and its readers wait with BudgetExceeded.",
     default: '16Mi',
+  },
+  {
+    flag: 'namespace-deployment-budget',
+    env: 'NAMESPACE_DEPLOYMENT_BUDGET',
+    help: "Bytes of deployment snapshots the batched poll holds for one namespace's AgentDeployments, whatever their credentials (a quantity such as 32Mi); a deployment past it is not held and its object waits with BudgetExceeded.",
+    default: '32Mi',
   },
   {
     flag: 'reconcile-timeout',

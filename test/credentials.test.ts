@@ -65,7 +65,8 @@ beforeAll(async () => {
   foreign = await startForeign();
   h = await startHarness('creds', {
     simulator: { apiKeys: [DEFAULT_API_KEY, TEAM_KEY] },
-    env: { VERIFICATION_BACKOFF: '300ms' },
+    // The namespace's own agent server below listens on loopback, an internal address: allowed here.
+    env: { VERIFICATION_BACKOFF: '300ms', AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES: '127.0.0.1' },
   });
 });
 
@@ -120,7 +121,7 @@ describe('the controller key and agent-server hosts', () => {
     expect(foreign.seen).toEqual([]);
   });
 
-  it("sends a namespace's own key to its URL, and reduces the server's error body to a sanitised summary", async () => {
+  it("sends a namespace's own key to its URL, and quotes nothing of the server's error body", async () => {
     foreign.seen.length = 0;
     const marker = 'INTERNAL-ONLY-7f3a';
     foreign.answer = {
@@ -153,7 +154,7 @@ describe('the controller key and agent-server hosts', () => {
     expect(foreign.seen.every((r) => r.headers['x-api-key'] === TEAM_KEY)).toBe(true);
 
     const message = obj.status?.verification?.last?.message ?? '';
-    expect(message).toMatch(/^GET \/ok answered 500 \(a \d+-byte body, not quoted\)$/);
+    expect(message).toBe('GET /ok answered 500');
     const verified = condition(obj, 'Verified')?.message ?? '';
     const events = (await listEvents(h, 'own-url')).filter((e) => e.reason === 'VerificationFailed');
     expect(events.length).toBeGreaterThan(0);

@@ -311,6 +311,8 @@ describe('helm template applied with a server-side dry run', () => {
       'defaultCredentials.namespaceSelector=tier=platform',
       '--set',
       'agentServer.allowedHosts={*.agents.example.com,127.0.0.1:8787}',
+      '--set',
+      'agentServer.allowedInternalAddresses={10.20.0.0/16,agents.internal.example}',
     ]);
     expect(excessPermissions(objects)).toEqual([]);
     // Besides the aggregated roles for people, one ClusterRole: reading namespaces.
@@ -325,6 +327,9 @@ describe('helm template applied with a server-side dry run', () => {
     expect(env).toContain('{"name":"DEFAULT_CREDENTIALS_NAMESPACE_SELECTOR","value":"tier=platform"}');
     expect(env).toContain(
       '{"name":"AGENT_SERVER_ALLOWED_HOSTS","value":"*.agents.example.com,127.0.0.1:8787"}',
+    );
+    expect(env).toContain(
+      '{"name":"AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES","value":"10.20.0.0/16,agents.internal.example"}',
     );
     const applied = await dryRunApply(text);
     expect(applied.stderr).toBe('');

@@ -34,8 +34,11 @@ export type ControlPlanePoolsOptions = {
   limits?: { rps: number; concurrency: number };
   /** Per-credential circuit breakers (circuit-breaker.ts); default threshold 3, first opening 5 s. */
   breaker?: { threshold?: number; baseOpenMs?: number; maxOpenMs?: number };
-  /** Told when a credential's circuit opens or closes (the credential as its key, never its values). */
-  onCircuit?: (credentialsId: string, state: 'open' | 'closed') => void;
+  /**
+   * Told when a credential's circuit opens or closes: the credential as its identity digest
+   * (credentialsKey, never its values) and the origin of its control plane.
+   */
+  onCircuit?: (credentialsId: string, state: 'open' | 'closed', origin: string) => void;
   /**
    * A credential's limiter, or an origin's pool, not asked for in this long and idle is dropped: tenants
    * come and go (a namespace deleted, a Secret rotated). Default 10 minutes.
@@ -179,7 +182,7 @@ export class ControlPlanePools {
           });
           await probing.listDeployments({ limit: 1 });
         },
-        onChange: (state) => this.#options.onCircuit?.(key, state),
+        onChange: (state) => this.#options.onCircuit?.(key, state, new URL(credentials.baseUrl).origin),
       });
       entry = { limiter, breaker, usedAt: 0 };
       this.#limiters.set(key, entry);

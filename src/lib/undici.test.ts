@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as undici from 'undici';
 import { describe, expect, it } from 'vitest';
-import { Agent, getGlobalDispatcher, Pool, ProxyAgent } from './undici.ts';
+import { Agent, buildConnector, getGlobalDispatcher, Pool, ProxyAgent } from './undici.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -12,6 +12,7 @@ describe('undici loaded file by file', () => {
     ['Agent', Agent, undici.Agent],
     ['ProxyAgent', ProxyAgent, undici.ProxyAgent],
     ['getGlobalDispatcher', getGlobalDispatcher, undici.getGlobalDispatcher],
+    ['buildConnector', buildConnector, undici.buildConnector],
   ] as const)('%s is the one undici exports', (_, ours, theirs) => {
     expect(ours).toBe(theirs);
   });

@@ -21,5 +21,7 @@ export const Agent = require('undici/lib/dispatcher/agent') as typeof Undici.Age
 export type Agent = Undici.Agent;
 export const ProxyAgent = require('undici/lib/dispatcher/proxy-agent') as typeof Undici.ProxyAgent;
 export type ProxyAgent = Undici.ProxyAgent;
+/** undici's own socket connector, for dispatchers that check where they connect (verification). */
+export const buildConnector = require('undici/lib/core/connect') as typeof Undici.buildConnector;
 /** The dispatcher undici's top-level request() uses when it is given none. */
 export const getGlobalDispatcher = (require('undici/lib/global') as typeof Undici).getGlobalDispatcher;

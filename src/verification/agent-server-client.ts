@@ -4,7 +4,9 @@
  * Authorization: Bearer with X-Tenant-Id. Error messages never quote a credential, nor an error body:
  * the URL is user-chosen (customUrl), so a body copied into status would let anyone read what an internal
  * service answers. Only the `detail` or `message` string of a JSON error body is quoted, short and
- * printable; of any other body, only its size.
+ * printable; of any other body, only its size. With a namespace's own credentials (`quoteAnswers: false`)
+ * not even that: an error answer reads as its status code, an unexpected one as the fields that did not
+ * match. The URL is taken apart (agent-server-url.ts), never concatenated as text.
  */
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
@@ -12,6 +14,8 @@ import { authHeaders, type Credentials } from '../controlplane/credentials.ts';
 import { OutboundError, outboundCall } from '../lib/outbound.ts';
 import { cleanPeerText } from '../lib/peer-text.ts';
 import { getGlobalDispatcher } from '../lib/undici.ts';
+import { parseAgentServerUrl } from './agent-server-url.ts';
+import { AddressRefusedError } from './guarded-agent.ts';
 
 const TIMEOUT_MS = 10_000;
 /** Answers a verification reads are small; a run's output beyond this is not waited for. */
@@ -42,17 +46,20 @@ const ErrorBody = z.looseObject({ detail: z.unknown().optional(), message: z.unk
 
 export class AgentServerError extends Error {
   readonly status: number | undefined;
-  constructor(message: string, status?: number) {
+  /** The address rules refused the connection: nothing was sent. */
+  readonly refused: boolean;
+  constructor(message: string, status?: number, refused = false) {
     super(message);
     this.name = 'AgentServerError';
     this.status = status;
+    this.refused = refused;
   }
 }
 
 export type JoinOutcome = { done: false } | { done: true; error?: { error?: string; message?: string } };
 
 export interface AgentServerClientOptions {
-  /** The deployment's URL; paths are appended to it. */
+  /** The deployment's URL; paths are appended to its path (it must pass parseAgentServerUrl). */
   url: string;
   credentials: Credentials;
   dispatcher?: Dispatcher;
@@ -61,10 +68,14 @@ export interface AgentServerClientOptions {
   maxBodyBytes?: number;
   /** Aborts every call (shutdown). */
   signal?: AbortSignal | undefined;
+  /** Whether an error answer's detail or size may be quoted (default true; false for a namespace's credentials). */
+  quoteAnswers?: boolean;
 }
 
 export class AgentServerClient {
-  readonly #base: string;
+  readonly #origin: string;
+  readonly #basePath: string;
+  readonly #quoteAnswers: boolean;
   readonly #headers: Record<string, string>;
   readonly #secrets: string[];
   readonly #dispatcher: Dispatcher | undefined;
@@ -73,7 +84,11 @@ export class AgentServerClient {
   readonly #signal: AbortSignal | undefined;
 
   constructor(options: AgentServerClientOptions) {
-    this.#base = options.url.replace(/\/+$/, '');
+    const url = parseAgentServerUrl(options.url);
+    if ('problem' in url) throw new AgentServerError(url.problem);
+    this.#origin = url.origin;
+    this.#basePath = url.basePath;
+    this.#quoteAnswers = options.quoteAnswers ?? true;
     this.#headers = { ...authHeaders(options.credentials), accept: 'application/json' };
     this.#secrets = [options.credentials.apiKey, options.credentials.bearerToken].filter(
       (v): v is string => !!v,
@@ -148,10 +163,9 @@ export class AgentServerClient {
       const response = await outboundCall(
         { deadlineMs: timeoutMs, maxBodyBytes: this.#maxBodyBytes, signal: cancel },
         async (signal) => {
-          const url = new URL(`${this.#base}${path}`);
           const sent = await (this.#dispatcher ?? getGlobalDispatcher()).request({
-            origin: url.origin,
-            path: `${url.pathname}${url.search}`,
+            origin: this.#origin,
+            path: `${this.#basePath}${path}`,
             method,
             headers:
               body === undefined ? this.#headers : { ...this.#headers, 'content-type': 'application/json' },
@@ -167,6 +181,8 @@ export class AgentServerClient {
       text = response.text;
     } catch (err) {
       if (opts.signal?.aborted) throw err;
+      const refused = refusalIn(err);
+      if (refused) throw new AgentServerError(`${what} not sent: ${refused.message}`, undefined, true);
       const reason =
         err instanceof OutboundError && err.kind === 'transport'
           ? (err.code ?? err.message)
@@ -186,7 +202,9 @@ export class AgentServerClient {
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`);
+      const issues = parsed.error.issues.map((i) =>
+        this.#quoteAnswers ? `${i.path.join('.') || 'body'}: ${i.message}` : i.path.join('.') || 'body',
+      );
       throw new AgentServerError(
         `${what} answered an unexpected body: ${issues.slice(0, 3).join('; ')}`,
         status,
@@ -197,7 +215,7 @@ export class AgentServerClient {
 
   /** What an error answer says, reduced: the JSON detail or message string, else only the body's size. */
   #detail(text: string): string {
-    if (text.trim() === '') return '';
+    if (text.trim() === '' || !this.#quoteAnswers) return '';
     let detail: unknown;
     try {
       const body = ErrorBody.safeParse(JSON.parse(text));
@@ -216,3 +234,11 @@ export class AgentServerClient {
 }
 
 const enc = encodeURIComponent;
+
+/** The address rules' refusal, however deep the transport wrapped it. */
+function refusalIn(err: unknown): AddressRefusedError | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof AddressRefusedError) return e;
+  }
+  return undefined;
+}

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHostAllowList } from './host-allow-list.ts';
+import { internalAddressPolicy } from './internal-addresses.ts';
 import { Verifier, type VerifyRequest } from './verifier.ts';
 
 // An agent server that counts what reaches it and answers /ok with a 503, so a verification that is
@@ -36,12 +37,21 @@ afterAll(async () => {
   await Promise.all([server, foreign].map((s) => new Promise<void>((r) => s.close(() => r()))));
 });
 
-const verifierFor = () =>
-  new Verifier({
+const verifiers: Verifier[] = [];
+afterAll(async () => {
+  await Promise.all(verifiers.map((v) => v.close()));
+});
+/** `internal`: the administrator's --agent-server-allowed-internal-addresses (default: none). */
+const verifierFor = (internal?: string) => {
+  const verifier = new Verifier({
     allowedHosts: parseHostAllowList(`http://${new URL(allowedUrl).host}`),
+    ...(internal === undefined ? {} : { internalAddresses: internalAddressPolicy(internal) }),
     backoffBaseMs: 1_000,
     now: () => new Date('2026-01-01T00:00:00Z'),
   });
+  verifiers.push(verifier);
+  return verifier;
+};
 
 const requestFor = (url: string, credentialsOwner: 'controller' | 'namespace'): VerifyRequest => ({
   key: 'ns/a',
@@ -73,19 +83,87 @@ describe('Verifier: where the credentials may go', () => {
   it.each<[string, 'allowed' | 'foreign', 'controller' | 'namespace', string, string[]]>([
     ['the controller key, an allowed host', 'allowed', 'controller', 'VerificationFailed', ['allowed /ok']],
     ['the controller key, a foreign host: no request', 'foreign', 'controller', 'URLNotAllowed', []],
-    ["a namespace's own key, its own URL", 'foreign', 'namespace', 'VerificationFailed', ['foreign /ok']],
+    [
+      "a namespace's own key, its own (allowed internal) URL",
+      'foreign',
+      'namespace',
+      'VerificationFailed',
+      ['foreign /ok'],
+    ],
   ])('%s', async (_case, which, credentialsOwner, reason, requests) => {
     seen.length = 0;
     const url = which === 'allowed' ? allowedUrl : foreignUrl;
-    const result = await verifierFor().step(requestFor(url, credentialsOwner));
+    const result = await verifierFor('127.0.0.0/8').step(requestFor(url, credentialsOwner));
     expect(result.view.outcome.reason).toBe(reason);
     expect(seen).toEqual(requests);
     if (reason === 'URLNotAllowed') {
       expect(result.view.outcome.kind).toBe('stalled');
       expect(result.view.outcome.message).toContain(url);
       expect(result.record.current).toBeUndefined();
-    } else {
+    } else if (credentialsOwner === 'controller') {
       expect(result.record.last?.message).toBe('GET /ok answered 503: warming up');
+    } else {
+      // A namespace's URL is its own choice: nothing of what answers there comes back into status.
+      expect(result.record.last?.message).toBe('GET /ok answered 503');
     }
+  });
+});
+
+describe("Verifier: where a namespace's own credentials may go", () => {
+  const port = () => new URL(foreignUrl).port;
+  it.each<[string, () => string, string | undefined, string]>([
+    ['a loopback address', () => foreignUrl, undefined, 'is loopback'],
+    ['a name that resolves to loopback', () => `http://localhost:${port()}`, undefined, 'is loopback'],
+    [
+      'loopback written as IPv4 in IPv6',
+      () => `http://[::ffff:127.0.0.1]:${port()}`,
+      undefined,
+      'is loopback',
+    ],
+    ['the metadata service (link-local)', () => 'http://169.254.169.254/latest', undefined, 'is link-local'],
+    ['the unspecified address', () => `http://0.0.0.0:${port()}`, undefined, 'is unspecified'],
+    ['a private address', () => 'http://10.96.0.1:443', undefined, 'is private'],
+    ['loopback, when the administrator allows another range', () => foreignUrl, '10.0.0.0/8', 'is loopback'],
+  ])('%s: no request, Stalled URLNotAllowed naming the setting', async (_case, url, allowed, why) => {
+    seen.length = 0;
+    const result = await verifierFor(allowed).step(requestFor(url(), 'namespace'));
+    expect(result.view.outcome).toMatchObject({ kind: 'stalled', reason: 'URLNotAllowed' });
+    expect(result.view.outcome.message).toContain(why);
+    expect(result.view.outcome.message).toContain('--agent-server-allowed-internal-addresses');
+    expect(result.view.outcome.message).toContain('no request was made');
+    expect(seen).toEqual([]);
+  });
+
+  it.each<[string, string]>([
+    ['a range', '127.0.0.0/8'],
+    ['an address', '127.0.0.1'],
+    ['a host name', 'localhost'],
+  ])('the administrator allows %s: the call is made', async (_case, allowed) => {
+    seen.length = 0;
+    const url = allowed === 'localhost' ? `http://localhost:${port()}` : foreignUrl;
+    // localhost may resolve to ::1 first; the server listens on 127.0.0.1 only.
+    const result = await verifierFor(allowed).step(requestFor(url, 'namespace'));
+    if (allowed !== 'localhost' || seen.length > 0) expect(seen).toEqual(['foreign /ok']);
+    expect(result.view.outcome.reason).not.toBe('URLNotAllowed');
+  });
+});
+
+describe('Verifier: the appended path stays the path', () => {
+  it.each<[string, string, 'controller' | 'namespace']>([
+    ['a fragment', '/admin#', 'controller'],
+    ['a query', '/admin?next=', 'controller'],
+    ['an empty query', '/admin?', 'namespace'],
+  ])('a URL with %s gets no request and names the field', async (_case, suffix, owner) => {
+    seen.length = 0;
+    const result = await verifierFor('127.0.0.0/8').step(requestFor(`${allowedUrl}${suffix}`, owner));
+    expect(result.view.outcome).toMatchObject({ kind: 'stalled', reason: 'URLNotAllowed' });
+    expect(result.view.outcome.message).toContain('spec.sourceConfig.customUrl must not have a query');
+    expect(seen).toEqual([]);
+  });
+
+  it('a URL with a path keeps it before the verification paths', async () => {
+    seen.length = 0;
+    await verifierFor().step(requestFor(`${allowedUrl}/deployments/d-1/`, 'controller'));
+    expect(seen).toEqual(['allowed /deployments/d-1/ok']);
   });
 });

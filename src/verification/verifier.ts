@@ -10,7 +10,10 @@ import type { Credentials } from '../controlplane/credentials.ts';
 import { formatDuration } from '../lib/duration.ts';
 import { cleanPeerText } from '../lib/peer-text.ts';
 import { AgentServerClient, AgentServerError } from './agent-server-client.ts';
+import { parseAgentServerUrl } from './agent-server-url.ts';
+import { addressGuardedAgent } from './guarded-agent.ts';
 import type { HostAllowList } from './host-allow-list.ts';
+import { type InternalAddressPolicy, internalAddressPolicy } from './internal-addresses.ts';
 import { decide, JOIN_REQUEUE_MS, nextDueMs } from './machine.ts';
 import type { RunReport, RunReports } from './run-reports.ts';
 import { type VerificationSettings, verificationSettings } from './settings.ts';
@@ -30,7 +33,13 @@ export interface WebhookSettings {
 }
 
 export interface VerifierOptions {
+  /** Connections for calls with the controller's credentials (to allowed hosts only). */
   dispatcher?: Dispatcher;
+  /**
+   * Internal addresses a namespace's own credentials may reach (--agent-server-allowed-internal-addresses);
+   * default none. Those calls go through connections of their own that check every address they connect to.
+   */
+  internalAddresses?: InternalAddressPolicy;
   /** Agent-server hosts the controller's own credentials may be sent to (--agent-server-allowed-hosts). */
   allowedHosts: HostAllowList;
   /** First retry delay after a failed verification; doubles per failure. */
@@ -71,9 +80,16 @@ type Current = NonNullable<VerificationStatus['current']>;
 
 export class Verifier {
   readonly #options: VerifierOptions;
+  /** Made on first use: most controllers never verify with a namespace's credentials. */
+  #namespaceDispatcher: Dispatcher | undefined;
 
   constructor(options: VerifierOptions) {
     this.#options = options;
+  }
+
+  /** Closes the connections of namespace-credential calls (shutdown). */
+  async close(): Promise<void> {
+    await this.#namespaceDispatcher?.close();
   }
 
   /** Forget what is held in memory for an object (deleted, or verification removed). */
@@ -127,22 +143,39 @@ export class Verifier {
   }
 
   /**
-   * The controller's credentials never go to a host outside the allow-list: no request at all, and the
-   * object says why. Whatever was recorded stays as it is.
+   * A URL whose appended paths would not stay the path gets no request; nor does the controller's
+   * credentials to a host outside the allow-list. The object says why; whatever was recorded stays as it
+   * is.
    */
   #refusedUrl(req: VerifyRequest): VerifyResult | undefined {
-    if (!req.url || req.credentialsOwner !== 'controller') return undefined;
-    if (this.#options.allowedHosts.allows(req.url)) return undefined;
+    if (!req.url) return undefined;
+    const parsed = parseAgentServerUrl(req.url);
+    const shown = cleanPeerText(req.url, 200);
+    if ('problem' in parsed) {
+      return this.#refused(
+        req,
+        `not verified: the deployment's URL ${shown} is refused: ${parsed.problem}; no request was made`,
+      );
+    }
+    if (req.credentialsOwner !== 'controller' || this.#options.allowedHosts.allows(req.url)) return undefined;
     const entries = this.#options.allowedHosts.entries;
-    const message = `not verified: the deployment's URL ${cleanPeerText(req.url, 200)} is not on the agent-server host allow-list (${entries.length ? entries.join(', ') : 'empty'}), so the controller's credentials are not sent there and no request was made; the administrator can allow the host (--agent-server-allowed-hosts), or the object can use its namespace's own credentials (spec.credentialsSecretRef)`;
-    const record = structuredClone(
-      req.record ?? {
-        revisionId: req.revisionId,
-        specDigest: verificationSettings(req.spec).digest,
-        failures: 0,
-      },
+    return this.#refused(
+      req,
+      `not verified: the deployment's URL ${shown} is not on the agent-server host allow-list (${entries.length ? entries.join(', ') : 'empty'}), so the controller's credentials are not sent there and no request was made; the administrator can allow the host (--agent-server-allowed-hosts), or the object can use its namespace's own credentials (spec.credentialsSecretRef)`,
     );
-    return unverified(record, 'stalled', 'URLNotAllowed', message);
+  }
+
+  /** Stalled URLNotAllowed, the record kept as it was. */
+  #refused(req: VerifyRequest, message: string, record?: VerificationStatus): VerifyResult {
+    const kept = structuredClone(
+      record ??
+        req.record ?? {
+          revisionId: req.revisionId,
+          specDigest: verificationSettings(req.spec).digest,
+          failures: 0,
+        },
+    );
+    return unverified(kept, 'stalled', 'URLNotAllowed', message);
   }
 
   async #start(
@@ -176,6 +209,7 @@ export class Verifier {
       req.log.info({ runId: run.run_id, threadId, webhook: !!webhook }, 'verification run started');
     } catch (err) {
       if (!(err instanceof AgentServerError)) throw err;
+      if (err.refused) return this.#refused(req, `not verified: ${err.message}`, record);
       return this.#complete(req, settings, record, {
         ...(threadId ? { threadId } : {}),
         startedAt,
@@ -221,6 +255,7 @@ export class Verifier {
       return this.#complete(req, settings, record, runAttempt(c, run.status, joined.error, 'join'));
     } catch (err) {
       if (!(err instanceof AgentServerError)) throw err;
+      if (err.refused) return this.#refused(req, `not verified: ${err.message}`, record);
       return this.#complete(req, settings, record, {
         runId: c.runId,
         threadId: c.threadId,
@@ -293,11 +328,20 @@ export class Verifier {
   }
 
   #client(req: VerifyRequest): AgentServerClient {
+    if (req.credentialsOwner === 'namespace') {
+      this.#namespaceDispatcher ??= addressGuardedAgent(
+        this.#options.internalAddresses ?? internalAddressPolicy(),
+        { connections: 8, keepAliveTimeout: 30_000, connectTimeout: 5_000 },
+      );
+    }
+    const dispatcher =
+      req.credentialsOwner === 'namespace' ? this.#namespaceDispatcher : this.#options.dispatcher;
     return new AgentServerClient({
       url: req.url as string,
       credentials: req.credentials,
       signal: req.signal,
-      ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
+      quoteAnswers: req.credentialsOwner === 'controller',
+      ...(dispatcher ? { dispatcher } : {}),
     });
   }
 

@@ -235,6 +235,32 @@ export const INVALID_CASES: [string, () => Obj, Mutate, string][] = [
     'spec.sourceConfig.buildOnPush must not be true when spec.sourceRevisionConfig.repoRef is a tag',
   ],
   [
+    'a name with a line break (it would end a YAML comment that prints it)',
+    repoHost,
+    (o) => {
+      o.spec.name = 'agent\n---';
+    },
+    'spec.name in body should match',
+  ],
+  ...(['labels', 'annotations'] as const).flatMap((map): [string, () => Obj, Mutate, string][] => [
+    [
+      `a resourceSpec.${map} key over 317 characters`,
+      externalImage,
+      (o) => {
+        rs(o)[map] = { ['k'.repeat(318)]: 'v' };
+      },
+      `${RS}.${map}: Invalid value: keys must be at most 317 characters`,
+    ],
+    [
+      `resourceSpec.${map} with 65 entries`,
+      externalImage,
+      (o) => {
+        rs(o)[map] = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
+      },
+      `${RS}.${map}: Too many: 65: must have at most 64 items`,
+    ],
+  ]),
+  [
     'cpu below 0.1',
     externalImage,
     (o) => {

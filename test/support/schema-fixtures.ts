@@ -129,7 +129,7 @@ function breaking(c: SchemaCheck): unknown {
     case 'maxLength':
       return 'a'.repeat((s.maxLength as number) + 1);
     case 'pattern':
-      return ['!', ' ', 'a b', '-', '.'].find((c) => !re(s.pattern as string).test(c));
+      return ['!', ' ', 'a b', '-', '.', 'a\nb'].find((c) => !re(s.pattern as string).test(c));
     case 'maxItems':
       return Array.from({ length: (s.maxItems as number) + 1 }, () => sample(s.items as JsonSchema));
     case 'required': {

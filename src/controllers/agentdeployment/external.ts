@@ -91,9 +91,13 @@ export function externalDeployment(
   const note = (reason: EventReason | Reason, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
     pass.events.push({ type, reason, message });
 
+  /** What this pass saw first-hand, held as the object's snapshot if its namespace's budget has room. */
+  const remember = (d: Deployment) => observer.remember(identity, d, pass.key);
+
   const read = async (id: string): Promise<Deployment> => {
     const current = await client.getDeployment(id);
-    observer.remember(identity, current);
+    const overBudget = remember(current);
+    if (overBudget) throw overBudget;
     return current;
   };
 
@@ -111,7 +115,7 @@ export function externalDeployment(
     status.deploymentId = d.id;
     if (tenant) status.credentialsDigest = tenant;
     delete status.createPendingSince;
-    observer.remember(identity, d);
+    remember(d);
   };
 
   /** Another object (namespace/name) of this tenant that records or adopts `id`, if any. */
@@ -179,7 +183,7 @@ export function externalDeployment(
     if (err instanceof ConflictError) {
       const current = await getIfExists(id);
       if (current && isDeleting(current.status)) {
-        observer.remember(identity, current);
+        remember(current);
         throw new Wait('Deleting', deletedElsewhere(current));
       }
     }
@@ -265,7 +269,7 @@ export function externalDeployment(
       const patched = await client
         .patchDeployment(deploymentId, patch)
         .catch((err: unknown) => waitIfDeleting(deploymentId, err));
-      observer.remember(identity, patched);
+      remember(patched);
       const revision =
         patched.latest_revision_id !== status.latestRevisionId
           ? `; new revision ${patched.latest_revision_id}`
@@ -296,7 +300,7 @@ export function externalDeployment(
       const redeployed = await client
         .redeployRevision(deploymentId, revisionId)
         .catch((err: unknown) => waitIfDeleting(deploymentId, err));
-      observer.remember(identity, redeployed);
+      remember(redeployed);
       note(
         EventReason.Redeployed,
         `redeployed revision ${revisionId} (${why}); new revision ${redeployed.latest_revision_id}`,

@@ -44,6 +44,7 @@ import { heldWhileListing, recordedDeployments } from './first-listing.ts';
 import { internAgentDeployment, internDeployment } from './intern.ts';
 import { DeploymentObserver } from './observer.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';
+import { SnapshotBudget } from './snapshot-budget.ts';
 import type { AgentDeploymentDeps } from './types.ts';
 
 export interface AgentDeploymentControllerOptions {
@@ -58,6 +59,8 @@ export interface AgentDeploymentControllerOptions {
   defaultCredentialsScope: DefaultCredentialsScope;
   /** Bytes of referenced Secret values held per namespace (secret-cache.ts); default 8 MiB. */
   namespaceSecretBudget?: number;
+  /** Bytes of deployment snapshots held per namespace (snapshot-budget.ts); default 32 MiB. */
+  namespaceDeploymentBudget?: number;
   settings: Pick<
     AgentDeploymentDeps,
     | 'defaultCredentials'
@@ -302,6 +305,7 @@ export function startAgentDeploymentController(
     pollIntervalMs: options.settings.pollIntervalMs,
     // What a server adds beyond the document's fields is not kept: snapshots are held for long.
     keep: (deployment) => internDeployment(interner, knownFields(Deployment, deployment)),
+    budget: new SnapshotBudget(options.namespaceDeploymentBudget),
     clientFor: (credentials, signal) => options.pools.clientFor(credentials, { signal }),
     onChange: (key) => queue.add(key),
     logger: logger.child({ component: 'observer' }),

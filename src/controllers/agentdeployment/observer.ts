@@ -12,19 +12,24 @@
  * hangs its listing delays only the objects on it, never another identity's poll. A page whose answer is
  * over its size bound is the page's budget problem: it is split in halves down to one id, and one
  * deployment over the bound is that object's to find out about (its own read says BudgetExceeded).
+ *
+ * What the snapshots of one namespace's objects weigh together is bounded (snapshot-budget.ts): one that
+ * does not fit is not held, and its object's own read says BudgetExceeded naming the setting.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
-import { ResponseTooLargeError } from '../../controlplane/errors.ts';
+import { type BudgetExceededError, ResponseTooLargeError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
+import { splitKey } from '../../runtime/keys.ts';
+import { type Charge, SnapshotBudget, snapshotBytes } from './snapshot-budget.ts';
 
 export const IDS_PER_LIST = 100;
 /** The shortest deadline of one identity's listing: a few calls' deadlines, whatever the poll interval. */
 export const MIN_LISTING_DEADLINE_MS = 90_000;
 
-interface Snapshot {
+interface Snapshot extends Charge {
   deployment: Deployment;
   /** A digest of the deployment as listed, to tell a change: not the JSON itself, 10,000 of which add up. */
   fingerprint: string;
@@ -54,6 +59,8 @@ export interface DeploymentObserverOptions {
    * first-hand). Default: two poll intervals, at least MIN_LISTING_DEADLINE_MS.
    */
   listingDeadlineMs?: number;
+  /** Bytes of snapshots held per namespace of the objects they are for; default snapshot-budget.ts's. */
+  budget?: SnapshotBudget;
   /** What of a deployment is kept as its snapshot (e.g. with repeated values interned); default all. */
   keep?: (deployment: Deployment) => Deployment;
   /** A client whose calls `signal` cancels (the listing's deadline). */
@@ -66,6 +73,7 @@ export interface DeploymentObserverOptions {
 export class DeploymentObserver {
   readonly #options: DeploymentObserverOptions;
   readonly #now: () => number;
+  readonly #budget: SnapshotBudget;
   readonly #snapshots = new Map<string, Snapshot>();
   readonly #tracked = new Map<string, Tracked>();
   readonly #credentials = new Map<string, { id: string; credentials: Credentials; users: Set<string> }>();
@@ -80,6 +88,8 @@ export class DeploymentObserver {
   readonly #due = new Set<string>();
   /** Snapshot keys of deployments whose answer alone is over the size bound: listed alone, told once. */
   readonly #overSize = new Set<string>();
+  /** Snapshot keys of deployments past their namespace's budget: not held, their objects told once. */
+  readonly #overBudget = new Set<string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = true;
   /** stop() was called after a start(): a poll in flight ends without reporting its cancelled calls. */
@@ -88,6 +98,7 @@ export class DeploymentObserver {
   constructor(options: DeploymentObserverOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#budget = options.budget ?? new SnapshotBudget();
   }
 
   /**
@@ -105,23 +116,54 @@ export class DeploymentObserver {
     return snap.deployment;
   }
 
-  /** What a reconcile saw first-hand (GET, POST or PATCH response) under the credentials `identity`. */
-  remember(identity: string, deployment: Deployment): void {
-    this.#overSize.delete(snapshotKey(identity, deployment.id));
-    this.#snapshots.set(snapshotKey(identity, deployment.id), {
-      deployment: this.#keep(deployment),
-      fingerprint: fingerprintOf(deployment),
-      at: this.#now(),
-    });
+  /**
+   * What the reconcile of `key` saw first-hand (GET, POST or PATCH response) under the credentials
+   * `identity`; the error its pass reads when the deployment does not fit its namespace's budget.
+   */
+  remember(identity: string, deployment: Deployment, key: string): BudgetExceededError | undefined {
+    const at = snapshotKey(identity, deployment.id);
+    this.#overSize.delete(at);
+    const held = this.#hold(at, key, deployment, fingerprintOf(deployment));
+    return held === true ? undefined : held;
   }
 
-  #keep(deployment: Deployment): Deployment {
-    return this.#options.keep ? this.#options.keep(deployment) : deployment;
+  /**
+   * Keeps `deployment` as the snapshot `at` for the object `key` if it fits in the budget of the
+   * object's namespace (the one place a snapshot is stored); if not, nothing of it stays.
+   */
+  #hold(
+    at: string,
+    key: string,
+    deployment: Deployment,
+    fingerprint: string,
+    before = this.#snapshots.get(at),
+  ): true | BudgetExceededError {
+    const kept = this.#options.keep ? this.#options.keep(deployment) : deployment;
+    // Unchanged, it weighs what it weighed: a steady poll measures nothing.
+    const bytes = before?.fingerprint === fingerprint ? before.bytes : snapshotBytes(kept);
+    const { namespace } = splitKey(key);
+    const account = this.#budget.charge(namespace, bytes, before);
+    if (!account) {
+      this.#snapshots.delete(at);
+      return this.#budget.exceeded(namespace, deployment.id, bytes);
+    }
+    this.#overBudget.delete(at);
+    this.#snapshots.set(at, { deployment: kept, fingerprint, account, bytes, at: this.#now() });
+    return true;
+  }
+
+  #drop(at: string): void {
+    const snapshot = this.#snapshots.get(at);
+    if (!snapshot) return;
+    this.#snapshots.delete(at);
+    this.#budget.release(snapshot);
   }
 
   forget(identity: string, deploymentId: string): void {
-    this.#snapshots.delete(snapshotKey(identity, deploymentId));
-    this.#overSize.delete(snapshotKey(identity, deploymentId));
+    const at = snapshotKey(identity, deploymentId);
+    this.#drop(at);
+    this.#overSize.delete(at);
+    this.#overBudget.delete(at);
   }
 
   track(key: string, credentials: Credentials, deploymentId: string): void {
@@ -135,6 +177,10 @@ export class DeploymentObserver {
       this.#credentials.set(credentialsId, { id: credentialsId, credentials, users: new Set([key]) });
     }
     const before = this.#tracked.get(key);
+    // The snapshot of what it tracked before goes with it (and its room in the namespace's budget).
+    if (before && (before.credentialsId !== credentialsId || before.deploymentId !== deploymentId)) {
+      this.forget(before.credentialsId, before.deploymentId);
+    }
     if (before && before.credentialsId !== credentialsId) this.#release(key, before.credentialsId);
     this.#tracked.set(key, { credentialsId, deploymentId });
   }
@@ -352,20 +398,22 @@ export class DeploymentObserver {
         this.#overSize.delete(at);
         const before = this.#snapshots.get(at);
         if (before && before.at > startedAt) continue;
-        const fingerprint = fingerprintOf(deployment);
-        this.#snapshots.set(at, {
-          deployment: this.#keep(deployment),
-          fingerprint,
-          at: this.#now(),
-        });
         const key = keysById.get(deployment.id);
-        if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);
+        if (!key) continue;
+        const fingerprint = fingerprintOf(deployment);
+        if (this.#hold(at, key, deployment, fingerprint, before) !== true) {
+          // Past its namespace's budget: its object finds out first-hand, once.
+          if (!this.#overBudget.has(at)) this.#options.onChange(key);
+          this.#overBudget.add(at);
+          continue;
+        }
+        if (before && before.fingerprint !== fingerprint) this.#options.onChange(key);
       }
       for (const id of chunk) {
         const at = snapshotKey(groupKey, id);
         if (seen.has(id) || (this.#snapshots.get(at)?.at ?? 0) > startedAt) continue;
         // Gone (or not listed): let the object's reconcile find out first-hand.
-        this.#snapshots.delete(at);
+        this.#drop(at);
         const key = keysById.get(id);
         if (key) this.#options.onChange(key);
       }
@@ -386,7 +434,7 @@ export class DeploymentObserver {
     }
     const id = chunk[0] as string;
     const at = snapshotKey(identity, id);
-    this.#snapshots.delete(at);
+    this.#drop(at);
     if (this.#overSize.has(at)) return;
     this.#overSize.add(at);
     const key = keysById.get(id);

@@ -59,10 +59,17 @@ export interface SandboxTemplateControllerOptions {
   pageSize?: number;
   /** Bytes of template listings one namespace's credentials Secrets may have held (snapshots.ts). */
   namespaceTemplateBudget?: number;
+  /** The import loop's listing ends after this long, as a reconcile pass's would (--reconcile-timeout). */
+  passDeadlineMs: number;
 }
 
 export interface SandboxTemplateController {
   reconcile: Reconciler;
+  /**
+   * The tenant a key's pass calls out with (its credentials' identity), for the work queue's fairness and
+   * reserve workers; credentials that do not resolve make no call: one bucket per namespace and Secret.
+   */
+  tenantOf(key: string): string | undefined;
   /** The import loop (when import is on); runs only while this replica leads. */
   importer: TemplateImporter | undefined;
   objects: RunningInformer<SandboxTemplate>;
@@ -105,13 +112,34 @@ export function startSandboxTemplateController(
   const snapshots = new TemplateSnapshots(
     options.namespaceTemplateBudget ? { namespaceBudgetBytes: options.namespaceTemplateBudget } : {},
   );
-  const listAll = (credentials: Credentials, namespace?: string, maxBytes?: number) =>
+  const listAll = (
+    credentials: Credentials,
+    { namespace, maxBytes, deadline }: { namespace?: string; maxBytes?: number; deadline?: AbortSignal },
+  ) =>
     options.pools
       .clientFor(credentials, {
         ...(namespace === undefined ? {} : { namespace }),
         ...(maxBytes === undefined ? {} : { walkMaxBytes: maxBytes }),
+        ...(deadline === undefined ? {} : { signal: deadline }),
       })
       .listAllSandboxTemplates(options.pageSize ? { pageSize: options.pageSize } : {});
+  const scopeOf = (namespace: string): ScopeDecision =>
+    namespace === importNamespace ? { allowed: true } : options.defaultCredentialsScope(namespace);
+  const policy = credentialsPolicy(options.defaultCredentials, options.allowedControlPlanes);
+  const tenantOf = (key: string): string | undefined => {
+    const { namespace, name } = splitKey(key);
+    const obj = objects.get(namespace, name);
+    if (!obj) return undefined;
+    const ref = obj.spec.credentialsSecretRef;
+    const unresolved = `unresolved:${namespace}/${ref?.name ?? ''}`;
+    if (!ref && !scopeOf(namespace).allowed) return unresolved;
+    try {
+      // Synchronous: what the cache holds (the object's own pass reads its credentials Secret).
+      return credentialsKey(resolveCredentials(ref, (n) => secrets.peek(namespace, n), policy));
+    } catch {
+      return unresolved;
+    }
+  };
 
   const written = new ReadYourWrites<SandboxTemplate>((key) => {
     const { namespace, name } = splitKey(key);
@@ -141,8 +169,7 @@ export function startSandboxTemplateController(
     snapshots,
     defaultCredentials: options.defaultCredentials,
     ...(options.allowedControlPlanes ? { allowedControlPlanes: options.allowedControlPlanes } : {}),
-    defaultCredentialsScope: (namespace) =>
-      namespace === importNamespace ? { allowed: true } : options.defaultCredentialsScope(namespace),
+    defaultCredentialsScope: scopeOf,
     pollIntervalMs: options.pollIntervalMs,
     now: () => new Date(),
   });
@@ -160,8 +187,16 @@ export function startSandboxTemplateController(
               () => undefined,
               credentialsPolicy(options.defaultCredentials),
             );
-            const snapshot = await snapshots.get(credentialsKey(credentials), options.pollIntervalMs, () =>
-              listAll(credentials),
+            const snapshot = await snapshots.get(
+              credentialsKey(credentials),
+              options.pollIntervalMs,
+              (maxBytes, deadline) =>
+                listAll(credentials, {
+                  ...(maxBytes === undefined ? {} : { maxBytes }),
+                  ...(deadline === undefined ? {} : { deadline }),
+                }),
+              undefined,
+              AbortSignal.timeout(options.passDeadlineMs),
             );
             return snapshot.templates;
           },
@@ -182,6 +217,7 @@ export function startSandboxTemplateController(
 
   return {
     reconcile,
+    tenantOf,
     importer,
     objects,
     hasSynced: () => objects.hasSynced(),

@@ -100,4 +100,35 @@ describe('TemplateSnapshots', () => {
       templates: [t('a')],
     });
   });
+
+  it("runs a listing under its starter's deadline; each waiter waits until its own deadline at most", async () => {
+    const snapshots = new TemplateSnapshots({ now: () => 0 });
+    let given: AbortSignal | undefined;
+    let finish: (templates: SandboxTemplate[]) => void = () => {};
+    const list = (_maxBytes?: number, deadline?: AbortSignal) => {
+      given = deadline;
+      return new Promise<SandboxTemplate[]>((resolve) => {
+        finish = resolve;
+      });
+    };
+    const starter = new AbortController();
+    const joiner = new AbortController();
+    const first = snapshots.get('k', 1000, list, undefined, starter.signal);
+    const second = snapshots.get('k', 1000, list, undefined, joiner.signal);
+    expect(given).toBe(starter.signal);
+    joiner.abort(new DOMException('deadline', 'TimeoutError'));
+    await expect(second).rejects.toThrow(
+      'listAllSandboxTemplates: control plane unavailable: the reconcile pass reached its deadline',
+    );
+    finish([t('a')]);
+    await expect(first).resolves.toMatchObject({ templates: [t('a')] });
+  });
+
+  it('a waiter whose pass is cancelled (stopping) gets a cancellation, not a deadline', async () => {
+    const snapshots = new TemplateSnapshots({ now: () => 0 });
+    const stopping = new AbortController();
+    const waiting = snapshots.get('k', 1000, () => new Promise(() => {}), undefined, stopping.signal);
+    stopping.abort(new Error('controller stopping'));
+    await expect(waiting).rejects.toThrow('cancelled');
+  });
 });

@@ -42,10 +42,14 @@ export interface SandboxTemplateDeps {
   writeStatus(obj: SandboxTemplate, status: SandboxTemplateStatus, signal: AbortSignal): Promise<void>;
   recordEvent(obj: SandboxTemplate, event: PendingEvent): void;
   /**
-   * One listing pass over every page, with these credentials; `namespace`: the one whose credentials
-   * Secret named them (counted against its identities); `maxBytes`: what its pages may read at most.
+   * One listing pass over every page, with these credentials, ended when `deadline` aborts; `namespace`:
+   * the one whose credentials Secret named them (counted against its identities); `maxBytes`: what its
+   * pages may read at most.
    */
-  listTemplates(credentials: Credentials, namespace?: string, maxBytes?: number): Promise<ListedTemplate[]>;
+  listTemplates(
+    credentials: Credentials,
+    options: { namespace?: string; maxBytes?: number; deadline?: AbortSignal },
+  ): Promise<ListedTemplate[]>;
   snapshots: TemplateSnapshots;
   defaultCredentials: Partial<Credentials>;
   /** Control planes a namespace's credentials Secret may name (default: the default credentials' only). */
@@ -103,12 +107,20 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
         credentialsPolicy(deps.defaultCredentials, deps.allowedControlPlanes),
       );
       const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);
+      // Under the pass deadline (--reconcile-timeout), as every AgentDeployment call: a server that
+      // answers each page just inside the call deadline cannot hold the worker for hundreds of pages.
       const from = ref ? namespace : undefined;
       const snapshot = await deps.snapshots.get(
         credentialsKey(credentials),
         maxAgeMs,
-        (maxBytes) => deps.listTemplates(credentials, from, maxBytes),
+        (maxBytes, deadline) =>
+          deps.listTemplates(credentials, {
+            ...(from === undefined ? {} : { namespace: from }),
+            ...(maxBytes === undefined ? {} : { maxBytes }),
+            ...(deadline === undefined ? {} : { deadline }),
+          }),
         from,
+        pass.deadline,
       );
       status.lastSyncTime = new Date(snapshot.takenAt).toISOString();
 

@@ -2,14 +2,16 @@
  * One listing pass serves every object that shares credentials: a snapshot of all templates (all pages)
  * per credential key, reused while it is younger than the age a reconcile accepts (its poll interval),
  * with concurrent requests for the same credentials joining the pass in flight. A failed pass is not
- * kept: the next request tries again.
+ * kept: the next request tries again. A listing runs under the deadline of the reconcile pass that
+ * started it, and each pass waits for one at most until its own deadline: a server that answers every page
+ * just inside the call deadline holds no worker past the pass deadline.
  *
  * What a namespace's credentials Secrets make the controller hold is bounded (issue 32): the snapshots
  * of the identities a namespace's objects read together stay within its byte budget; a listing for it
  * may read only what is left, and a snapshot past it is refused with BudgetExceeded naming the setting.
  * The controller's own credentials are not counted.
  */
-import { BudgetExceededError } from '../../controlplane/errors.ts';
+import { BudgetExceededError, CancelledError, UnavailableError } from '../../controlplane/errors.ts';
 import type { SandboxTemplate } from '../../controlplane/schemas.ts';
 import { WALK_MAX_BYTES } from '../../controlplane/transport.ts';
 
@@ -32,8 +34,11 @@ export interface TemplateSnapshotsOptions {
 export const NAMESPACE_TEMPLATE_BUDGET_SETTING = '--namespace-template-budget';
 export const DEFAULT_NAMESPACE_TEMPLATE_BUDGET = 16 * 1024 * 1024;
 
-/** Lists every template; `maxBytes`, when set, bounds the bytes its pages may read. */
-export type ListTemplates = (maxBytes?: number) => Promise<SandboxTemplate[]>;
+/**
+ * Lists every template; `maxBytes`, when set, bounds the bytes its pages may read; `deadline` is the pass
+ * deadline of the pass that started the listing.
+ */
+export type ListTemplates = (maxBytes?: number, deadline?: AbortSignal) => Promise<SandboxTemplate[]>;
 
 export class TemplateSnapshots {
   readonly #now: () => number;
@@ -52,29 +57,45 @@ export class TemplateSnapshots {
 
   /**
    * The templates listed for `key`, at most `maxAgeMs` old; `list` runs a pass when none is fresh and
-   * none is under way. A pass under way is always fresh enough: it started no earlier than now.
+   * none is under way, given `deadline` (the caller's pass deadline). A pass under way is always fresh
+   * enough: it started no earlier than now. Whoever waits, waits until its own `deadline` at most.
    * `namespace`: the one whose credentials Secret named the credentials, charged for the snapshot.
    */
-  async get(key: string, maxAgeMs: number, list: ListTemplates, namespace?: string): Promise<Snapshot> {
+  async get(
+    key: string,
+    maxAgeMs: number,
+    list: ListTemplates,
+    namespace?: string,
+    deadline?: AbortSignal,
+  ): Promise<Snapshot> {
     const now = this.#now();
     this.#prune(now);
+    const running = this.#inFlight.get(key);
     const done = this.#done.get(key);
-    const snapshot =
-      this.#inFlight.get(key) ??
-      (done && now - done.takenAt < maxAgeMs ? done : this.#pass(key, now, list, namespace));
+    const snapshot = running
+      ? until(running, deadline)
+      : done && now - done.takenAt < maxAgeMs
+        ? done
+        : this.#pass(key, now, list, namespace, deadline);
     const taken = await snapshot;
     if (namespace !== undefined) this.#charge(namespace, key, taken.bytes);
     return taken;
   }
 
-  #pass(key: string, now: number, list: ListTemplates, namespace: string | undefined): Promise<Snapshot> {
+  #pass(
+    key: string,
+    now: number,
+    list: ListTemplates,
+    namespace: string | undefined,
+    deadline: AbortSignal | undefined,
+  ): Promise<Snapshot> {
     const left = namespace === undefined ? undefined : this.#budget - this.#others(namespace, key);
     const pass = (async () => {
       try {
         if (left !== undefined && left <= 0) throw this.#overBudget(namespace as string);
         let templates: SandboxTemplate[];
         try {
-          templates = await list(left !== undefined && left < WALK_MAX_BYTES ? left : undefined);
+          templates = await list(left !== undefined && left < WALK_MAX_BYTES ? left : undefined, deadline);
         } catch (err) {
           // The walk stopped at what the namespace had left: its budget, not the listing's bound.
           if (err instanceof BudgetExceededError && left !== undefined && left < WALK_MAX_BYTES) {
@@ -90,7 +111,7 @@ export class TemplateSnapshots {
       }
     })();
     this.#inFlight.set(key, pass);
-    return pass;
+    return until(pass, deadline);
   }
 
   /** Bytes of the snapshots other than `key` that `namespace` is charged for. */
@@ -128,4 +149,20 @@ export class TemplateSnapshots {
       }
     }
   }
+}
+
+/** `pass`, or the deadline's error when `deadline` aborts first (the listing goes on for the others). */
+function until(pass: Promise<Snapshot>, deadline: AbortSignal | undefined): Promise<Snapshot> {
+  if (!deadline) return pass;
+  const operation = 'listAllSandboxTemplates';
+  const ended = () =>
+    deadline.reason instanceof DOMException && deadline.reason.name === 'TimeoutError'
+      ? new UnavailableError(operation, 'the reconcile pass reached its deadline')
+      : new CancelledError(operation);
+  if (deadline.aborted) return Promise.reject(ended());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(ended());
+    deadline.addEventListener('abort', onAbort, { once: true });
+    pass.then(resolve, reject).finally(() => deadline.removeEventListener('abort', onAbort));
+  });
 }
