@@ -88,6 +88,14 @@ describe('configuration', () => {
     });
   });
 
+  it('platform strings past the status limits are cut, so a status write cannot fail on them', () => {
+    const config = configOfRevision({ image_uri: 'i'.repeat(2000), repo_commit_sha: 'c'.repeat(100) }, {});
+    expect(config.image).toHaveLength(512);
+    expect(config.repoCommitSha).toHaveLength(64);
+    const [e] = observeStatus([entry('a')], 'a', 'S'.repeat(500), AT);
+    expect(e?.status).toHaveLength(64);
+  });
+
   it.each([
     [undefined, 5],
     [1, 1],

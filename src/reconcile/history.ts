@@ -47,13 +47,22 @@ export function desiredConfig(request: DeploymentCreateRequest, secretsDigest: s
   });
 }
 
+/**
+ * A platform string cut to the status schema's limit: an over-long value (untrusted input) must not make
+ * every status write fail. A cut value matches nothing, so it is never redeployed by mistake.
+ */
+export function clip(value: string | null | undefined, max: number): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  return value.length <= max ? value : `${value.slice(0, max - 1)}…`;
+}
+
 /** A revision's source as the platform reports it, with the secrets and resource spec of `around`. */
 export function configOfRevision(source: SourceRevisionConfig, around: RevisionConfig): RevisionConfig {
   return defined({
-    image: source.image_uri ?? undefined,
-    repoRef: source.repo_ref ?? undefined,
-    repoCommitSha: source.repo_commit_sha ?? undefined,
-    graphConfigPath: source.graph_config_path ?? undefined,
+    image: clip(source.image_uri, 512),
+    repoRef: clip(source.repo_ref, 256),
+    repoCommitSha: clip(source.repo_commit_sha, 64),
+    graphConfigPath: clip(source.graph_config_path, 512),
     secretsDigest: around.secretsDigest,
     resourceSpecDigest: around.resourceSpecDigest,
   });
@@ -117,9 +126,9 @@ export function addRevision(
   revision: NewRevision,
   options: { limit: number; verificationRequired: boolean },
 ): HistoryEntry[] {
-  if (history.some((e) => e.id === revision.id)) return [...history];
+  if (history.some((e) => e.id === clip(revision.id, 64))) return [...history];
   const entry: HistoryEntry = defined({
-    id: revision.id,
+    id: clip(revision.id, 64) as string,
     ...revision.config,
     trigger: revision.trigger,
     redeployOf: revision.redeployOf,
@@ -147,11 +156,12 @@ export function observeStatus(
   at: string,
 ): HistoryEntry[] {
   return history.map((e) => {
-    if (e.id !== id || e.status === status) return e;
+    if (e.id !== id || e.status === clip(status, 64)) return e;
     const outcome = OUTCOME_OF_PHASE[revisionPhase(status)];
     // A failure the controller recorded (Failed, RolledBack) is final; so is no outcome yet.
     const keep = !outcome || e.outcome === outcome || e.outcome === 'RolledBack' || e.outcome === 'Failed';
-    return keep ? { ...e, status } : { ...e, status, outcome, finishedAt: at };
+    const seen = clip(status, 64);
+    return keep ? { ...e, status: seen } : { ...e, status: seen, outcome, finishedAt: at };
   });
 }
 
