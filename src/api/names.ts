@@ -209,7 +209,9 @@ export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 /**
  * Stalled reasons that wait for the object to change (a new generation or a reconcile request) before
  * anything is sent again. RevisionFailed is not among them: the object keeps following the deployment,
- * so a revision the control plane starts by itself (build on push) is picked up.
+ * so a revision the control plane starts by itself (build on push) is picked up. Nor are RolledBack and
+ * RollbackFailed, for the same reason: their hold on writes comes from status.history instead
+ * (reconcile/remediation.ts).
  */
 export const STICKY_STALL_REASONS: ReadonlySet<string> = new Set<Reason>([
   Reason.Rejected,
