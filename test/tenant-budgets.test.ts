@@ -6,10 +6,12 @@
  * account's deployments hold no name here, and an object restored without its status adopts its
  * deployment again (7); a server hanging its listing does not slow another identity's poll (8).
  */
+
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_API_KEY, type Simulator, startSimulator } from '../src/simulator/index.ts';
+import { deploymentAnswer } from '../src/simulator/test-support.ts';
 import { externalImage } from './support/agd-objects.ts';
 import {
   condition,
@@ -70,19 +72,7 @@ const json = (res: ServerResponse, status: number, body: unknown) =>
  */
 function hangingListings(): Promise<Served & { listings: () => number }> {
   let listings = 0;
-  const deployment = (name: string) => ({
-    id: `hang-${name}`,
-    name,
-    source: 'external_image',
-    source_config: {},
-    source_revision_config: {},
-    secrets: [],
-    created_at: '2026-01-01T00:00:00Z',
-    updated_at: '2026-01-01T00:00:00Z',
-    status: 'DEPLOYING',
-    latest_revision_id: null,
-    active_revision_id: null,
-  });
+  const deployment = (name: string) => deploymentAnswer(`hang-${name}`, { name, status: 'DEPLOYING' });
   return serve((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => {

@@ -5,6 +5,7 @@
  * next offset, forever, and the controller's peak RSS stays under the chart's memory limit while a healthy
  * namespace converges beside it.
  */
+
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ControllerProcess, startControllerProcess } from '../bench/controller-process.ts';
 import { kbField } from '../bench/process-memory.ts';
 import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
+import { deploymentAnswer } from '../src/simulator/test-support.ts';
 import { externalImage } from './support/agd-objects.ts';
 import {
   condition,
@@ -50,20 +52,9 @@ const server = createServer((req, res) => {
   const offset = Number(url.searchParams.get('offset') ?? 0);
   const name = url.searchParams.get('name_contains') ?? 'x';
   // Every item's name contains the one looked up; none is it exactly; each carries 19 KB of padding.
-  const resources = Array.from({ length: PAGE_ITEMS }, (_, i) => ({
-    id: `endless-${offset + i}`,
-    name: `${name}-${offset + i}`,
-    source: 'external_image',
-    source_config: {},
-    source_revision_config: {},
-    secrets: [],
-    created_at: '2026-01-01T00:00:00Z',
-    updated_at: '2026-01-01T00:00:00Z',
-    status: 'READY',
-    latest_revision_id: null,
-    active_revision_id: null,
-    padding: PADDING,
-  }));
+  const resources = Array.from({ length: PAGE_ITEMS }, (_, i) =>
+    deploymentAnswer(`endless-${offset + i}`, { name: `${name}-${offset + i}`, padding: PADDING }),
+  );
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ resources, offset: offset + PAGE_ITEMS }));
 });

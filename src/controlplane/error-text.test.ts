@@ -3,8 +3,10 @@
  * cleaned: no control characters, no terminal escapes, no line breaks, bounded. Over real HTTP, through
  * the client and the outcome a reconcile turns into a condition.
  */
+
 import { describe, expect, it } from 'vitest';
 import { startFixedServer } from '../../test/support/hostile-server.ts';
+import { deploymentAnswer } from '../simulator/test-support.ts';
 import { ControlPlaneClient } from './client.ts';
 import { MalformedResponseError, outcomeOfControlPlaneError } from './errors.ts';
 
@@ -59,19 +61,7 @@ describe('control-plane error text reaching a condition', () => {
 });
 
 it('a deployment id with a terminal escape is a malformed answer, never quoted into a condition', async () => {
-  const server = await startFixedServer(200, {
-    id: 'd1\u001b[2J',
-    name: 'app',
-    source: 'external_image',
-    source_config: {},
-    source_revision_config: {},
-    secrets: [],
-    created_at: '2030-01-01T00:00:00Z',
-    updated_at: '2030-01-01T00:00:00Z',
-    status: 'READY',
-    latest_revision_id: null,
-    active_revision_id: null,
-  });
+  const server = await startFixedServer(200, deploymentAnswer('d1\u001b[2J', { name: 'app' }));
   try {
     const client = new ControlPlaneClient({
       credentials: { baseUrl: server.url, apiKey: 'k-test' },

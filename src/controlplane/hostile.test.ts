@@ -1,4 +1,5 @@
 /** The control-plane client against servers that misbehave: every call ends, and soon. */
+
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type HostileMode,
@@ -6,6 +7,7 @@ import {
   startFixedServer,
   startHostileServer,
 } from '../../test/support/hostile-server.ts';
+import { deploymentAnswer } from '../simulator/test-support.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import { ControlPlaneClient } from './client.ts';
 import {
@@ -115,19 +117,7 @@ describe('the control-plane client against a hostile server', () => {
 });
 
 it('a deployment id longer than status allows is a malformed answer, never copied into status', async () => {
-  const server = await startFixedServer(200, {
-    id: 'd'.repeat(65),
-    name: 'app',
-    source: 'external_image',
-    source_config: {},
-    source_revision_config: {},
-    secrets: [],
-    created_at: '2030-01-01T00:00:00Z',
-    updated_at: '2030-01-01T00:00:00Z',
-    status: 'READY',
-    latest_revision_id: null,
-    active_revision_id: null,
-  });
+  const server = await startFixedServer(200, deploymentAnswer('d'.repeat(65), { name: 'app' }));
   try {
     const client = new ControlPlaneClient({
       credentials: { baseUrl: server.url, apiKey: 'k-test' },

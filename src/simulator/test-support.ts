@@ -1,4 +1,7 @@
-/** Shared by the simulator's tests: a fetch wrapper and small builders of valid requests. */
+/**
+ * Shared by the simulator's tests, and by tests that script a control plane of their own: a fetch wrapper,
+ * small builders of valid requests, and the smallest deployment answer the contract allows.
+ */
 import type { Simulator } from './index.ts';
 
 export const API_KEY = 'sim-api-key';
@@ -74,4 +77,25 @@ export async function createDeployment(sim: Simulator, request: unknown) {
     throw new Error(`create answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   const body = answer.body as { id: string; latest_revision_id: string };
   return { id: body.id, revisionId: body.latest_revision_id, body: answer.body as Record<string, unknown> };
+}
+
+/**
+ * A deployment as the platform answers it, with nothing set but what every answer carries; `overrides`
+ * replace or add fields (a hostile server's padding, another status).
+ */
+export function deploymentAnswer(id: string, overrides: Record<string, unknown> = {}) {
+  return {
+    id,
+    name: `app-${id}`,
+    source: 'external_image',
+    source_config: {},
+    source_revision_config: {},
+    secrets: [],
+    created_at: '2026-01-01T00:00:00Z',
+    updated_at: '2026-01-01T00:00:00Z',
+    status: 'READY',
+    latest_revision_id: null,
+    active_revision_id: null,
+    ...overrides,
+  };
 }

@@ -11,7 +11,7 @@ import { startHostileServer } from '../../../test/support/hostile-server.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import { ControlPlanePools } from '../../controlplane/pools.ts';
 import { DEFAULT_API_KEY, type Simulator, startSimulator } from '../../simulator/index.ts';
-import { createDeployment, externalImageCreate } from '../../simulator/test-support.ts';
+import { createDeployment, deploymentAnswer, externalImageCreate } from '../../simulator/test-support.ts';
 import { DeploymentObserver } from './observer.ts';
 
 let sim: Simulator;
@@ -50,20 +50,7 @@ async function listingServer(padding: (id: string) => number) {
     req.resume();
     const ids = new URL(req.url ?? '/', 'http://x').searchParams.getAll('deployment_ids');
     seen.push(ids);
-    const resources = ids.map((id) => ({
-      id,
-      name: `app-${id}`,
-      source: 'external_image',
-      source_config: {},
-      source_revision_config: {},
-      secrets: [],
-      created_at: '2026-01-01T00:00:00Z',
-      updated_at: '2026-01-01T00:00:00Z',
-      status: 'READY',
-      latest_revision_id: null,
-      active_revision_id: null,
-      labels: { padding: 'x'.repeat(padding(id)) },
-    }));
+    const resources = ids.map((id) => deploymentAnswer(id, { labels: { padding: 'x'.repeat(padding(id)) } }));
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resources, offset: 0 }));
   });
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));

@@ -2,12 +2,14 @@
  * The per-namespace budget of deployment snapshots: its accounting as a table, then the batched poll
  * consulting it (a scripted client answering each id with a deployment of a chosen size).
  */
+
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import { BudgetExceededError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
+import { deploymentAnswer } from '../../simulator/test-support.ts';
 import { DeploymentObserver } from './observer.ts';
 import {
   type Charge,
@@ -112,19 +114,11 @@ describe('SnapshotBudget (limit 100 bytes)', () => {
 });
 
 /** A deployment whose kept JSON is about `bytes` long. */
-const deploymentOf = (id: string, bytes: number): Deployment => ({
-  id,
-  name: id,
-  source: 'external_image',
-  source_config: {},
-  source_revision_config: { repo_commit_sha: 'x'.repeat(bytes) },
-  secrets: [],
-  created_at: '2026-01-01T00:00:00Z',
-  updated_at: '2026-01-01T00:00:00Z',
-  status: 'READY',
-  latest_revision_id: null,
-  active_revision_id: null,
-});
+const deploymentOf = (id: string, bytes: number): Deployment =>
+  deploymentAnswer(id, {
+    name: id,
+    source_revision_config: { repo_commit_sha: 'x'.repeat(bytes) },
+  }) as Deployment;
 
 const SIZE = 1_000;
 const sizeOf = (id: string) => snapshotBytes(deploymentOf(id, SIZE));
