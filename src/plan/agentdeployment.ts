@@ -10,16 +10,19 @@ import { isDeleting, REVISION_POLL_MIN_MS } from '../controlplane/progress.ts';
 import { credentialsPolicy, resolveCredentials } from '../controlplane/resolve-credentials.ts';
 import type { Deployment, DeploymentCreateRequest } from '../controlplane/schemas.ts';
 import { tenantDigest } from '../controlplane/tenant.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 import { valueAt } from '../lib/paths.ts';
 import { type Claim, claimConflict, claimOf, deploymentNameOf } from '../reconcile/claims.ts';
 import { type Decision, decide } from '../reconcile/decide.ts';
 import { desiredDeployment } from '../reconcile/desired.ts';
+import { desiredConfig } from '../reconcile/history.ts';
 import { driftMessage, isObserveOnly, observeVerdict } from '../reconcile/management.ts';
 import { type OwnershipFacts, ownership, type ReadById } from '../reconcile/ownership.ts';
 import { checkPollInterval, pausedOutcome } from '../runtime/annotations.ts';
 import { Stall, Wait } from '../runtime/outcome.ts';
 import { referencedSecretNames } from '../translate/secrets.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
+import { remediationPlan } from './remediation.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { admission } from './validation/admission.ts';
 import { platformValuesShown, shownChanges } from './value-visibility.ts';
@@ -166,6 +169,18 @@ async function plan(input: InputObject, namespace: string, world: PlanWorld, not
       notes,
     );
   if (observeOnly) return observeOnlyEntry(decision, desired.request, observed, changesOf);
+  const unchanged = !!live && sameSpec(live.spec, spec);
+  const liveGeneration = live?.metadata.generation ?? 0;
+  const remedy = remediationPlan({
+    spec,
+    status,
+    unchangedGeneration: unchanged ? liveGeneration : undefined,
+    generation: unchanged ? liveGeneration : liveGeneration + 1,
+    decision,
+    desired: desiredConfig(desired.request, digests.secrets),
+    observed,
+  });
+  if (remedy) return remedy;
   switch (decision.action) {
     case 'create':
       return {
@@ -268,6 +283,12 @@ async function observe(
         return stop(verdict.kind, verdict.reason, verdict.message);
     }
   }
+}
+
+/** The input's spec is the live object's (its defaults applied): its generation would not change. */
+function sameSpec(live: unknown, spec: Spec): boolean {
+  const parsed = AgentDeploymentSpec.safeParse(live);
+  return parsed.success && canonicalJson(parsed.data) === canonicalJson(spec);
 }
 
 /** What an observe-only object would report: it sends nothing, whatever differs. */

@@ -48,6 +48,8 @@ export interface PlanEntry {
   /** create/patch: whether the control plane builds a new revision (interface document, PATCH rule 1). */
   createsRevision?: boolean;
   deploymentId?: string;
+  /** The revision the controller would redeploy instead (spec.remediation rollback, or a revert): no build. */
+  redeployRevision?: string;
   /** SandboxTemplate: the drift the controller would report. */
   drift?: { field: string; expected: string; observed: string }[];
   /** What the plan could not know, and so did not check. */
@@ -119,6 +121,7 @@ export interface LiveObject {
     labels?: Record<string, string>;
     finalizers?: string[];
     deletionTimestamp?: string;
+    generation?: number;
   };
   spec?: unknown;
   status?: Record<string, unknown>;

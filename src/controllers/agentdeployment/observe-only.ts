@@ -17,6 +17,7 @@ import { type Outcome, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import type { ExternalDeployment } from './external.ts';
 import { decideFollow, progressDeadlineOf } from './follow.ts';
+import { observeRevision, wouldRemediate } from './remediate.ts';
 import { recordObserved } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
@@ -59,6 +60,7 @@ async function follow(
         }));
   status.latestRevisionId = revisionId;
   status.revisionStatus = revision.status;
+  observeRevision(deps, pass, deployment, revision.status);
   const verdict = decideFollow({
     deployment,
     revision,
@@ -70,8 +72,11 @@ async function follow(
     nowMs: deps.now().getTime(),
   });
   switch (verdict.action) {
-    case 'stall':
-      throw new Stall(verdict.reason, verdict.message);
+    case 'stall': {
+      const failure = { id: revisionId, failure: 'deploy', status: revision.status } as const;
+      const would = verdict.reason === 'RevisionFailed' ? wouldRemediate(pass, deployment, failure) : '';
+      throw new Stall(verdict.reason, `${verdict.message}${would}`);
+    }
     case 'progressing':
       pass.requeueAfterMs = verdict.requeueAfterMs;
       return { kind: 'progressing', reason: 'Progressing', message: verdict.message };

@@ -36,6 +36,16 @@ import { externalDeployment } from './external.ts';
 import { finalizeStep } from './finalize.ts';
 import { decideFollow, type FollowInput, progressDeadlineOf, retryPolicyOf } from './follow.ts';
 import { observeOnlyStep } from './observe-only.ts';
+import {
+  afterFailure,
+  afterVerification,
+  fastRevert,
+  holdsWrites,
+  isRollbackRevision,
+  noteRevision,
+  observeRevision,
+  rolledBackOutcome,
+} from './remediate.ts';
 import { recordApplied, recordObserved } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
@@ -150,6 +160,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     name: 'holdWhileStalled',
     run(pass) {
       const requested = takeReconcileRequest(pass.obj, pass.status);
+      pass.reconcileRequested = requested;
       const stalled = findCondition(pass.status.conditions, 'Stalled');
       if (
         stalled &&
@@ -247,6 +258,8 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
     async run(pass) {
       const { desired, digests, credentials } = pass;
       if (!desired || !digests || !credentials) throw new Error('converge ran before resolve');
+      // After a rollback for this spec, the failed configuration is not sent again (remediation.ts).
+      if (pass.observed && holdsWrites(pass)) return undefined;
       const decision = decide({ desired, observed: pass.observed, digests, applied: pass.status });
       if ((decision.action === 'none' || decision.action === 'patch') && decision.secretsTakenAsCurrent) {
         pass.events.push({
@@ -274,6 +287,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
           // Nothing else before the shell's status write: it records the id the moment the POST answered.
           deps.observer.track(pass.key, credentials, created.id);
           recordApplied(pass.status, created, digests);
+          noteRevision(deps, pass, created, 'Spec');
           return progressing(
             `deployment ${created.id} created; following revision ${created.latest_revision_id}`,
           );
@@ -283,10 +297,16 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         case 'wait':
           return { kind: 'waiting', reason: decision.reason, message: decision.message };
         case 'patch': {
-          const id = pass.observed?.id as string;
-          const patched = await external(pass).update(id, decision.patch, decision.changed);
+          const observed = pass.observed as Deployment;
+          const reverted = await fastRevert(deps, pass, external(pass), observed, decision);
+          if (reverted) {
+            recordApplied(pass.status, reverted, digests);
+            return progressing(`reverted by a redeploy; following revision ${reverted.latest_revision_id}`);
+          }
+          const patched = await external(pass).update(observed.id, decision.patch, decision.changed);
           recordApplied(pass.status, patched, digests);
           if (decision.createsRevision) {
+            noteRevision(deps, pass, patched, 'Spec');
             return progressing(
               `patched ${decision.changed.join(', ')}; following revision ${patched.latest_revision_id}`,
             );
@@ -346,12 +366,14 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       }
       status.latestRevisionId = revisionId;
       status.revisionStatus = revision.status;
+      observeRevision(deps, pass, deployment, revision.status);
       const request = pendingRedeployRequest(pass.obj, status);
       const decision = decideFollow({
         deployment,
         revision,
         progressDeadlineMs: progressDeadlineOf(pass.spec),
-        retry: retryPolicyOf(pass.spec),
+        // Never a retry after a rollback.
+        retry: isRollbackRevision(pass, revisionId) ? undefined : retryPolicyOf(pass.spec),
         retries: status.retries ?? 0,
         redeployRequest: request,
         minPollMs: deps.revisionPollMs,
@@ -362,6 +384,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         if (decision.trigger === 'retry') status.retries = (status.retries ?? 0) + 1;
         if (decision.requestHandled) status.lastHandledRedeployAt = request;
         recordObserved(status, redeployed);
+        noteRevision(deps, pass, redeployed, decision.trigger === 'retry' ? 'Retry' : 'Request', revisionId);
         return progressing(
           `revision ${revisionId} redeployed (${decision.why}); following revision ${redeployed.latest_revision_id}`,
         );
@@ -375,14 +398,23 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
         });
       }
       switch (decision.action) {
-        case 'stall':
-          throw new Stall(decision.reason, decision.message);
+        case 'stall': {
+          if (decision.reason !== 'RevisionFailed') throw new Stall(decision.reason, decision.message);
+          const failure = { id: revisionId, failure: 'deploy', status: revision.status } as const;
+          return afterFailure(deps, pass, external(pass), deployment, failure, decision.message);
+        }
         case 'progressing':
           pass.requeueAfterMs = decision.requeueAfterMs;
           return progressing(decision.message);
         case 'ready':
           if (pass.spec.verification) return undefined;
-          return { kind: 'ready', reason: 'Succeeded', message: decision.message };
+          return (
+            rolledBackOutcome(pass, false) ?? {
+              kind: 'ready',
+              reason: 'Succeeded',
+              message: decision.message,
+            }
+          );
       }
     },
   };
@@ -419,7 +451,7 @@ export function agentDeploymentSteps(deps: AgentDeploymentDeps): readonly AgdSte
       pass.verified = step.view.verified;
       const poll = pollIntervalOf(pass.obj, deps.pollIntervalMs);
       pass.requeueAfterMs = Math.min(poll, step.requeueAfterMs ?? poll);
-      return step.view.outcome;
+      return afterVerification(deps, pass, external(pass), step);
     },
   };
 

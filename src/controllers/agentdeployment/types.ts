@@ -108,4 +108,6 @@ export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeployme
   observedSnapshot?: boolean;
   /** Set by the verify step. */
   verified?: VerifiedCondition;
+  /** Set by holdWhileStalled: the reconcile-requested-at annotation has a new value this pass. */
+  reconcileRequested?: boolean;
 }
