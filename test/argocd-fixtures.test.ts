@@ -207,6 +207,31 @@ const CASES: Case[] = [
   },
   {
     kind: 'AgentDeployment',
+    file: 'degraded_rolled_back',
+    health: 'Degraded',
+    message: conditionMessage('Stalled'),
+    produce: async () => {
+      const at = (repoRef: string) => ({
+        sourceRevisionConfig: { repoRef, graphConfigPath: 'langgraph.json' },
+      });
+      h.sim.configureRevisionAgent('refs/tags/broken', { graph: { fail: true, errorMessage: 'broken' } });
+      const obj = repoHost('rolled-back');
+      await createAgd(h, {
+        ...obj,
+        spec: {
+          ...obj.spec,
+          ...at('refs/tags/v1'),
+          verification: { assistantId: 'agent', webhook: false },
+          remediation: { strategy: 'Rollback' },
+        },
+      });
+      await waitReady(h, 'rolled-back');
+      await mergePatchAgd(h, 'rolled-back', { spec: at('refs/tags/broken') });
+      return until('rolled-back', 'Stalled RolledBack', hasCondition('Stalled', 'True', 'RolledBack'));
+    },
+  },
+  {
+    kind: 'AgentDeployment',
     file: 'degraded_build_failed',
     health: 'Degraded',
     message: conditionMessage('Ready'),
@@ -378,6 +403,8 @@ function normalise(obj: Obj, namespace: string): string {
   // The tenant digest hashes the simulator's URL, whose port differs per run.
   text = text.replace(/credentialsDigest: sha256:[0-9a-f]+/g, `credentialsDigest: sha256:${'0'.repeat(32)}`);
   text = text.replace(/http:\/\/127\.0\.0\.1:\d+/g, 'https://platform.example.com');
+  // How long a smoke run took differs from run to run.
+  text = text.replace(/ in \d+(\.\d+)?s\b/g, ' in 0.1s').replace(/duration: \S+/g, 'duration: 0.1s');
   return `# Captured by test/argocd-fixtures.test.ts from the object the controller produced. DO NOT EDIT:\n# rerun it with UPDATE_ARGOCD_FIXTURES=1.\n${text}`;
 }
 

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, SANDBOX_TEMPLATE, VERSION } from '../src/api/group.ts';
 import { kubeRequest } from '../src/kube/request.ts';
-import { externalImage } from './support/agd-objects.ts';
+import { externalImage, repoHost } from './support/agd-objects.ts';
 import { FIRST_BUILD_TIMEOUT_MS, goTool } from './support/go-tools.ts';
 import {
   AGD_PATH,
@@ -156,6 +156,31 @@ describe('kstatus on objects the controller drives', () => {
       (o) => observed(o) && condition(o, 'Stalled')?.status === 'True',
     );
     expect(verdict.status).toBe('Failed');
+  });
+
+  it('rolled back (spec.remediation Rollback): Failed, with the message naming the revisions', async () => {
+    const at = (repoRef: string) => ({
+      sourceRevisionConfig: { repoRef, graphConfigPath: 'langgraph.json' },
+    });
+    h.sim.configureRevisionAgent('refs/tags/kstatus-bad', { graph: { fail: true } });
+    await create(
+      AGD_PATH(h.ns),
+      'AgentDeployment',
+      repoHost('rolled-back', {
+        ...at('refs/tags/v1'),
+        verification: { assistantId: 'agent', webhook: false },
+        remediation: { strategy: 'Rollback' },
+      }),
+    );
+    await waitReady(h, 'rolled-back');
+    await mergePatchAgd(h, 'rolled-back', { spec: at('refs/tags/kstatus-bad') });
+    const verdict = await verdictWhen(
+      'rolled-back',
+      'Stalled RolledBack',
+      (o) => observed(o) && condition(o, 'Stalled')?.reason === 'RolledBack',
+    );
+    expect(verdict.status).toBe('Failed');
+    expect(verdict.message).toContain('rolled back to revision');
   });
 
   it('a spec the control plane rejects (422): Failed', async () => {

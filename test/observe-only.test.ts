@@ -158,3 +158,26 @@ it('observed by name, deleted with deletionPolicy Delete: the object goes, the d
   expect(h.sim.deployments().map((d) => d.id)).toContain(id);
   expect(writes(since)).toEqual([]);
 });
+
+it('never rolls back: a failed revision under spec.remediation Rollback is reported, nothing is sent', {
+  timeout: 60_000,
+}, async () => {
+  const id = await deployedByCi('observed-failing', 'registry.example.com/agent:1');
+  h.sim.failRevisions({ deploymentName: 'observed-failing', at: 'DEPLOY' });
+  await ci.patchDeployment(id, { source_revision_config: { image_uri: 'registry.example.com/agent:2' } });
+  await putSecret(h, 'observed-failing-secret', { token: 'ci-token' });
+  const since = h.sim.requests().length;
+  await createAgd(h, {
+    metadata: { name: 'observed-failing' },
+    spec: spec('registry.example.com/agent:2', 'observed-failing-secret', {
+      remediation: { strategy: 'Rollback' },
+    }),
+  });
+  const obj = await eventually(async () => {
+    const o = await getAgd(h, 'observed-failing');
+    return condition(o, 'Stalled')?.reason === 'RevisionFailed' ? o : undefined;
+  }, 'observed-failing Stalled RevisionFailed');
+  expect(condition(obj, 'Stalled')?.message).toContain('observe-only: spec.remediation would not roll back');
+  await sleep(2_500);
+  expect(writes(since)).toStrictEqual([]);
+});

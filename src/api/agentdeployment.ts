@@ -24,6 +24,7 @@ import {
   objectName,
   UNOBSERVED_STATUS,
 } from './common.ts';
+import { History, MAX_REVISION_HISTORY_LIMIT, Remediation } from './remediation.ts';
 import { SourceConfig, SourceRevisionConfig } from './source-config.ts';
 import { Verification, VerificationStatus } from './verification.ts';
 
@@ -267,6 +268,15 @@ export const AgentDeploymentSpec = z
     retry: Retry.optional().describe(
       'Redeploy a revision that ends DEPLOY_FAILED or stays INTERRUPTED, up to limit times with backoff. A build failure is never retried automatically. Without it, a failed revision waits for a spec change or the deploy.agents.dev/redeploy-requested-at annotation.',
     ),
+    remediation: Remediation.optional().describe(
+      'What happens when the latest revision fails, after spec.retry: nothing (the default), or a rollback to status.lastGoodRevision. See docs/agentdeployment.md, Safe rollouts.',
+    ),
+    revisionHistoryLimit: z
+      .int()
+      .min(1)
+      .max(MAX_REVISION_HISTORY_LIMIT)
+      .optional()
+      .describe('How many revisions status.history keeps (1 to 10). Defaults to 5.'),
   })
   .meta(cel(...specRules));
 export type AgentDeploymentSpec = z.infer<typeof AgentDeploymentSpec>;
@@ -340,6 +350,14 @@ export const AgentDeploymentStatus = z.object({
     .min(0)
     .optional()
     .describe('Automatic redeploys (spec.retry) made for the current spec; a spec change starts over.'),
+  history: History.optional(),
+  lastGoodRevision: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      'Id of the newest revision that deployed and, with spec.verification, verified: what a rollback (spec.remediation) goes back to.',
+    ),
   drift: z
     .array(z.string().max(256))
     .max(64)

@@ -85,6 +85,19 @@ export const Reason = {
    * redeploys, when set); the redeploy-requested-at annotation or a spec change tries again.
    */
   RevisionFailed: 'RevisionFailed',
+  /**
+   * spec.remediation Rollback: the latest revision failed (past spec.retry, or its verification) and the
+   * last good revision was redeployed and serves (verified, with spec.verification); the message names both.
+   * Stalled: nothing is sent until the spec changes or the reconcile-requested-at annotation gets a new value.
+   */
+  RolledBack: 'RolledBack',
+  /** A rollback is under way: the last good revision is redeployed and followed (then verified). */
+  RollingBack: 'RollingBack',
+  /**
+   * The revision a rollback redeployed failed too (its deploy or its verification): nothing more is tried
+   * (never a rollback of a rollback) until the spec changes or a person asks.
+   */
+  RollbackFailed: 'RollbackFailed',
   /** The latest revision stayed in progress past spec.progressDeadline; the message names it and its status. */
   ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
   /**
@@ -181,6 +194,12 @@ export const EventReason = {
   Redeployed: 'Redeployed',
   /** A redeploy request found nothing failed to redeploy (the latest revision is DEPLOYED). */
   RedeploySkipped: 'RedeploySkipped',
+  /** spec.remediation Rollback started: the last good revision was redeployed. */
+  RollingBack: 'RollingBack',
+  /** A spec equal to a revision's in status.history was applied by redeploying it (no PATCH, no build). */
+  Reverted: 'Reverted',
+  /** The revision a revert would redeploy is gone on the platform: the change was PATCHed instead. */
+  RevertFellBack: 'RevertFellBack',
   /** Adoption took the secret values the platform does not reveal as current, instead of redeploying. */
   SecretsTakenAsCurrent: 'SecretsTakenAsCurrent',
   Orphaned: 'Orphaned',
@@ -190,7 +209,9 @@ export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 /**
  * Stalled reasons that wait for the object to change (a new generation or a reconcile request) before
  * anything is sent again. RevisionFailed is not among them: the object keeps following the deployment,
- * so a revision the control plane starts by itself (build on push) is picked up.
+ * so a revision the control plane starts by itself (build on push) is picked up. Nor are RolledBack and
+ * RollbackFailed, for the same reason: their hold on writes comes from status.history instead
+ * (reconcile/remediation.ts).
  */
 export const STICKY_STALL_REASONS: ReadonlySet<string> = new Set<Reason>([
   Reason.Rejected,

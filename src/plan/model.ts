@@ -51,6 +51,8 @@ export interface PlanEntry {
   /** create/patch: whether the control plane builds a new revision (interface document, PATCH rule 1). */
   createsRevision?: boolean;
   deploymentId?: string;
+  /** The revision the controller would redeploy instead (spec.remediation rollback, or a revert): no build. */
+  redeployRevision?: string;
   /** SandboxTemplate: the drift the controller would report. */
   drift?: { field: string; expected: string; observed: string }[];
   /** What the plan could not know, and so did not check. */

@@ -45,6 +45,9 @@ const DEPLOYMENT_FIELDS = [
   'secretsDigest',
   'appliedConfigDigest',
   'verification',
+  // Revisions of a deployment that is gone cannot be redeployed.
+  'history',
+  'lastGoodRevision',
 ] as const satisfies readonly (keyof AgentDeploymentStatus)[];
 
 export function forgetDeployment(s: AgentDeploymentStatus): void {

@@ -36,6 +36,9 @@ const PresentationBody = z
 
 const LatencyBody = z.union([LatencySchema, z.object({ ms: LatencySchema }).strict()]);
 
+const PushBody = z.object({ commitSha: z.string().min(1).optional() }).strict();
+const PruneBody = z.object({ keep: z.number().int().min(0) }).strict();
+
 const noContent: Reply = { status: 204 };
 
 export function adminRoutes(sim: Simulator): Route[] {
@@ -146,6 +149,26 @@ export function adminRoutes(sim: Simulator): Route[] {
         const { status } = parseOrFail(StatusBody, ctx.body, ['body']);
         if (!sim.setRevisionStatus(id, ctx.params.revision_id ?? '', status))
           throw new HttpError(404, `Revision ${ctx.params.revision_id} not found`);
+        return noContent;
+      },
+    },
+    {
+      method: 'POST',
+      template: '/_simulator/deployments/{deployment_id}/push',
+      handler: (ctx) => {
+        const id = mustExist(ctx.params.deployment_id);
+        const { commitSha } = parseOrFail(PushBody, ctx.body ?? {}, ['body']);
+        if (!sim.pushToRepository(id, commitSha))
+          throw new HttpError(409, `Deployment ${id} does not build on push`);
+        return noContent;
+      },
+    },
+    {
+      method: 'POST',
+      template: '/_simulator/deployments/{deployment_id}/prune-revisions',
+      handler: (ctx) => {
+        const id = mustExist(ctx.params.deployment_id);
+        sim.pruneRevisions(id, parseOrFail(PruneBody, ctx.body, ['body']).keep);
         return noContent;
       },
     },

@@ -24,7 +24,12 @@ import {
   send,
 } from './http.ts';
 import { DEFAULT_PRESENTATION, type Presentation } from './present.ts';
-import { DeploymentStore, type FailRevisionsRule, type ScriptRevisionsRule } from './store.ts';
+import {
+  DeploymentStore,
+  type FailRevisionsRule,
+  type ScriptRevisionsRule,
+  type StoredDeployment,
+} from './store.ts';
 import { type SandboxTemplateSeed, seedTemplates, stableUuid } from './templates.ts';
 
 export type { AgentServer, AgentServerConfig, WebhookDelivery } from './agentserver/index.ts';
@@ -82,6 +87,18 @@ export interface Simulator {
   deployments(): Deployment[];
   revisions(deploymentId: string): Revision[];
   setTemplates(templates: SandboxTemplateSeed[]): void;
+  /**
+   * Configures the agent of every revision made from a source (an image_uri, a repo_ref or a
+   * repo_commit_sha), whichever deployment serves it: before the per-deployment configuration.
+   */
+  configureRevisionAgent(source: string, config: AgentServerConfig): void;
+  /**
+   * A push to a `repo_host` deployment with `build_on_push`: a new revision of the same ref at a new
+   * commit (`commitSha`, or one made up). False when the deployment does not build on push.
+   */
+  pushToRepository(deploymentId: string, commitSha?: string): boolean;
+  /** Forgets all but the newest `keep` revisions (and the active one); redeploying one forgotten is 404. */
+  pruneRevisions(deploymentId: string, keep: number): void;
   /** Configures the agent server of a deployment (by id or name, before or after it exists). */
   configureAgentServer(deployment: string, config: AgentServerConfig): void;
   agentServerConfig(deployment: string): AgentServerConfig | undefined;
@@ -145,9 +162,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     stepMs: opts.revisionStepMs ?? 200,
     customUrlFor: (id) => `${url}/deployments/${id}`,
   });
+  const hosted = (deployment: StoredDeployment | undefined) => {
+    const activeSource = deployment && store.activeRevisionConfig(deployment.id);
+    return deployment && (activeSource ? { ...deployment, activeSource } : deployment);
+  };
   const agentServers = createAgentServerHost({
-    deployment: (id) => store.get(id),
-    deployments: () => store.list(),
+    deployment: (id) => hosted(store.get(id)),
+    deployments: () => store.list().map((d) => hosted(d) ?? d),
     isApiKeyValid: (key) => auth.apiKeys.has(key),
     baseUrl: () => url,
     log,
@@ -200,6 +221,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     setTemplates: (seeds) => {
       templates = seedTemplates(seeds);
     },
+    configureRevisionAgent: (source, config) => agentServers.configureRevisionAgent(source, config),
+    pushToRepository: (id, commitSha) => store.push(id, commitSha) !== undefined,
+    pruneRevisions: (id, keep) => store.pruneRevisions(id, keep),
     configureAgentServer: (deployment, config) => agentServers.configureAgentServer(deployment, config),
     agentServerConfig: (deployment) => agentServers.agentServerConfig(deployment),
     webhookDeliveries: (deployment) => agentServers.webhookDeliveries(deployment),

@@ -80,6 +80,7 @@ export class DeploymentStore {
   readonly #revisions = new Map<string, StoredRevision[]>(); // newest first
   #scriptRules: ScriptRule[] = [];
   readonly #deleting = new Map<string, { step: number; timer?: NodeJS.Timeout }>();
+  readonly #pushes = new Map<string, number>();
   #holdDeletions = false;
   readonly #stepMs: number;
   readonly #customUrlFor: (id: string) => string;
@@ -164,8 +165,48 @@ export class DeploymentStore {
     const revision = this.#revisions.get(id)?.find((r) => r.id === revisionId);
     if (!revision) return undefined;
     deployment.updated_at = now();
-    this.#startRevision(deployment, { ...revision.source_revision_config });
+    // The redeployed revision's source_revision_config, its commit included (the notes).
+    const config = revision.source_revision_config;
+    this.#startRevision(deployment, { ...config }, config.repo_commit_sha ?? undefined);
     return deployment;
+  }
+
+  /**
+   * A push to the repository of a `repo_host` deployment with `build_on_push`: the platform builds a
+   * new revision of the same ref at a new commit (the given sha, or one made up). Undefined when the
+   * deployment does not build on push.
+   */
+  push(id: string, commitSha?: string): StoredDeployment | undefined {
+    const deployment = this.#mustGet(id);
+    if (deployment.source !== 'repo_host' || deployment.source_config.build_on_push !== true)
+      return undefined;
+    const pushes = (this.#pushes.get(id) ?? 0) + 1;
+    this.#pushes.set(id, pushes);
+    const config = deployment.source_revision_config;
+    const sha =
+      commitSha ?? fakeCommitSha(deployment.source_config.repo_url, `${config.repo_ref}#push${pushes}`);
+    deployment.updated_at = now();
+    this.#startRevision(deployment, { ...config }, sha);
+    return deployment;
+  }
+
+  /**
+   * Forgets all but the newest `keep` revisions (the active one is kept too), as a platform that prunes
+   * its history does: a redeploy of a forgotten revision answers 404.
+   */
+  pruneRevisions(id: string, keep: number): void {
+    const deployment = this.#mustGet(id);
+    const revisions = this.#revisions.get(id) ?? [];
+    const kept = revisions.filter((r, i) => i < keep || r.id === deployment.active_revision_id);
+    for (const dropped of revisions) if (!kept.includes(dropped)) clearTimeout(dropped.timer);
+    this.#revisions.set(id, kept);
+  }
+
+  /** The source_revision_config of the revision the deployment serves, if any. */
+  activeRevisionConfig(id: string): SourceRevisionConfig | undefined {
+    const deployment = this.#deployments.get(id);
+    const active = this.#revisions.get(id)?.find((r) => r.id === deployment?.active_revision_id);
+    return active && { ...active.source_revision_config };
   }
 
   isDeleting(id: string): boolean {
@@ -279,7 +320,7 @@ export class DeploymentStore {
     return rule.script;
   }
 
-  #startRevision(deployment: StoredDeployment, config: SourceRevisionConfig): void {
+  #startRevision(deployment: StoredDeployment, config: SourceRevisionConfig, commitSha?: string): void {
     const revisions = this.#revisions.get(deployment.id) ?? [];
     const at = now();
     for (const older of revisions) {
@@ -291,7 +332,10 @@ export class DeploymentStore {
     }
     const revisionConfig: SourceRevisionConfig =
       deployment.source === 'repo_host'
-        ? { ...config, repo_commit_sha: fakeCommitSha(deployment.source_config.repo_url, config.repo_ref) }
+        ? {
+            ...config,
+            repo_commit_sha: commitSha ?? fakeCommitSha(deployment.source_config.repo_url, config.repo_ref),
+          }
         : { ...config };
     const plan = revisionPlan(deployment.source, this.#takeScript(deployment.name));
     const revision: StoredRevision = {

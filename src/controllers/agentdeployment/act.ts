@@ -5,6 +5,7 @@
  * Ready (or verified next); observe-only reports (observe-only.ts).
  */
 import { Annotation, EventReason } from '../../api/names.ts';
+import type { Deployment } from '../../controlplane/schemas.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
 import { claimConflictOf } from '../../reconcile/agentdeployment/gates/claims.ts';
 import { ownedDeployment } from '../../reconcile/agentdeployment/gates/ownership.ts';
@@ -17,6 +18,7 @@ import { takeReconcileRequest } from '../../runtime/annotations.ts';
 import { type Outcome, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import { controllerPort, passExternal, recordFound, recordWatched } from './gather.ts';
+import { afterFailure, fastRevert, noteRevision, rolledBackOutcome, wouldRemediate } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 const progressing = (message: string): Outcome => ({ kind: 'progressing', reason: 'Progressing', message });
@@ -31,8 +33,13 @@ export function decideStep(
     name: 'decide',
     async run(pass) {
       const facts = factsOf(pass);
+      pass.reconcileRequested = facts.reconcileRequested;
       const verdict = await runAgentDeployment(facts, controllerPort(deps, pass), gates);
       if (verdict.gate !== 'paused') takeReconcileRequest(pass.obj, pass.status);
+      if (facts.desired?.ok) {
+        pass.desired = facts.desired.request;
+        pass.digests = facts.desired.digests;
+      }
       return act(deps, pass, facts, verdict);
     },
   };
@@ -70,6 +77,25 @@ async function act(
       // Refused the default credentials: the batched poll read its deployment with them before: no more.
       if (verdict.gate === 'defaultCredentialsScope') deps.observer.untrack(pass.key);
       redeploySkipped(pass, verdict);
+      if (verdict.gate === 'followRevision' && verdict.reason === 'RevisionFailed' && verdict.revision) {
+        // spec.remediation (issue 33): roll back, or say why not; observe-only only says what it would do.
+        const deployment = facts.followed?.deployment as Deployment;
+        const failure = {
+          id: verdict.revision.id,
+          failure: 'deploy',
+          status: verdict.revision.status,
+        } as const;
+        if (facts.observation)
+          throw new Stall(verdict.reason, `${verdict.message}${wouldRemediate(pass, deployment, failure)}`);
+        return afterFailure(
+          deps,
+          pass,
+          passExternal(deps, pass, facts),
+          deployment,
+          failure,
+          verdict.message,
+        );
+      }
       throw new Stall(verdict.reason, verdict.message);
     case 'wait':
       throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
@@ -93,18 +119,23 @@ async function act(
       // Nothing else before the shell's status write: it records the id the moment the POST answered.
       deps.observer.track(pass.key, external.credentials, created.id);
       recordApplied(status, created, digests);
+      noteRevision(deps, pass, created, 'Spec');
       return progressing(
         `deployment ${created.id} created; following revision ${created.latest_revision_id}`,
       );
     }
     case 'patch': {
-      const patched = await passExternal(deps, pass, facts).update(
-        verdict.deployment.id,
-        verdict.patch,
-        verdict.changed,
-      );
+      const external = passExternal(deps, pass, facts);
+      // A spec equal to a revision that deployed (a revert) is a redeploy of it, no build (remediate.ts).
+      const reverted = await fastRevert(deps, pass, external, verdict.deployment, verdict);
+      if (reverted) {
+        recordApplied(status, reverted, verdict.digests);
+        return progressing(`reverted by a redeploy; following revision ${reverted.latest_revision_id}`);
+      }
+      const patched = await external.update(verdict.deployment.id, verdict.patch, verdict.changed);
       recordApplied(status, patched, verdict.digests);
       if (verdict.createsRevision) {
+        noteRevision(deps, pass, patched, 'Spec');
         return progressing(
           `patched ${verdict.changed.join(', ')}; following revision ${patched.latest_revision_id}`,
         );
@@ -118,6 +149,7 @@ async function act(
       if (verdict.trigger === 'retry') status.retries = (status.retries ?? 0) + 1;
       if (verdict.handled) status.lastHandledRedeployAt = verdict.handled;
       recordObserved(status, redeployed);
+      noteRevision(deps, pass, redeployed, verdict.trigger === 'retry' ? 'Retry' : 'Request', revision.id);
       return progressing(
         `revision ${revision.id} redeployed (${why}); following revision ${redeployed.latest_revision_id}`,
       );
@@ -132,7 +164,11 @@ async function act(
       observedAsApplied(pass, facts);
       // Verified next, when asked for (an observe-only object runs nothing on the agent server).
       if (pass.spec.verification && !facts.observation) return undefined;
-      return { kind: 'ready', reason: 'Succeeded', message: verdict.message };
+      if (facts.observation) return { kind: 'ready', reason: 'Succeeded', message: verdict.message };
+      // While a rollback made for this spec serves: RolledBack (remediate.ts).
+      return (
+        rolledBackOutcome(pass, false) ?? { kind: 'ready', reason: 'Succeeded', message: verdict.message }
+      );
   }
 }
 

@@ -21,6 +21,7 @@ import { takeReconcileRequest } from '../../runtime/annotations.ts';
 import { SecretBudgetError } from '../../runtime/secret-cache.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { type ExternalDeployment, externalDeployment } from './external.ts';
+import { observeRevision } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 /** The facts a pass starts from: the object, the controller's settings for its namespace, nothing read. */
@@ -130,7 +131,7 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
           facts.byName = await lookupName(client, deploymentNameOf({ ...pass.obj, spec: pass.spec }));
           return;
         case 'revision':
-          facts.followed = await readRevision(pass, facts, passExternal(deps, pass, facts));
+          facts.followed = await readRevision(deps, pass, facts, passExternal(deps, pass, facts));
           return;
       }
     },
@@ -214,6 +215,7 @@ export function recordFound(
  * Status records what was read.
  */
 async function readRevision(
+  deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   facts: AgentDeploymentFacts,
   external: ExternalDeployment,
@@ -247,6 +249,12 @@ async function readRevision(
   status.latestRevisionId = revisionId;
   status.revisionStatus = revision.status;
   pass.deployment = deployment;
+  // The history (issue 33) records what the revision is doing, with the configuration around it.
+  if (facts.desired?.ok) {
+    pass.desired = facts.desired.request;
+    pass.digests = facts.desired.digests;
+  }
+  observeRevision(deps, pass, deployment, revision.status);
   return { deployment, revision };
 }
 

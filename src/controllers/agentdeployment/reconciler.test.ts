@@ -1139,6 +1139,65 @@ describe('post-deploy verification (step 9)', () => {
   });
 });
 
+describe('safe rollouts (spec.remediation Rollback)', () => {
+  const at = (repoRef: string) => ({ repoRef, graphConfigPath: 'langgraph.json' });
+  const rollbackAgent = () =>
+    agent({
+      source: 'repo_host',
+      sourceConfig: {
+        integrationId: '6f1f7a4e-8d7b-4c43-9a57-2f6a9b1c0d11',
+        repoUrl: 'https://git.example.com/team/agent',
+        deploymentType: 'dev',
+      },
+      sourceRevisionConfig: at('refs/tags/v1'),
+      verification: { assistantId: 'agent' },
+      remediation: { strategy: 'Rollback' },
+    });
+  const verifiedAs = (w: World, reason: RegExp) => reason.test(condition(w, 'Verified')?.reason ?? '');
+  /** Passes until `done`; the calls of all of them. */
+  async function passesUntil(w: World, done: () => boolean): Promise<PassRecord[]> {
+    const passes: PassRecord[] = [];
+    for (let i = 0; i < 12 && !done(); i++) passes.push(await w.pass());
+    return passes;
+  }
+
+  it('a failed verification: one redeploy of the last good revision, then RolledBack, then a pass sends nothing', async () => {
+    sim.configureRevisionAgent('refs/tags/bad', { graph: { fail: true } });
+    const verifier = new Verifier({
+      backoffBaseMs: 1_000,
+      allowedHosts: defaultHostAllowList(sim.url),
+      now: () => new Date(),
+    });
+    const w = world(rollbackAgent(), { verifier });
+    await w.pass();
+    deployLatest(w);
+    await passesUntil(w, () => verifiedAs(w, /Succeeded/));
+    const good = w.obj.status?.latestRevisionId;
+    expect(w.obj.status?.lastGoodRevision).toBe(good);
+
+    w.edit((obj) => {
+      obj.spec.sourceRevisionConfig = at('refs/tags/bad');
+    });
+    expect((await w.pass()).calls).toContain('patch');
+    deployLatest(w);
+    const failing = await passesUntil(w, () => condition(w, 'Ready')?.reason === 'RollingBack');
+    expect(failing.flatMap((p) => p.calls).filter((c) => c === 'redeploy')).toHaveLength(1);
+    expect(failing.flatMap((p) => p.events)).toContain('Warning/RollingBack');
+    deployLatest(w);
+    await passesUntil(w, () => condition(w, 'Stalled')?.reason === 'RolledBack');
+    expect(conditions(w)).toEqual([
+      'Ready=False/RolledBack',
+      'Stalled=True/RolledBack',
+      'Verified=True/Succeeded',
+    ]);
+    expect(w.obj.status?.history?.[0]).toMatchObject({ trigger: 'Rollback', redeployOf: good });
+
+    const after = await w.pass();
+    expect(after.calls.filter((c) => !c.startsWith('agent ') && c !== 'get' && c !== 'revision')).toEqual([]);
+    expect(after.statusWrites).toBe(0);
+  });
+});
+
 /** RFC 7386: null removes, objects merge, anything else replaces. */
 function applyMergePatch<T>(target: T, patch: Record<string, unknown>): T {
   const out: Record<string, unknown> = { ...(target as Record<string, unknown>) };

@@ -57,5 +57,9 @@ export function agentDeploymentSteps(
     (pass) => deploymentNameOf({ ...pass.obj, spec: pass.spec }),
   );
 
-  return [finalize, decideStep(deps, facts, gates), verifyStep(deps)];
+  return [
+    finalize,
+    decideStep(deps, facts, gates),
+    verifyStep(deps, (pass) => passExternal(deps, pass, facts(pass))),
+  ];
 }

@@ -12,9 +12,10 @@ import type { ControlPlaneAllowList } from '../../controlplane/allowed-control-p
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
-import type { Deployment } from '../../controlplane/schemas.ts';
+import type { Deployment, DeploymentCreateRequest } from '../../controlplane/schemas.ts';
 import type { ClaimQuery } from '../../reconcile/claim-index.ts';
 import type { Claim } from '../../reconcile/claims.ts';
+import type { AppliedDigests } from '../../reconcile/desired.ts';
 import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
 import type { Verifier } from '../../verification/verifier.ts';
 import type { VerifiedCondition } from '../../verification/view.ts';
@@ -95,6 +96,9 @@ export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeployme
   tenant?: string;
   identity?: string;
   client?: DeploymentClient;
+  /** The request the spec makes and its digests, once the program derived them (remediate.ts reads them). */
+  desired?: DeploymentCreateRequest;
+  digests?: AppliedDigests;
   /** The deployment this object manages (or, observe-only, watches), once the program found one. */
   deployment?: Deployment;
   /**
@@ -104,4 +108,6 @@ export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeployme
   fromSnapshot?: boolean;
   /** Set by the verify step. */
   verified?: VerifiedCondition;
+  /** Set by holdWhileStalled: the reconcile-requested-at annotation has a new value this pass. */
+  reconcileRequested?: boolean;
 }

@@ -1,12 +1,17 @@
 /** The verify step: with spec.verification, prove the running revision answers before Ready. */
 import { pollIntervalOf } from '../../runtime/annotations.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
+import type { ExternalDeployment } from './external.ts';
+import { afterVerification } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 type AgdStep = Step<AgentDeploymentPass>;
 
 /** The revision runs: prove it answers before calling the object Ready. */
-export function verifyStep(deps: AgentDeploymentDeps): AgdStep {
+export function verifyStep(
+  deps: AgentDeploymentDeps,
+  external: (pass: AgentDeploymentPass) => ExternalDeployment,
+): AgdStep {
   return {
     name: 'verify',
     async run(pass) {
@@ -32,7 +37,8 @@ export function verifyStep(deps: AgentDeploymentDeps): AgdStep {
       pass.verified = step.view.verified;
       const poll = pollIntervalOf(pass.obj, deps.pollIntervalMs);
       pass.requeueAfterMs = Math.min(poll, step.requeueAfterMs ?? poll);
-      return step.view.outcome;
+      // The result goes into the history; a failed one may roll back (remediate.ts, issue 33).
+      return afterVerification(deps, pass, external(pass), step);
     },
   };
 }

@@ -42,9 +42,11 @@ export function advance(facts: AgentDeploymentFacts, verdict: Bookkeeping): void
       forgetDeployment(status);
       return;
     case 'inSync':
-      // What the control plane has is what was applied.
-      status.secretsDigest = verdict.digests.secrets;
-      status.appliedConfigDigest = verdict.digests.unechoed;
+      // What the control plane has is what was applied (unless writes are held after a rollback).
+      if (!verdict.held) {
+        status.secretsDigest = verdict.digests.secrets;
+        status.appliedConfigDigest = verdict.digests.unechoed;
+      }
       facts.inSync = true;
       return;
     case 'observed':

@@ -77,7 +77,14 @@ export type Verdict = { gate: GateName } & (
    * Bookkeeping: the deployment matches the spec (what it has is recorded as applied); its revision is
    * followed next.
    */
-  | { kind: 'inSync'; deployment: Deployment; secretsTakenAsCurrent: boolean; digests: AppliedDigests }
+  | {
+      kind: 'inSync';
+      deployment: Deployment;
+      secretsTakenAsCurrent: boolean;
+      digests: AppliedDigests;
+      /** Writes held after a rollback: nothing is recorded as applied. */
+      held?: boolean;
+    }
   /** Redeploy the latest revision (a request by annotation, or spec.retry). */
   | {
       kind: 'redeploy';

@@ -1,4 +1,5 @@
 /** `/_simulator/agent-servers/{deployment}`: configure a deployment's agent server out of process. */
+import { z } from 'zod';
 import { HttpError, type Route } from '../http.ts';
 import { parseOrFail } from '../validation.ts';
 import { type AgentServerConfig, AgentServerConfigSchema } from './config.ts';
@@ -6,13 +7,26 @@ import type { WebhookDelivery } from './webhooks.ts';
 
 /** What the admin routes need of the simulator. `deployment` is a deployment id or name. */
 export interface AgentServerAdmin {
+  configureRevisionAgent(source: string, config: AgentServerConfig): void;
   configureAgentServer(deployment: string, config: AgentServerConfig): void;
   agentServerConfig(deployment: string): AgentServerConfig | undefined;
   webhookDeliveries(deployment: string): WebhookDelivery[];
 }
 
+/** The agent of every revision made from `source`: an image_uri, a repo_ref or a repo_commit_sha. */
+const RevisionAgentBody = z.object({ source: z.string().min(1), config: AgentServerConfigSchema }).strict();
+
 export function agentServerAdminRoutes(admin: AgentServerAdmin): Route[] {
   return [
+    {
+      method: 'PUT',
+      template: '/_simulator/revision-agents',
+      handler: (ctx) => {
+        const { source, config } = parseOrFail(RevisionAgentBody, ctx.body ?? {}, ['body']);
+        admin.configureRevisionAgent(source, config);
+        return { status: 204 };
+      },
+    },
     {
       method: 'PUT',
       template: '/_simulator/agent-servers/{deployment}',

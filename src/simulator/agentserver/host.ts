@@ -1,6 +1,8 @@
 /**
  * Mounts one agent server per simulated deployment at `/deployments/{id}`: created on first use, with
- * the deployment's secrets as its environment, and the configuration given for its id or name.
+ * the deployment's secrets as its environment, and the configuration given for the source of the revision
+ * it serves (an image, a ref or a commit: a bad image fails whichever deployment runs it, and stops failing
+ * once another revision serves), else the one given for its id or name.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorReply, HttpError, send } from '../http.ts';
@@ -19,6 +21,8 @@ export interface HostedDeployment {
   name: string;
   active_revision_id: string | null;
   secrets: ReadonlyArray<{ name: string; value: string }>;
+  /** What the active revision was made from: image_uri, or repo_ref and repo_commit_sha. */
+  activeSource?: { image_uri?: string | null; repo_ref?: string | null; repo_commit_sha?: string | null };
 }
 
 export interface AgentServerHostOptions {
@@ -32,6 +36,8 @@ export interface AgentServerHostOptions {
 }
 
 export interface AgentServerHost extends AgentServerAdmin {
+  /** The agent of every revision made from this source (an image_uri, a repo_ref or a repo_commit_sha). */
+  configureRevisionAgent(source: string, config: AgentServerConfig): void;
   /** Serves a request whose path starts with `/deployments/`. */
   serve(req: IncomingMessage, res: ServerResponse, pathWithQuery: string): Promise<void>;
   agentServer(deployment: string): AgentServer | undefined;
@@ -42,10 +48,26 @@ export const DEPLOYMENT_PREFIX = /^\/deployments\/([^/?]+)(.*)$/;
 
 export function createAgentServerHost(options: AgentServerHostOptions): AgentServerHost {
   const configs = new Map<string, AgentServerConfig>();
+  const bySource = new Map<string, AgentServerConfig>();
   const servers = new Map<string, AgentServer>();
+  /** The configuration each server was last given, so a new active revision reconfigures it once. */
+  const applied = new Map<string, AgentServerConfig | undefined>();
 
+  const sourceConfigFor = (deployment: HostedDeployment) => {
+    const source = deployment.activeSource;
+    return [source?.repo_commit_sha, source?.image_uri, source?.repo_ref]
+      .map((key) => (key ? bySource.get(key) : undefined))
+      .find((config) => config !== undefined);
+  };
   const configFor = (deployment: HostedDeployment) =>
-    configs.get(deployment.id) ?? configs.get(deployment.name);
+    sourceConfigFor(deployment) ?? configs.get(deployment.id) ?? configs.get(deployment.name);
+  /** Gives the server the configuration of the revision it now serves, when that changed. */
+  const follow = (deployment: HostedDeployment, server: AgentServer) => {
+    const config = configFor(deployment);
+    if (applied.get(deployment.id) === config) return;
+    applied.set(deployment.id, config);
+    server.configure(config ?? {});
+  };
   const find = (idOrName: string) =>
     options.deployment(idOrName) ?? options.deployments().find((d) => d.name === idOrName);
 
@@ -69,7 +91,9 @@ export function createAgentServerHost(options: AgentServerHostOptions): AgentSer
           }),
       });
       servers.set(id, server);
+      applied.set(id, config);
     }
+    follow(deployment, server);
     return server;
   };
 
@@ -80,6 +104,7 @@ export function createAgentServerHost(options: AgentServerHostOptions): AgentSer
       if (!deployment?.active_revision_id) {
         servers.get(id)?.close();
         servers.delete(id);
+        applied.delete(id);
         const reply = errorReply(
           deployment
             ? new HttpError(503, `Deployment ${id} has no deployed revision yet`)
@@ -94,7 +119,15 @@ export function createAgentServerHost(options: AgentServerHostOptions): AgentSer
       const parsed = AgentServerConfigSchema.parse(config);
       configs.set(idOrName, parsed);
       const deployment = find(idOrName);
-      if (deployment) servers.get(deployment.id)?.configure(parsed);
+      const server = deployment && servers.get(deployment.id);
+      if (deployment && server) follow(deployment, server);
+    },
+    configureRevisionAgent: (source, config) => {
+      bySource.set(source, AgentServerConfigSchema.parse(config));
+      for (const deployment of options.deployments()) {
+        const server = servers.get(deployment.id);
+        if (server) follow(deployment, server);
+      }
     },
     agentServerConfig: (idOrName) => {
       const deployment = find(idOrName);

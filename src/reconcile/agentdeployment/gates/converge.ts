@@ -3,8 +3,12 @@
  * next); drift, one PATCH of what differs; a change the platform cannot make, Stalled; being deleted by
  * someone else, waiting.
  */
+
+import { pendingRedeployRequest } from '../../../runtime/annotations.ts';
 import { decide } from '../../decide.ts';
 import { isObserveOnly } from '../../management.ts';
+import { holdsAfterRollback } from '../../remediation.ts';
+import type { AgentDeploymentFacts } from '../facts.ts';
 import type { Gate } from '../verdict.ts';
 import { ownedDeployment } from './ownership.ts';
 
@@ -13,6 +17,19 @@ export const converge: Gate = (facts) => {
   if (!facts.desired?.ok || isObserveOnly(facts.object.spec)) return undefined;
   const { request, digests } = facts.desired;
   const deployment = ownedDeployment(facts);
+  if (deployment && writesHeld(facts)) {
+    // After a rollback for this spec, the failed configuration is not sent again (remediation.ts): the
+    // revision is followed as it runs, nothing recorded as applied.
+    if (facts.inSync) return undefined;
+    return {
+      gate: 'converge',
+      kind: 'inSync',
+      deployment,
+      secretsTakenAsCurrent: false,
+      digests,
+      held: true,
+    };
+  }
   const decision = decide({ desired: request, observed: deployment, digests, applied: facts.object.status });
   switch (decision.kind) {
     case 'create':
@@ -46,3 +63,12 @@ export const converge: Gate = (facts) => {
       return { gate: 'converge', kind: 'stall', reason: decision.reason, message: decision.message };
   }
 };
+
+/** After a rollback made for this generation, nothing is sent until the spec changes or a person asks. */
+export function writesHeld(facts: AgentDeploymentFacts): boolean {
+  const { metadata, status } = facts.object;
+  const asked =
+    facts.reconcileRequested ||
+    pendingRedeployRequest({ metadata: { annotations: metadata.annotations } }, status) !== undefined;
+  return holdsAfterRollback(status.history ?? [], metadata.generation ?? 0, asked);
+}

@@ -8,6 +8,7 @@ import { Reason } from '../../../api/names.ts';
 import { pendingRedeployRequest } from '../../../runtime/annotations.ts';
 import { decideFollow, progressDeadlineOf, retryPolicyOf } from '../../follow.ts';
 import { driftMessage } from '../../management.ts';
+import { currentRollback } from '../../remediation.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
 import type { Gate, Verdict } from '../verdict.ts';
 
@@ -29,7 +30,8 @@ export const followRevision: Gate = (facts) => {
     deployment,
     revision,
     progressDeadlineMs: progressDeadlineOf(spec),
-    retry: retryPolicyOf(spec),
+    // Never a retry of a rollback's revision (spec.retry stops where remediation took over).
+    retry: currentRollback(status.history ?? [])?.entry.id === revision.id ? undefined : retryPolicyOf(spec),
     retries: status.retries ?? 0,
     redeployRequest: request,
     minPollMs: facts.revisionPollMs,
@@ -98,9 +100,8 @@ function followReadOnly(facts: AgentDeploymentFacts): Verdict {
         nowMs: facts.now.getTime(),
       })
     : undefined;
-  if (decision?.action === 'stall')
-    return { gate: 'followRevision', kind: 'stall', reason: decision.reason, message: decision.message };
-  if (observation.drift.length > 0) {
+  // A failed revision says so first; then drift.
+  if (decision?.action !== 'stall' && observation.drift.length > 0) {
     return {
       gate: 'observeOnly',
       kind: 'stall',
@@ -117,6 +118,14 @@ function followReadOnly(facts: AgentDeploymentFacts): Verdict {
     };
   const followedRevision = { id: revision.id, status: revision.status };
   switch (decision.action) {
+    case 'stall':
+      return {
+        gate: 'followRevision',
+        kind: 'stall',
+        reason: decision.reason,
+        message: decision.message,
+        revision: followedRevision,
+      };
     case 'progressing':
       return {
         gate: 'followRevision',
