@@ -19,13 +19,16 @@ import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
-import { splitKey } from './runtime/keys.ts';
+import { objectKey, splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
+import { type ShardMembership, startShardMembership } from './runtime/shard-membership.ts';
+import { type ShardedKind, ShardedWork } from './runtime/sharded-work.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
+import { userAgent } from './version.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
 import { deriveRunToken } from './webhooks/token.ts';
 
@@ -90,6 +93,11 @@ function startKindWorkers(
   });
 }
 
+/** A SandboxTemplate's key is hashed with this in front (an AgentDeployment's key as it is). */
+const TEMPLATE_SHARD_PREFIX = 'SandboxTemplate:';
+/** The template importer runs on the member that owns this key. */
+const IMPORTER_SHARD_KEY = 'importer';
+
 /** The controller of a kind, and its work queue, are named after it in lower case, as kubebuilder names them. */
 function controllerName(kind: string): string {
   return kind.toLowerCase();
@@ -104,6 +112,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const pools = new ControlPlanePools({
     limits: { rps: config.controlPlaneRps, concurrency: config.controlPlaneConcurrency },
     clientDefaults: {
+      userAgent: userAgent(identity),
       timeouts: { totalMs: config.controlPlaneTimeout },
       onRequest: (e) => {
         metrics.controlPlaneRequests.inc({ operation: e.operation, code: String(e.status) });
@@ -119,8 +128,12 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   });
   // One queue per kind: both use namespace/name keys, which must not merge across kinds.
   let tenantOf: ((key: string) => string | undefined) | undefined;
-  const newQueue = (kind: string, fair = false) => {
+  // --sharding=auto: each replica's queues take only its share, and a pass starts only while it may.
+  let membership: ShardMembership | undefined;
+  const sharded = config.sharding === 'auto' ? new ShardedWork(() => membership) : undefined;
+  const newQueue = (kind: string, fair = false, shardPrefix = '') => {
     const queue = new WorkQueue({
+      ...(sharded ? { admit: (key: string) => sharded.admits(shardPrefix, key) } : {}),
       qps: config.reconcileRate,
       burst: config.reconcileRate * 2,
       metrics: metrics.runtime.queue(controllerName(kind)),
@@ -138,7 +151,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     return queue;
   };
   const queue = newQueue('AgentDeployment', true);
-  const templateQueue = newQueue('SandboxTemplate');
+  const templateQueue = newQueue('SandboxTemplate', false, TEMPLATE_SHARD_PREFIX);
 
   const defaultCredentials = {
     ...(config.controlPlaneUrl ? { baseUrl: config.controlPlaneUrl } : {}),
@@ -228,19 +241,19 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         'namespace cannot be listed; its objects wait, the other namespaces reconcile',
       );
     }
+    if (sharded) {
+      // Joined once warm: a member claims objects only when it can work on them at once.
+      membership = joinShards();
+      await Promise.race([membership.joined, stoppingSignal.promise]);
+      if (stopping) return;
+    }
     logger.info({ identity }, 'caches synced; starting workers');
     metrics.leader.set(1);
-    // Before the first passes: the deployments objects already record are listed, not read one by one.
-    agentDeployments
-      .prime()
-      .catch((err: unknown) =>
-        logger.warn(
-          { error: err instanceof Error ? err.message : String(err) },
-          'first batched listing failed',
-        ),
-      );
+    // Before the first passes: the deployments objects already record are listed, not read one by one
+    // (under --sharding=auto, those of the share; a takeover lists what it gains the same way).
+    if (!sharded) void primeListing();
     agentDeployments.observer.start();
-    sandboxTemplates.importer?.start();
+    if (!sharded) sandboxTemplates.importer?.start();
     running = [
       startKindWorkers(
         'AgentDeployment',
@@ -249,7 +262,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         config.reconcileTimeout,
         logger,
         metrics,
-        agentDeployments.reconcile,
+        gate('', agentDeployments.reconcile),
         (ns) => namespaces.ready(ns),
       ),
       startKindWorkers(
@@ -259,15 +272,107 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         config.reconcileTimeout,
         logger,
         metrics,
-        sandboxTemplates.reconcile,
+        gate(TEMPLATE_SHARD_PREFIX, sandboxTemplates.reconcile),
         (ns) => namespaces.ready(ns),
       ),
     ];
   };
+  const gate = (prefix: string, reconcile: Reconciler) =>
+    sharded ? sharded.gate(prefix, reconcile) : reconcile;
+  let priming = Promise.resolve();
+  /** The first batched listing (all objects, or the keys a replica just gained), one at a time. */
+  const primeListing = (keys?: readonly string[]) => {
+    priming = priming
+      .then(() => agentDeployments.prime(keys))
+      .catch((err: unknown) =>
+        logger.warn(
+          { error: err instanceof Error ? err.message : String(err) },
+          'first batched listing failed',
+        ),
+      );
+    return priming;
+  };
+  const stoppingSignal = Promise.withResolvers<void>();
+  const shardedKinds: ShardedKind[] = [
+    {
+      prefix: '',
+      keys: () => agentDeployments.objects.list().map(objectKey),
+      gained: (keys) => {
+        // The listing holds the passes of what it lists until it ended (first-listing.ts).
+        void primeListing(keys);
+        for (const key of keys) queue.add(key);
+      },
+      lost: (keys) => {
+        for (const key of keys) agentDeployments.observer.untrack(key);
+      },
+    },
+    {
+      prefix: TEMPLATE_SHARD_PREFIX,
+      keys: () => sandboxTemplates.objects.list().map(objectKey),
+      gained: (keys) => {
+        for (const key of keys) templateQueue.add(key);
+      },
+      lost: () => {},
+    },
+  ];
+  const joinShards = () =>
+    startShardMembership({
+      access,
+      namespace: config.leaderElectionNamespace ?? config.podNamespace ?? 'default',
+      group: config.leaderElectionId,
+      identity,
+      leaseDurationMs: config.leaderElectionLeaseDuration,
+      renewDeadlineMs: config.leaderElectionRenewDeadline,
+      retryPeriodMs: config.leaderElectionRetryPeriod,
+      logger,
+      running: () => sharded?.running() ?? [],
+      onChange: () => {
+        sharded?.changed(shardedKinds);
+        if (!sandboxTemplates.importer) return;
+        if (sharded?.mayWork('', IMPORTER_SHARD_KEY)) sandboxTemplates.importer.start();
+        else sandboxTemplates.importer.stop();
+      },
+      onSettled: (ms) => {
+        metrics.shardHandovers.inc();
+        metrics.shardTakeover.observe(ms / 1000);
+      },
+      onLost: () => {
+        // Stop writing at once; main exits so a fresh process joins again under a new identity.
+        metrics.leader.set(0);
+        agentDeployments.observer.stop();
+        sandboxTemplates.importer?.stop();
+        void stopWorkers(0);
+        options.onLostLeadership?.();
+      },
+    });
+  if (sharded) {
+    const count = (prefix: string, keys: () => string[]) => {
+      let owned = 0;
+      let unowned = 0;
+      for (const key of keys()) {
+        if (sharded.mayWork(prefix, key)) owned++;
+        if (membership?.unclaimed(prefix + key)) unowned++;
+      }
+      return { owned, unowned };
+    };
+    metrics.watchShards(
+      () =>
+        membership
+          ? [
+              { kind: 'AgentDeployment', ...count('', () => agentDeployments.objects.list().map(objectKey)) },
+              {
+                kind: 'SandboxTemplate',
+                ...count(TEMPLATE_SHARD_PREFIX, () => sandboxTemplates.objects.list().map(objectKey)),
+              },
+            ]
+          : [],
+      () => membership?.members().length ?? 0,
+    );
+  }
   const stopWorkers = (graceMs: number) => Promise.all((running ?? []).map((w) => w.stop(graceMs)));
 
   let elector: LeaderElector | undefined;
-  if (config.leaderElect) {
+  if (config.leaderElect && !sharded) {
     elector = startLeaderElection({
       access,
       namespace: config.leaderElectionNamespace ?? config.podNamespace ?? 'default',
@@ -313,22 +418,28 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     logger,
     registry: metrics.registry,
     // A leader is ready once its workers run; a follower once its caches are warm for a takeover.
-    ready: () => synced() && (!elector?.isLeader() || running !== undefined),
+    // A member once its workers run.
+    ready: () =>
+      synced() && (sharded ? running !== undefined : !elector?.isLeader() || running !== undefined),
     detail: () => namespaces.detail(),
   });
 
   return {
     httpPort: http.port,
     ...(receiver ? { webhookPort: receiver.port } : {}),
-    isLeader: () => (elector ? elector.isLeader() : true),
+    isLeader: () => (sharded ? running !== undefined && !!membership : elector ? elector.isLeader() : true),
     // Idempotent: a second call waits for the first shutdown.
     stop: (graceMs = 10_000) => {
       stopping ??= (async () => {
+        stoppingSignal.resolve();
         queue.shutdown();
         templateQueue.shutdown();
         agentDeployments.observer.stop();
+        sandboxTemplates.importer?.stop();
         await stopWorkers(graceMs);
         await elector?.release();
+        // Every pass ended: its share goes to the others at once.
+        await membership?.release();
         await Promise.all([agentDeployments.stop(), sandboxTemplates.stop()]);
         await pools.close();
         await receiver?.close();
