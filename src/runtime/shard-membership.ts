@@ -90,9 +90,10 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   const { namespace, group, identity, leaseDurationMs, renewDeadlineMs, retryPeriodMs } = options;
   const leaseDurationSeconds = Math.max(1, Math.round(leaseDurationMs / 1000));
   // A renewal that lands at most this long after it started cannot reach past a lease duration.
+  // A third of the renew deadline leaves room for attempts after a call that hangs.
   const callDeadlineMs = Math.max(
     1,
-    Math.floor(Math.min(renewDeadlineMs / 4, (leaseDurationMs - renewDeadlineMs) / 2)),
+    Math.floor(Math.min(renewDeadlineMs / 3, (leaseDurationMs - renewDeadlineMs) * 0.9)),
   );
   const api = options.api ?? kubeLeaseApi(options.access, { deadlineMs: callDeadlineMs });
   const now = options.monotonicNow ?? (() => performance.now());
