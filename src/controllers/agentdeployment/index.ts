@@ -304,7 +304,7 @@ export function startAgentDeploymentController(
     // What a server adds beyond the document's fields is not kept: snapshots are held for long.
     keep: (deployment) => internDeployment(interner, knownFields(Deployment, deployment)),
     clientFor: (credentials) => options.pools.clientFor(credentials),
-    onChange: (key) => queue.add(key),
+    onChange: (key, how) => queue.add(key, how),
     logger: logger.child({ component: 'observer' }),
   });
 

@@ -211,6 +211,28 @@ describe('DeploymentObserver.prime', () => {
     expect(changed).toEqual(expected);
   });
 
+  it('enqueues first the objects whose deployment changed since they recorded it, and those gone', async () => {
+    const changed: { key: string; first: boolean }[] = [];
+    const observer = new DeploymentObserver({
+      pollIntervalMs: 60_000,
+      clientFor: (c) => pools.clientFor(c),
+      onChange: (key, how) => changed.push({ key, first: how?.first === true }),
+      logger: pino({ level: 'silent' }),
+    });
+    const entries = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await createDeployment(sim, externalImageCreate(`obj-${i}`));
+      const latestRevisionId = i === 1 ? 'a-revision-before-the-change' : created.revisionId;
+      entries.push({ key: `ns/obj-${i}`, credentials, deploymentId: created.id, latestRevisionId });
+    }
+    sim.deleteDeploymentBehindOperator(entries[3]?.deploymentId as string);
+    await observer.prime(entries);
+    expect(changed.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+      { key: 'ns/obj-1', first: true },
+      { key: 'ns/obj-3', first: true },
+    ]);
+  });
+
   it('a deployment gone while the controller was down is the object’s to find out about', async () => {
     const { observer, changed, entries } = await recorded(2);
     sim.deleteDeploymentBehindOperator(entries[1]?.deploymentId as string);

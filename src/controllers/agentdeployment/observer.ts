@@ -28,6 +28,15 @@ const snapshotKey = (identity: string, deploymentId: string) => `${identity}/${d
 const fingerprintOf = (deployment: Deployment): string =>
   createHash('sha256').update(JSON.stringify(deployment)).digest('base64');
 
+/** An object's recorded deployment, as the first listing takes it. */
+export interface RecordedDeployment {
+  key: string;
+  credentials: Credentials;
+  deploymentId: string;
+  /** status.latestRevisionId: another one listed means the deployment changed since. */
+  latestRevisionId?: string | undefined;
+}
+
 interface Group {
   credentials: Credentials;
   keysById: Map<string, string>;
@@ -44,7 +53,8 @@ export interface DeploymentObserverOptions {
   /** What of a deployment is kept as its snapshot (e.g. with repeated values interned); default all. */
   keep?: (deployment: Deployment) => Deployment;
   clientFor: (credentials: Credentials) => ControlPlaneClient;
-  onChange: (key: string) => void;
+  /** `first`: the first listing shows the deployment changed since the object recorded it: it goes ahead. */
+  onChange: (key: string, options?: { first?: boolean }) => void;
   logger: Logger;
   now?: () => number;
 }
@@ -175,10 +185,16 @@ export class DeploymentObserver {
    * a deployment, and lists them all at once, ceil(n/100) calls per credential identity, each identity on
    * its own (one whose control plane hangs holds up only its own objects). Until an identity's listing
    * ends, holdUntilPrimed keeps its objects' passes back and enqueues them after, so they find fresh
-   * snapshots instead of reading their deployments one GET each.
+   * snapshots instead of reading their deployments one GET each. An object whose deployment changed
+   * since it recorded it (another latest revision than its status names, or gone) is enqueued first,
+   * ahead of the unchanged ones: after a restart or a takeover, a drift is fixed first.
    */
-  async prime(recorded: Iterable<{ key: string; credentials: Credentials; deploymentId: string }>) {
-    for (const r of recorded) this.track(r.key, r.credentials, r.deploymentId);
+  async prime(recorded: Iterable<RecordedDeployment>) {
+    const revisions = new Map<string, string>();
+    for (const r of recorded) {
+      this.track(r.key, r.credentials, r.deploymentId);
+      if (r.latestRevisionId) revisions.set(r.key, r.latestRevisionId);
+    }
     const startedAt = this.#now();
     const groups = this.#groups();
     for (const identity of groups.keys()) this.#priming.set(identity, new Set());
@@ -186,7 +202,8 @@ export class DeploymentObserver {
     await Promise.all(
       [...groups].map(async ([identity, group]) => {
         try {
-          if ((await this.#listGroup(identity, group, startedAt)) === 'failed') failed.add(identity);
+          if ((await this.#listGroup(identity, group, startedAt, revisions)) === 'failed')
+            failed.add(identity);
         } finally {
           const held = this.#priming.get(identity) ?? new Set<string>();
           this.#priming.delete(identity);
@@ -254,7 +271,10 @@ export class DeploymentObserver {
     groupKey: string,
     { credentials, keysById }: Group,
     startedAt: number,
+    /** On the first listing: the latest revision each object recorded, to tell what changed meanwhile. */
+    recordedRevisions?: ReadonlyMap<string, string>,
   ): Promise<'listed' | 'failed' | 'halted'> {
+    const first = recordedRevisions ? { first: true } : undefined;
     const client = this.#options.clientFor(credentials);
     const ids = [...keysById.keys()];
     let result: 'listed' | 'failed' = 'listed';
@@ -295,6 +315,8 @@ export class DeploymentObserver {
         });
         const key = keysById.get(deployment.id);
         if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);
+        const recorded = key && recordedRevisions?.get(key);
+        if (key && recorded && recorded !== deployment.latest_revision_id) this.#options.onChange(key, first);
       }
       for (const id of chunk) {
         const at = snapshotKey(groupKey, id);
@@ -302,7 +324,7 @@ export class DeploymentObserver {
         // Gone (or not listed): let the object's reconcile find out first-hand.
         this.#snapshots.delete(at);
         const key = keysById.get(id);
-        if (key) this.#options.onChange(key);
+        if (key) this.#options.onChange(key, first);
       }
     }
     return result;
