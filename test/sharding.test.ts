@@ -14,7 +14,7 @@ import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
 import { type ControllerProcess, startControllerProcess } from './support/controller-process.ts';
 import { AGD_PATH, condition, eventually, type Harness, sleep, startHarness } from './support/harness.ts';
 import { testKubeconfigPath } from './support/kube.ts';
-import { deploymentWrites, LeaseHistory, violations } from './support/shard-audit.ts';
+import { deploymentWrites, LeaseHistory, replicaOf, violations } from './support/shard-audit.ts';
 
 const OBJECTS = 300;
 const GROUP = 'shards';
@@ -183,6 +183,33 @@ describe('--sharding=auto with three replicas', () => {
 
     const ids = new Map(h.sim.deployments().map((d) => [d.id, d.name]));
     const writes = deploymentWrites(h.sim.requests(), h.ns, (id) => ids.get(id));
+
+    // Steady: each replica's batched poll lists its own share, all of it, and nothing else (so a poll
+    // costs it ceil(share/100) calls, not ceil(N/100)).
+    const idOf = new Map([...ids].map(([id, name]) => [`${h.ns}/${name}`, id]));
+    const since = Date.now();
+    await sleep(5_000);
+    const members = history.liveAt(Date.now());
+    expect(members).toHaveLength(3);
+    for (const member of members) {
+      const share = new Set(
+        names
+          .map((name) => `${h.ns}/${name}`)
+          .filter((key) => ownerOf(key, member.acknowledged) === member.identity)
+          .map((key) => idOf.get(key)),
+      );
+      const listed = new Set(
+        h.sim
+          .requests({ method: 'GET', route: '/v2/deployments' })
+          .filter((r) => r.at >= since && replicaOf(r.userAgent) === member.identity)
+          .flatMap((r) => (r.query.deployment_ids ?? '').split(',').filter(Boolean)),
+      );
+      expect(
+        [...listed].filter((id) => !share.has(id)),
+        `${member.identity} lists only its share`,
+      ).toEqual([]);
+      expect(listed.size, `${member.identity} lists all its share`).toBe(share.size);
+    }
     // Each write names its replica by pod name, and the work was shared.
     const writers = new Set(writes.map((w) => w.replica.replace(/_[0-9a-f]{8}$/, '')));
     expect([...writers].filter((pod) => !pod.startsWith('replica-'))).toEqual([]);
