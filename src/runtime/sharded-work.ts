@@ -83,9 +83,4 @@ export class ShardedWork {
       if (gained.length > 0) kind.gained(gained);
     }
   }
-
-  /** How many keys of a kind this replica may work on, as of the last change. */
-  owned(prefix: string): number {
-    return this.#permitted.get(prefix)?.size ?? 0;
-  }
 }
