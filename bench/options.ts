@@ -48,6 +48,10 @@ const BenchOptionsSchema = z.object({
   /** Undefined: 60 s + 100 ms per object. */
   readyTimeoutMs: duration('ready-timeout').optional(),
   /** Undefined: the image's (the Dockerfile's ENTRYPOINT). */
+  /** Measure a restart after the largest N (restart.ts); false keeps its controller to a graceful stop. */
+  restart: z
+    .enum(['true', 'false'], { error: '--restart must be true or false' })
+    .transform((v) => v === 'true'),
   /** Above 1: the sharded run (sharded.ts) instead of the single one. */
   replicas: count('replicas'),
   leaseDurationMs: duration('lease-duration'),
@@ -73,6 +77,7 @@ export const USAGE = `Usage: node bench/run.ts [flags]
   --reaction-updates 20        objects updated one at a time for the reaction time
   --ready-timeout D            how long all N get to become Ready (default 60s + 100ms × N)
   --node-flags="--f ..."       node flags for the controller instead of the image's (experiments)
+  --restart true               measure a restart at the largest N (false: stop its controller gracefully, e.g. for --cpu-prof)
   --replicas 1                 above 1: the sharded run (--sharding=auto), R replicas, then one more, then a SIGKILL
   --lease-duration 15s         the sharded run's LEADER_ELECTION_LEASE_DURATION (member Leases)
   --renew-deadline 10s         the sharded run's LEADER_ELECTION_RENEW_DEADLINE
@@ -93,6 +98,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'reaction-updates': { type: 'string', default: '20' },
       'ready-timeout': { type: 'string' },
       'node-flags': { type: 'string' },
+      restart: { type: 'string', default: 'true' },
       replicas: { type: 'string', default: '1' },
       'lease-duration': { type: 'string', default: '15s' },
       'renew-deadline': { type: 'string', default: '10s' },
@@ -112,6 +118,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     reactionUpdates: values['reaction-updates'],
     readyTimeoutMs: values['ready-timeout'],
     nodeFlags: values['node-flags'],
+    restart: values.restart,
     replicas: values.replicas,
     leaseDurationMs: values['lease-duration'],
     renewDeadlineMs: values['renew-deadline'],

@@ -100,7 +100,7 @@ async function main(options: BenchOptions): Promise<void> {
         resultsDir: RESULTS_DIR,
         stamp,
         cleanup,
-        restart: n === Math.max(...options.n),
+        restart: options.restart && n === Math.max(...options.n),
         log,
       }),
     );
