@@ -17,14 +17,13 @@ import { startHttpEndpoints } from './http.ts';
 import type { KubeAccess } from './kube/access.ts';
 import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
+import { OperatorShards, TEMPLATE_SHARD_PREFIX } from './operator-shards.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
-import { objectKey, splitKey } from './runtime/keys.ts';
+import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
-import { type ShardMembership, startShardMembership } from './runtime/shard-membership.ts';
-import { type ShardedKind, ShardedWork } from './runtime/sharded-work.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
@@ -93,11 +92,6 @@ function startKindWorkers(
   });
 }
 
-/** A SandboxTemplate's key is hashed with this in front (an AgentDeployment's key as it is). */
-const TEMPLATE_SHARD_PREFIX = 'SandboxTemplate:';
-/** The template importer runs on the member that owns this key. */
-const IMPORTER_SHARD_KEY = 'importer';
-
 /** The controller of a kind, and its work queue, are named after it in lower case, as kubebuilder names them. */
 function controllerName(kind: string): string {
   return kind.toLowerCase();
@@ -129,8 +123,11 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   // One queue per kind: both use namespace/name keys, which must not merge across kinds.
   let tenantOf: ((key: string) => string | undefined) | undefined;
   // --sharding=auto: each replica's queues take only its share, and a pass starts only while it may.
-  let membership: ShardMembership | undefined;
-  const sharded = config.sharding === 'auto' ? new ShardedWork(() => membership) : undefined;
+  const shards =
+    config.sharding === 'auto'
+      ? new OperatorShards({ config, access, identity, logger, metrics })
+      : undefined;
+  const sharded = shards?.work;
   const newQueue = (kind: string, fair = false, shardPrefix = '') => {
     const queue = new WorkQueue({
       ...(sharded ? { admit: (key: string) => sharded.admits(shardPrefix, key) } : {}),
@@ -241,10 +238,24 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         'namespace cannot be listed; its objects wait, the other namespaces reconcile',
       );
     }
-    if (sharded) {
+    if (shards) {
       // Joined once warm: a member claims objects only when it can work on them at once.
-      membership = joinShards();
-      await Promise.race([membership.joined, stoppingSignal.promise]);
+      const joined = shards.join({
+        agentDeployments,
+        sandboxTemplates,
+        queue,
+        templateQueue,
+        primeListing: (keys) => void primeListing(keys),
+        onLost: () => {
+          // Stop writing at once; main exits so a fresh process joins again under a new identity.
+          metrics.leader.set(0);
+          agentDeployments.observer.stop();
+          sandboxTemplates.importer?.stop();
+          void stopWorkers(0);
+          options.onLostLeadership?.();
+        },
+      });
+      await Promise.race([joined, stoppingSignal.promise]);
       if (stopping) return;
     }
     logger.info({ identity }, 'caches synced; starting workers');
@@ -293,82 +304,6 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     return priming;
   };
   const stoppingSignal = Promise.withResolvers<void>();
-  const shardedKinds: ShardedKind[] = [
-    {
-      prefix: '',
-      keys: () => agentDeployments.objects.list().map(objectKey),
-      gained: (keys) => {
-        // The listing holds the passes of what it lists until it ended (first-listing.ts).
-        void primeListing(keys);
-        for (const key of keys) queue.add(key);
-      },
-      lost: (keys) => {
-        for (const key of keys) agentDeployments.observer.untrack(key);
-      },
-    },
-    {
-      prefix: TEMPLATE_SHARD_PREFIX,
-      keys: () => sandboxTemplates.objects.list().map(objectKey),
-      gained: (keys) => {
-        for (const key of keys) templateQueue.add(key);
-      },
-      lost: () => {},
-    },
-  ];
-  const joinShards = () =>
-    startShardMembership({
-      access,
-      namespace: config.leaderElectionNamespace ?? config.podNamespace ?? 'default',
-      group: config.leaderElectionId,
-      identity,
-      leaseDurationMs: config.leaderElectionLeaseDuration,
-      renewDeadlineMs: config.leaderElectionRenewDeadline,
-      retryPeriodMs: config.leaderElectionRetryPeriod,
-      logger,
-      running: () => sharded?.running() ?? [],
-      onChange: () => {
-        sharded?.changed(shardedKinds);
-        if (!sandboxTemplates.importer) return;
-        if (sharded?.mayWork('', IMPORTER_SHARD_KEY)) sandboxTemplates.importer.start();
-        else sandboxTemplates.importer.stop();
-      },
-      onSettled: (ms) => {
-        metrics.shardHandovers.inc();
-        metrics.shardTakeover.observe(ms / 1000);
-      },
-      onLost: () => {
-        // Stop writing at once; main exits so a fresh process joins again under a new identity.
-        metrics.leader.set(0);
-        agentDeployments.observer.stop();
-        sandboxTemplates.importer?.stop();
-        void stopWorkers(0);
-        options.onLostLeadership?.();
-      },
-    });
-  if (sharded) {
-    const count = (prefix: string, keys: () => string[]) => {
-      let owned = 0;
-      let unowned = 0;
-      for (const key of keys()) {
-        if (sharded.mayWork(prefix, key)) owned++;
-        if (membership?.unclaimed(prefix + key)) unowned++;
-      }
-      return { owned, unowned };
-    };
-    metrics.watchShards(
-      () =>
-        membership
-          ? [
-              { kind: 'AgentDeployment', ...count('', () => agentDeployments.objects.list().map(objectKey)) },
-              {
-                kind: 'SandboxTemplate',
-                ...count(TEMPLATE_SHARD_PREFIX, () => sandboxTemplates.objects.list().map(objectKey)),
-              },
-            ]
-          : [],
-      () => membership?.members().length ?? 0,
-    );
-  }
   const stopWorkers = (graceMs: number) => Promise.all((running ?? []).map((w) => w.stop(graceMs)));
 
   let elector: LeaderElector | undefined;
@@ -427,7 +362,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   return {
     httpPort: http.port,
     ...(receiver ? { webhookPort: receiver.port } : {}),
-    isLeader: () => (sharded ? running !== undefined && !!membership : elector ? elector.isLeader() : true),
+    isLeader: () => (shards ? running !== undefined && shards.joined : elector ? elector.isLeader() : true),
     // Idempotent: a second call waits for the first shutdown.
     stop: (graceMs = 10_000) => {
       stopping ??= (async () => {
@@ -439,7 +374,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         await stopWorkers(graceMs);
         await elector?.release();
         // Every pass ended: its share goes to the others at once.
-        await membership?.release();
+        await shards?.release();
         await Promise.all([agentDeployments.stop(), sandboxTemplates.stop()]);
         await pools.close();
         await receiver?.close();
