@@ -290,18 +290,27 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   };
   const gate = (prefix: string, reconcile: Reconciler) =>
     sharded ? sharded.gate(prefix, reconcile) : reconcile;
-  let priming = Promise.resolve();
-  /** The first batched listing (all objects, or the keys a replica just gained), one at a time. */
+  let priming: Promise<void> | undefined;
+  /**
+   * The first batched listing (all objects, or the keys a replica just gained), one at a time. With
+   * none under way it starts at once, so it holds the passes it lists before any worker starts one.
+   */
   const primeListing = (keys?: readonly string[]) => {
-    priming = priming
-      .then(() => agentDeployments.prime(keys))
-      .catch((err: unknown) =>
-        logger.warn(
-          { error: err instanceof Error ? err.message : String(err) },
-          'first batched listing failed',
-        ),
-      );
-    return priming;
+    const run = () =>
+      agentDeployments
+        .prime(keys)
+        .catch((err: unknown) =>
+          logger.warn(
+            { error: err instanceof Error ? err.message : String(err) },
+            'first batched listing failed',
+          ),
+        );
+    const next: Promise<void> = priming ? priming.then(run) : run();
+    priming = next;
+    void next.finally(() => {
+      if (priming === next) priming = undefined;
+    });
+    return next;
   };
   const stoppingSignal = Promise.withResolvers<void>();
   const stopWorkers = (graceMs: number) => Promise.all((running ?? []).map((w) => w.stop(graceMs)));

@@ -211,12 +211,14 @@ describe('DeploymentObserver.prime', () => {
     expect(changed).toEqual(expected);
   });
 
-  it('enqueues first the objects whose deployment changed since they recorded it, and those gone', async () => {
-    const changed: { key: string; first: boolean }[] = [];
-    const observer = new DeploymentObserver({
+  it('enqueues first the objects whose deployment changed since they recorded it, and those gone, once the listing ended', async () => {
+    const changed: { key: string; first: boolean; held: boolean }[] = [];
+    const observer: DeploymentObserver = new DeploymentObserver({
       pollIntervalMs: 60_000,
       clientFor: (c) => pools.clientFor(c),
-      onChange: (key, how) => changed.push({ key, first: how?.first === true }),
+      // Enqueued while the listing still held passes, a changed object's pass would be held and
+      // enqueued again behind every other.
+      onChange: (key, how) => changed.push({ key, first: how?.first === true, held: observer.priming }),
       logger: pino({ level: 'silent' }),
     });
     const entries = [];
@@ -228,8 +230,8 @@ describe('DeploymentObserver.prime', () => {
     sim.deleteDeploymentBehindOperator(entries[3]?.deploymentId as string);
     await observer.prime(entries);
     expect(changed.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
-      { key: 'ns/obj-1', first: true },
-      { key: 'ns/obj-3', first: true },
+      { key: 'ns/obj-1', first: true, held: false },
+      { key: 'ns/obj-3', first: true, held: false },
     ]);
   });
 

@@ -201,13 +201,19 @@ export class DeploymentObserver {
     const failed = new Set<string>();
     await Promise.all(
       [...groups].map(async ([identity, group]) => {
+        const changed = new Set<string>();
         try {
-          if ((await this.#listGroup(identity, group, startedAt, revisions)) === 'failed')
+          if ((await this.#listGroup(identity, group, startedAt, { revisions, changed })) === 'failed')
             failed.add(identity);
         } finally {
           const held = this.#priming.get(identity) ?? new Set<string>();
           this.#priming.delete(identity);
-          if (!this.#halted) for (const key of held) this.#options.onChange(key);
+          // Only once the listing ended: enqueued earlier, a changed object's pass would be held and
+          // enqueued again behind every other.
+          if (!this.#halted) {
+            for (const key of changed) this.#options.onChange(key, { first: true });
+            for (const key of held) this.#options.onChange(key);
+          }
         }
       }),
     );
@@ -271,10 +277,16 @@ export class DeploymentObserver {
     groupKey: string,
     { credentials, keysById }: Group,
     startedAt: number,
-    /** On the first listing: the latest revision each object recorded, to tell what changed meanwhile. */
-    recordedRevisions?: ReadonlyMap<string, string>,
+    /**
+     * On the first listing: the latest revision each object recorded, and where to put the objects
+     * whose deployment changed since (another latest revision, or gone), to be enqueued first after.
+     */
+    priming?: { revisions: ReadonlyMap<string, string>; changed: Set<string> },
   ): Promise<'listed' | 'failed' | 'halted'> {
-    const first = recordedRevisions ? { first: true } : undefined;
+    const changedOrGone = (key: string) => {
+      if (priming) priming.changed.add(key);
+      else this.#options.onChange(key);
+    };
     const client = this.#options.clientFor(credentials);
     const ids = [...keysById.keys()];
     let result: 'listed' | 'failed' = 'listed';
@@ -315,8 +327,8 @@ export class DeploymentObserver {
         });
         const key = keysById.get(deployment.id);
         if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);
-        const recorded = key && recordedRevisions?.get(key);
-        if (key && recorded && recorded !== deployment.latest_revision_id) this.#options.onChange(key, first);
+        const recorded = key && priming?.revisions.get(key);
+        if (key && recorded && recorded !== deployment.latest_revision_id) changedOrGone(key);
       }
       for (const id of chunk) {
         const at = snapshotKey(groupKey, id);
@@ -324,7 +336,7 @@ export class DeploymentObserver {
         // Gone (or not listed): let the object's reconcile find out first-hand.
         this.#snapshots.delete(at);
         const key = keysById.get(id);
-        if (key) this.#options.onChange(key, first);
+        if (key) changedOrGone(key);
       }
     }
     return result;
