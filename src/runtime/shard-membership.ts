@@ -272,6 +272,8 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       );
       return false;
     }
+    // A failed write waits for the next round: no loop of writes against a failing API server.
+    if (confirmed === undefined) return false;
     // A list to acknowledge, and nothing of what it takes away runs: write it now.
     const last = claims.at(-1)?.list ?? [];
     return last.join(',') !== target.join(',') ? drained() : claims.length > 1;
