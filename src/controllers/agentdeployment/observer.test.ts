@@ -61,6 +61,17 @@ describe('DeploymentObserver.pollOnce', () => {
     expect(observer.fresh(identity(), ids[0] as string)?.id).toBe(ids[0]);
   });
 
+  it('keeps the snapshot of an unchanged deployment as it is (no new copy per poll), and replaces a changed one', async () => {
+    const { observer, ids } = await tracking(2);
+    await observer.pollOnce();
+    const kept = ids.map((id) => observer.fresh(identity(), id));
+    sim.setDeploymentStatus(ids[1] as string, 'UNKNOWN');
+    await observer.pollOnce();
+    expect(observer.fresh(identity(), ids[0] as string)).toBe(kept[0]);
+    expect(observer.fresh(identity(), ids[1] as string)).not.toBe(kept[1]);
+    expect(observer.fresh(identity(), ids[1] as string)?.status).toBe('UNKNOWN');
+  });
+
   it('enqueues only the object whose deployment changed, and the one whose deployment vanished', async () => {
     const { observer, changed, ids } = await tracking(3);
     await observer.pollOnce();

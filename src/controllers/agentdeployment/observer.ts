@@ -320,11 +320,13 @@ export class DeploymentObserver {
         const before = this.#snapshots.get(at);
         if (before && before.at > startedAt) continue;
         const fingerprint = fingerprintOf(deployment);
-        this.#snapshots.set(at, {
-          deployment: this.#keep(deployment),
-          fingerprint,
-          at: this.#now(),
-        });
+        if (before?.fingerprint === fingerprint) {
+          // Unchanged: the snapshot kept stays, confirmed. Projecting and interning it again on every
+          // poll made garbage in proportion to N, polls in proportion to N while N objects converge.
+          before.at = this.#now();
+        } else {
+          this.#snapshots.set(at, { deployment: this.#keep(deployment), fingerprint, at: this.#now() });
+        }
         const key = keysById.get(deployment.id);
         if (key && before && before.fingerprint !== fingerprint) this.#options.onChange(key);
         const recorded = key && priming?.revisions.get(key);
