@@ -68,7 +68,7 @@ export const OPTIONS = [
   {
     flag: 'label-selector',
     env: 'LABEL_SELECTOR',
-    help: 'Only objects matching this label selector (sharding).',
+    help: 'Only objects matching this label selector (a static shard; with --sharding=auto, the objects its replicas share).',
     default: '',
   },
   {
