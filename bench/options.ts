@@ -48,6 +48,15 @@ const BenchOptionsSchema = z.object({
   /** Undefined: 60 s + 100 ms per object. */
   readyTimeoutMs: duration('ready-timeout').optional(),
   /** Undefined: the image's (the Dockerfile's ENTRYPOINT). */
+  /** Measure a restart after the largest N (restart.ts); false keeps its controller to a graceful stop. */
+  restart: z
+    .enum(['true', 'false'], { error: '--restart must be true or false' })
+    .transform((v) => v === 'true'),
+  /** Above 1: the sharded run (sharded.ts) instead of the single one. */
+  replicas: count('replicas'),
+  leaseDurationMs: duration('lease-duration'),
+  renewDeadlineMs: duration('renew-deadline'),
+  retryPeriodMs: duration('retry-period'),
   nodeFlags: z
     .string()
     .transform((v) => v.split(/\s+/).filter((f) => f !== ''))
@@ -67,7 +76,12 @@ export const USAGE = `Usage: node bench/run.ts [flags]
   --apply-concurrency 32       object creations in flight at once
   --reaction-updates 20        objects updated one at a time for the reaction time
   --ready-timeout D            how long all N get to become Ready (default 60s + 100ms × N)
-  --node-flags="--f ..."       node flags for the controller instead of the image's (experiments)`;
+  --node-flags="--f ..."       node flags for the controller instead of the image's (experiments)
+  --restart true               measure a restart at the largest N (false: stop its controller gracefully, e.g. for --cpu-prof)
+  --replicas 1                 above 1: the sharded run (--sharding=auto), R replicas, then one more, then a SIGKILL
+  --lease-duration 15s         the sharded run's LEADER_ELECTION_LEASE_DURATION (member Leases)
+  --renew-deadline 10s         the sharded run's LEADER_ELECTION_RENEW_DEADLINE
+  --retry-period 2s            the sharded run's LEADER_ELECTION_RETRY_PERIOD`;
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -84,6 +98,11 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'reaction-updates': { type: 'string', default: '20' },
       'ready-timeout': { type: 'string' },
       'node-flags': { type: 'string' },
+      restart: { type: 'string', default: 'true' },
+      replicas: { type: 'string', default: '1' },
+      'lease-duration': { type: 'string', default: '15s' },
+      'renew-deadline': { type: 'string', default: '10s' },
+      'retry-period': { type: 'string', default: '2s' },
     },
     strict: true,
   });
@@ -99,6 +118,11 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     reactionUpdates: values['reaction-updates'],
     readyTimeoutMs: values['ready-timeout'],
     nodeFlags: values['node-flags'],
+    restart: values.restart,
+    replicas: values.replicas,
+    leaseDurationMs: values['lease-duration'],
+    renewDeadlineMs: values['renew-deadline'],
+    retryPeriodMs: values['retry-period'],
   });
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('\n'));
   return parsed.data;

@@ -16,6 +16,7 @@ import { IDEAL_FORMULA, REVISION_STEPS } from './ideal.ts';
 import { type BenchOptions, parseBenchOptions, USAGE } from './options.ts';
 import { formatReport } from './report.ts';
 import { runScenario, type ScenarioResult } from './scenario.ts';
+import { formatShardedReport, runShardedScenario, type ShardedResult } from './sharded.ts';
 
 const RESULTS_DIR = resolve(import.meta.dirname, 'results');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -48,6 +49,30 @@ async function main(options: BenchOptions): Promise<void> {
   await installCrds(cluster.binDir, cluster.kubeconfigPath);
   const access = kubeAccessFromFile(cluster.kubeconfigPath);
 
+  if (options.replicas > 1) {
+    const sharded: ShardedResult[] = [];
+    for (const n of options.n) {
+      if (interrupted) return;
+      sharded.push(
+        await runShardedScenario({
+          n,
+          bench: options,
+          access,
+          kubeconfigPath: cluster.kubeconfigPath,
+          resultsDir: RESULTS_DIR,
+          stamp,
+          cleanup,
+          log,
+        }),
+      );
+      await writeFile(
+        resultFile,
+        `${JSON.stringify({ startedAt: stamp, machine: { cpus: cpus().length, node: process.version }, options, sharded }, null, 2)}\n`,
+      );
+    }
+    process.stdout.write(`\n${formatShardedReport(sharded)}\n\nwritten: ${resultFile}\n`);
+    return;
+  }
   const results: ScenarioResult[] = [];
   const save = () =>
     writeFile(
@@ -75,7 +100,7 @@ async function main(options: BenchOptions): Promise<void> {
         resultsDir: RESULTS_DIR,
         stamp,
         cleanup,
-        restart: n === Math.max(...options.n),
+        restart: options.restart && n === Math.max(...options.n),
         log,
       }),
     );

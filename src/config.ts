@@ -124,6 +124,7 @@ const ConfigFields = z.object({
   controlPlaneTimeout: duration('control-plane-timeout').refine((ms) => ms >= 1000 && ms <= 600_000, {
     message: '--control-plane-timeout must be between 1s and 10m',
   }),
+  sharding: z.enum(['off', 'auto'], { error: '--sharding must be off or auto' }),
   leaderElect: z
     .enum(['true', 'false'], { error: '--leader-elect must be true or false' })
     .transform((v) => v === 'true'),

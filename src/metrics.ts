@@ -48,11 +48,57 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly shardHandovers = new Counter({
+    name: 'agent_operator_shard_handovers_total',
+    help: 'Member lists this replica acknowledged under --sharding=auto (each a handover: a member came or went).',
+    registers: [this.registry],
+  });
+
+  readonly shardTakeover = new Histogram({
+    name: 'agent_operator_shard_takeover_duration_seconds',
+    help: 'From a change of the shard members seen to this replica holding its new share (the old owners let go, or their Leases expired).',
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60],
+    registers: [this.registry],
+  });
+
+  #shardObjects: () => readonly { kind: string; owned: number; unowned: number }[] = () => [];
+  #shardMembers: () => number = () => 0;
+
   #namespaceStates: () => readonly { namespace: string; informer: string; synced: boolean }[] = () => [];
   readonly #objectSources = new Map<string, () => readonly ObservedObject[]>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    const shardObjects = () => this.#shardObjects();
+    const shardMembers = () => this.#shardMembers();
+    new Gauge({
+      name: 'agent_operator_shard_objects',
+      help: 'Objects of a kind this replica works on under --sharding=auto (its share), read when scraped.',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of shardObjects()) this.set({ kind: s.kind }, s.owned);
+      },
+    });
+    new Gauge({
+      name: 'agent_operator_shard_objects_unowned',
+      help: "Objects of a kind no live member may work on, as this replica reads the members' Leases (a handover under way; for long, a member that cannot let go).",
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of shardObjects()) this.set({ kind: s.kind }, s.unowned);
+      },
+    });
+    new Gauge({
+      name: 'agent_operator_shard_members',
+      help: 'Live members of the shard group this replica sees (0 without --sharding=auto).',
+      registers: [this.registry],
+      collect() {
+        this.set(shardMembers());
+      },
+    });
     const objectSources = this.#objectSources;
     const namespaceStates = () => this.#namespaceStates();
     new Gauge({
@@ -116,6 +162,15 @@ export class OperatorMetrics {
   /** Whether each watched namespace is listed, read when scraped. */
   watchNamespaces(states: () => readonly { namespace: string; informer: string; synced: boolean }[]): void {
     this.#namespaceStates = states;
+  }
+
+  /** Under --sharding=auto: each kind's objects owned and unowned, and the members, read when scraped. */
+  watchShards(
+    objects: () => readonly { kind: string; owned: number; unowned: number }[],
+    members: () => number,
+  ): void {
+    this.#shardObjects = objects;
+    this.#shardMembers = members;
   }
 
   /** Objects of a kind by condition and by state, counted from the informer cache when scraped. */

@@ -18,6 +18,7 @@ import { startHttpEndpoints } from './http.ts';
 import type { KubeAccess } from './kube/access.ts';
 import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
+import { OperatorShards, TEMPLATE_SHARD_PREFIX } from './operator-shards.ts';
 import { type PublishedSettings, publishedSettingsOf } from './reconcile/settings.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
@@ -29,6 +30,7 @@ import { publishSettings } from './runtime/publish-settings.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
+import { userAgent } from './version.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhooks/receiver.ts';
 import { deriveRunToken } from './webhooks/token.ts';
 
@@ -127,6 +129,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       metrics.controlPlaneCircuitTransitions,
     ),
     clientDefaults: {
+      userAgent: userAgent(identity),
       timeouts: { totalMs: config.controlPlaneTimeout },
       onRequest: (e) => {
         metrics.controlPlaneRequests.inc({ operation: e.operation, code: String(e.status) });
@@ -143,8 +146,15 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   // One queue per kind: both use namespace/name keys, which must not merge across kinds. Each is fair
   // across tenants, with reserve workers (the kind's controller tells a key's tenant once it runs).
   const tenants: Record<string, ((key: string) => string | undefined) | undefined> = {};
-  const newQueue = (kind: string) => {
+  // --sharding=auto: each replica's queues take only its share, and a pass starts only while it may.
+  const shards =
+    config.sharding === 'auto'
+      ? new OperatorShards({ config, access, identity, logger, metrics })
+      : undefined;
+  const sharded = shards?.work;
+  const newQueue = (kind: string, shardPrefix = '') => {
     const queue = new WorkQueue({
+      ...(sharded ? { admit: (key: string) => sharded.admits(shardPrefix, key) } : {}),
       qps: config.reconcileRate,
       burst: config.reconcileRate * 2,
       metrics: metrics.runtime.queue(controllerName(kind)),
@@ -158,7 +168,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     return queue;
   };
   const queue = newQueue('AgentDeployment');
-  const templateQueue = newQueue('SandboxTemplate');
+  const templateQueue = newQueue('SandboxTemplate', TEMPLATE_SHARD_PREFIX);
 
   const defaultCredentials = {
     ...(config.controlPlaneUrl ? { baseUrl: config.controlPlaneUrl } : {}),
@@ -258,19 +268,33 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         'namespace cannot be listed; its objects wait, the other namespaces reconcile',
       );
     }
+    if (shards) {
+      // Joined once warm: a member claims objects only when it can work on them at once.
+      const joined = shards.join({
+        agentDeployments,
+        sandboxTemplates,
+        queue,
+        templateQueue,
+        primeListing: (keys) => void primeListing(keys),
+        onLost: () => {
+          // Stop writing at once; main exits so a fresh process joins again under a new identity.
+          metrics.leader.set(0);
+          agentDeployments.observer.stop();
+          sandboxTemplates.importer?.stop();
+          void stopWorkers(0);
+          options.onLostLeadership?.();
+        },
+      });
+      await Promise.race([joined, stoppingSignal.promise]);
+      if (stopping) return;
+    }
     logger.info({ identity }, 'caches synced; starting workers');
     metrics.leader.set(1);
-    // Before the first passes: the deployments objects already record are listed, not read one by one.
-    agentDeployments
-      .prime()
-      .catch((err: unknown) =>
-        logger.warn(
-          { error: err instanceof Error ? err.message : String(err) },
-          'first batched listing failed',
-        ),
-      );
+    // Before the first passes: the deployments objects already record are listed, not read one by one
+    // (under --sharding=auto, those of the share; a takeover lists what it gains the same way).
+    if (!sharded) void primeListing();
     agentDeployments.observer.start();
-    sandboxTemplates.importer?.start();
+    if (!sharded) sandboxTemplates.importer?.start();
     running = [
       startKindWorkers(
         'AgentDeployment',
@@ -279,7 +303,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         config.reconcileTimeout,
         logger,
         metrics,
-        agentDeployments.reconcile,
+        gate('', agentDeployments.reconcile),
         (ns) => namespaces.ready(ns),
       ),
       startKindWorkers(
@@ -289,15 +313,40 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         config.reconcileTimeout,
         logger,
         metrics,
-        sandboxTemplates.reconcile,
+        gate(TEMPLATE_SHARD_PREFIX, sandboxTemplates.reconcile),
         (ns) => namespaces.ready(ns),
       ),
     ];
   };
+  const gate = (prefix: string, reconcile: Reconciler) =>
+    sharded ? sharded.gate(prefix, reconcile) : reconcile;
+  let priming: Promise<void> | undefined;
+  /**
+   * The first batched listing (all objects, or the keys a replica just gained), one at a time. With
+   * none under way it starts at once, so it holds the passes it lists before any worker starts one.
+   */
+  const primeListing = (keys?: readonly string[]) => {
+    const run = () =>
+      agentDeployments
+        .prime(keys)
+        .catch((err: unknown) =>
+          logger.warn(
+            { error: err instanceof Error ? err.message : String(err) },
+            'first batched listing failed',
+          ),
+        );
+    const next: Promise<void> = priming ? priming.then(run) : run();
+    priming = next;
+    void next.finally(() => {
+      if (priming === next) priming = undefined;
+    });
+    return next;
+  };
+  const stoppingSignal = Promise.withResolvers<void>();
   const stopWorkers = (graceMs: number) => Promise.all((running ?? []).map((w) => w.stop(graceMs)));
 
   let elector: LeaderElector | undefined;
-  if (config.leaderElect) {
+  if (config.leaderElect && !sharded) {
     elector = startLeaderElection({
       access,
       namespace: config.leaderElectionNamespace ?? config.podNamespace ?? 'default',
@@ -343,22 +392,28 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     logger,
     registry: metrics.registry,
     // A leader is ready once its workers run; a follower once its caches are warm for a takeover.
-    ready: () => synced() && (!elector?.isLeader() || running !== undefined),
+    // A member once its workers run.
+    ready: () =>
+      synced() && (sharded ? running !== undefined : !elector?.isLeader() || running !== undefined),
     detail: () => namespaces.detail(),
   });
 
   return {
     httpPort: http.port,
     ...(receiver ? { webhookPort: receiver.port } : {}),
-    isLeader: () => (elector ? elector.isLeader() : true),
+    isLeader: () => (shards ? running !== undefined && shards.joined : elector ? elector.isLeader() : true),
     // Idempotent: a second call waits for the first shutdown.
     stop: (graceMs = 10_000) => {
       stopping ??= (async () => {
+        stoppingSignal.resolve();
         queue.shutdown();
         templateQueue.shutdown();
         agentDeployments.observer.stop();
+        sandboxTemplates.importer?.stop();
         await stopWorkers(graceMs);
         await elector?.release();
+        // Every pass ended: its share goes to the others at once.
+        await shards?.release();
         await Promise.all([agentDeployments.stop(), sandboxTemplates.stop()]);
         await pools.close();
         await receiver?.close();

@@ -74,7 +74,7 @@ export const OPTIONS = [
   {
     flag: 'label-selector',
     env: 'LABEL_SELECTOR',
-    help: 'Only objects matching this label selector (sharding).',
+    help: 'Only objects matching this label selector (a static shard; with --sharding=auto, the objects its replicas share).',
     default: '',
   },
   {
@@ -161,6 +161,12 @@ export const OPTIONS = [
     default: '30s',
   },
   {
+    flag: 'sharding',
+    env: 'SHARDING',
+    help: 'off: one replica works (leader election), others wait; auto: the replicas share the objects, each taking the ones rendezvous hashing gives it over the live members (a member Lease per replica, named after --leader-election-id; --leader-elect is then not used).',
+    default: 'off',
+  },
+  {
     flag: 'leader-elect',
     env: 'LEADER_ELECT',
     help: 'Elect a leader on a Lease so one replica writes.',
@@ -174,7 +180,7 @@ export const OPTIONS = [
   {
     flag: 'leader-election-id',
     env: 'LEADER_ELECTION_ID',
-    help: 'Name of the Lease; one per shard.',
+    help: 'Name of the Lease; one per static shard. With --sharding=auto: the prefix and label value of the member Leases.',
     default: 'agent-deployment-operator',
   },
   {
@@ -195,7 +201,11 @@ export const OPTIONS = [
     help: 'Time between attempts to acquire or renew the Lease; below the renew deadline.',
     default: '2s',
   },
-  { flag: 'pod-name', env: 'POD_NAME', help: 'Identity in leader election (default: hostname and pid).' },
+  {
+    flag: 'pod-name',
+    env: 'POD_NAME',
+    help: "Start of the replica's identity (a random suffix follows) in leader election, shard membership and the User-Agent of control-plane calls (default: the hostname).",
+  },
   { flag: 'pod-namespace', env: 'POD_NAMESPACE', help: 'Namespace the controller runs in.' },
   { flag: 'http-port', env: 'HTTP_PORT', help: 'Port of /healthz, /readyz and /metrics.', default: '8080' },
   {

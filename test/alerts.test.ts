@@ -44,7 +44,7 @@ beforeAll(async () => {
 describe('the PrometheusRule', () => {
   it('passes promtool check rules', async () => {
     const result = await run(promtool, ['check', 'rules', 'rules.yaml'], { cwd: dir });
-    expect(result.stderr + result.stdout).toContain('SUCCESS: 7 rules found');
+    expect(result.stderr + result.stdout).toContain('SUCCESS: 8 rules found');
     expect(result.code).toBe(0);
   });
 

@@ -1,7 +1,8 @@
 /**
  * Every metric the chart's alerts and dashboard use is one a running controller exposes: the controller
  * as its own process (node src/main.ts) against the run's API server and the simulator, scraped once an
- * object is Ready (so the histograms and the object gauges have samples). An alert on a metric nobody
+ * object is Ready (so the histograms and the object gauges have samples), with --sharding=auto (as one
+ * member it exposes what an unsharded replica does, and the shard metrics). An alert on a metric nobody
  * exposes never fires, and promtool cannot tell.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +28,9 @@ beforeAll(async () => {
       WATCH_NAMESPACES: h.ns,
       POLL_INTERVAL: '2s',
       REVISION_POLL_INTERVAL: '200ms',
-      LEADER_ELECT: 'false',
+      // Sharded, as one member: every metric of the unsharded mode, and the shard metrics besides.
+      SHARDING: 'auto',
+      POD_NAMESPACE: h.ns,
       HTTP_PORT: '0',
       LOG_LEVEL: 'info',
     },

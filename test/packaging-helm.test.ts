@@ -82,6 +82,7 @@ describe('chart lint and values.schema.json', () => {
     ['agentServer.allowedHosts[0]=https://agents.example.com/path', "at '/agentServer/allowedHosts/0'"],
     ['defaultCredentials.namespaces[0]=Team_A', "at '/defaultCredentials/namespaces/0'"],
     ['replicaCount=2,leaderElection.enabled=false', "at '/leaderElection/enabled'"],
+    ['sharding=sometimes', "at '/sharding'"],
   ])('refuses --set %s with a message naming the value', async (set, message) => {
     const result = await helm(['template', 'schema', CHART, '--set', set]);
     expect(result.code).not.toBe(0);
@@ -108,6 +109,7 @@ describe('chart lint and values.schema.json', () => {
   it.each([
     ['global.imageRegistry=registry.example.com', 'global values a parent chart passes'],
     ['replicaCount=1,leaderElection.enabled=false', 'one replica without leader election'],
+    ['replicaCount=3,leaderElection.enabled=false,sharding=auto', 'replicas sharing the objects'],
     ['pollInterval=0.5s', 'a fractional duration above zero'],
   ])('accepts --set %s (%s)', async (set) => {
     const result = await helm(['template', 'schema', CHART, '--set', set]);
@@ -231,6 +233,23 @@ describe('replicas and leader election', () => {
     expect(result.code).not.toBe(0);
     // The schema refuses it first, naming the value; the template's own check stays for --skip-schema-validation.
     expect(result.stderr).toContain("at '/leaderElection/enabled'");
+  });
+
+  it('passes the sharding mode to the controller, as the controller spells it', async () => {
+    for (const mode of ['off', 'auto']) {
+      const result = await helm([
+        'template',
+        'sharding',
+        CHART,
+        '--set',
+        `sharding=${mode}`,
+        '--set',
+        'replicaCount=3',
+      ]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`name: SHARDING\\s+value: "${mode}"`));
+      expect(loadConfig([], { SHARDING: mode }).sharding).toBe(mode);
+    }
   });
 
   it('passes the lease timings to the controller', async () => {

@@ -4,6 +4,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { outcomeOf } from '../runtime/outcome.ts';
 import { startSimulator } from '../simulator/index.ts';
+import { OPERATOR_VERSION, userAgent } from '../version.ts';
 import { ControlPlaneClient, type ControlPlaneClientOptions, type RequestEvent } from './client.ts';
 import type { Credentials } from './credentials.ts';
 import {
@@ -109,6 +110,20 @@ afterAll(async () => {
   await Promise.all(openClients.map((c) => c.close()));
   await Promise.all(agents.map((a) => a.close()));
   await sim.close();
+});
+
+describe('User-Agent', () => {
+  it.each([
+    { userAgent: undefined, sent: `agent-deployment-operator/${OPERATOR_VERSION}` },
+    {
+      userAgent: userAgent('op-0_ab12cd34'),
+      sent: `agent-deployment-operator/${OPERATOR_VERSION} (op-0_ab12cd34)`,
+    },
+  ])('every call carries $sent, and the simulator records it', async ({ userAgent: ua, sent }) => {
+    const c = makeClient({ apiKey: API_KEY }, ua ? { userAgent: ua } : {});
+    await c.listDeployments({ limit: 1 });
+    expect(received('GET', '/v2/deployments').map((r) => r.userAgent)).toEqual([sent]);
+  });
 });
 
 describe('deployments', () => {

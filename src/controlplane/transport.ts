@@ -4,11 +4,13 @@
  * and against what was asked, and every failure becomes a typed error (errors.ts). Only GETs are retried.
  * Listings are walked page by page within a page and byte budget. The endpoints are client.ts's.
  */
+
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { OutboundError, outboundCall } from '../lib/outbound.ts';
 import { Pool } from '../lib/undici.ts';
 import { sleep } from '../runtime/clock.ts';
+import { userAgent } from '../version.ts';
 import type { CircuitBreaker } from './circuit-breaker.ts';
 import { authHeaders, type Credentials, parseCredentials } from './credentials.ts';
 import {
@@ -65,6 +67,8 @@ export type TransportOptions = {
   walkMaxBytes?: number;
   /** Aborts every call of this client, waits included (shutdown, the end of a pass). */
   signal?: AbortSignal | undefined;
+  /** The User-Agent header; default `agent-deployment-operator/<version>` (version.ts: userAgent). */
+  userAgent?: string;
 };
 
 /**
@@ -134,7 +138,7 @@ export class ControlPlaneTransport {
     this.#headers = {
       ...authHeaders(credentials),
       accept: 'application/json',
-      'user-agent': 'agent-deployment-operator',
+      'user-agent': options.userAgent ?? userAgent(),
     };
     this.#credentialValues = [credentials.apiKey, credentials.bearerToken].filter(
       (v): v is string => v !== undefined,

@@ -1,5 +1,5 @@
 /**
- * The three Lease calls leader election makes, over kubeRequest so each has a deadline of its own:
+ * The Lease calls leader election (and shard membership, which also lists and deletes) makes, over kubeRequest so each has a deadline of its own:
  * a renewal that hangs must fail before the renew deadline, not hold the campaign past it.
  */
 
@@ -8,7 +8,13 @@ import { kubeRequest } from '../kube/request.ts';
 
 /** A coordination.k8s.io/v1 Lease, as far as leader election reads and writes it (times as MicroTime strings). */
 export interface Lease {
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec?: {
     holderIdentity?: string;
     leaseDurationSeconds?: number;
@@ -25,6 +31,13 @@ export interface LeaseApi {
   replaceNamespacedLease(args: { name: string; namespace: string; body: Lease }): Promise<Lease>;
 }
 
+/** The calls shard membership makes beyond the elector's: every member Lease of a group, and removal. */
+export interface MemberLeaseApi extends LeaseApi {
+  listNamespacedLease(args: { namespace: string; labelSelector: string }): Promise<{ items: Lease[] }>;
+  /** Deletes only the version given (a precondition), so a Lease renewed since is kept. */
+  deleteNamespacedLease(args: { name: string; namespace: string; resourceVersion: string }): Promise<void>;
+}
+
 /** Now as a MicroTime (RFC 3339 with six fractional digits), which a Lease's times must be. */
 export function microTime(date = new Date()): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -36,15 +49,26 @@ const leasesPath = (namespace: string) =>
 /** A Lease is small; anything much bigger is not one. */
 const MAX_LEASE_BYTES = 1024 * 1024;
 
-export function kubeLeaseApi(access: KubeAccess, options: { deadlineMs: number }): LeaseApi {
-  const call = async (request: Parameters<typeof kubeRequest>[1]) =>
-    (await kubeRequest(access, {
-      ...request,
-      deadlineMs: options.deadlineMs,
-      maxBodyBytes: MAX_LEASE_BYTES,
-      ownConnection: true,
-    })) as Lease;
+export function kubeLeaseApi(access: KubeAccess, options: { deadlineMs: number }): MemberLeaseApi {
+  const send = (request: Parameters<typeof kubeRequest>[1], maxBodyBytes = MAX_LEASE_BYTES) =>
+    kubeRequest(access, { ...request, deadlineMs: options.deadlineMs, maxBodyBytes, ownConnection: true });
+  const call = async (request: Parameters<typeof kubeRequest>[1]) => (await send(request)) as Lease;
   return {
+    listNamespacedLease: async ({ namespace, labelSelector }) =>
+      // A few hundred members at most: far below the cap.
+      (await send(
+        { method: 'GET', path: leasesPath(namespace), query: { labelSelector } },
+        8 * MAX_LEASE_BYTES,
+      )) as {
+        items: Lease[];
+      },
+    deleteNamespacedLease: async ({ name, namespace, resourceVersion }) => {
+      await send({
+        method: 'DELETE',
+        path: `${leasesPath(namespace)}/${encodeURIComponent(name)}`,
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { resourceVersion } },
+      });
+    },
     readNamespacedLease: ({ name, namespace }) =>
       call({ method: 'GET', path: `${leasesPath(namespace)}/${encodeURIComponent(name)}` }),
     createNamespacedLease: ({ namespace, body }) =>

@@ -34,6 +34,16 @@ describe('WorkQueue', () => {
     expect(got).toEqual(expected);
   });
 
+  it("takes only the keys it admits (a replica's share), delayed ones too", async () => {
+    const queue = new WorkQueue({ admit: (key) => key.startsWith('mine/') });
+    queue.add('mine/a');
+    queue.add('theirs/b');
+    queue.addAfter('theirs/c', 10);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(queue.len()).toBe(1);
+    expect(await queue.get()).toBe('mine/a');
+  });
+
   it('keeps a key added while in flight until done, and hands it out once', async () => {
     const queue = new WorkQueue();
     queue.add('a');

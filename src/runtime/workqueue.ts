@@ -28,6 +28,11 @@ export interface WorkQueueOptions {
    * namespace cannot take the reserve by naming many credentials. Default: no reserve.
    */
   sharedSlots?: number;
+  /**
+   * Keys this queue takes (default all): with --sharding=auto, those of this replica's share; a key
+   * of another replica's share is dropped as it is added, before it costs a token of the pace.
+   */
+  admit?: (key: string) => boolean;
 }
 
 /**
@@ -98,7 +103,10 @@ export class WorkQueue {
   /** Keys in flight on a reserve worker: the shared slots in use are the others. */
   readonly #onReserve = new Set<string>();
 
+  readonly #admit: ((key: string) => boolean) | undefined;
+
   constructor(options: WorkQueueOptions = {}) {
+    this.#admit = options.admit;
     this.#clock = options.clock ?? systemClock;
     this.#delayed = new DelayedKeys(this.#clock, (key, first) => this.add(key, { first }));
     this.#baseDelayMs = options.baseDelayMs ?? 1000;
@@ -120,6 +128,7 @@ export class WorkQueue {
    */
   add(key: string, options: { first?: boolean | undefined } = {}): void {
     if (this.#shuttingDown) return;
+    if (this.#admit && !this.#admit(key)) return;
     if (this.#dirty.has(key)) {
       if (options.first && this.#processing.has(key)) this.#firstWhenDone.add(key);
       else if (options.first) this.#moveToFirst(key);

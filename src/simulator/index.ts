@@ -60,6 +60,8 @@ export interface RequestRecord {
   /** 0 while in flight, and for a dropped connection. */
   status: number;
   body?: unknown;
+  /** The client's User-Agent header: which replica sent it (audit). */
+  userAgent?: string;
   at: number;
 }
 
@@ -311,6 +313,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       query: queryRecord(target.searchParams),
       status: 0,
       ...(raw === '' ? {} : { body: bodyForRecord(raw) }),
+      ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
       at: Date.now(),
     };
     records.push(record);

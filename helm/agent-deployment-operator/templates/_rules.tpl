@@ -58,8 +58,10 @@
     - leases
   verbs:
     - get
+    - list
     - create
     - update
+    - delete
 - apiGroups:
     - ""
   resources:

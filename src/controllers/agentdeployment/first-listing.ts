@@ -7,17 +7,23 @@ import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import { objectKey } from '../../runtime/keys.ts';
-import type { DeploymentObserver } from './observer.ts';
+import type { DeploymentObserver, RecordedDeployment } from './observer.ts';
 
 type CredentialsOf = (obj: AgentDeployment) => Credentials | undefined;
 
 /** Objects that record a deployment, are not being deleted, and whose credentials resolve. */
-export function recordedDeployments(objects: readonly AgentDeployment[], credentialsOf: CredentialsOf) {
+export function recordedDeployments(
+  objects: readonly AgentDeployment[],
+  credentialsOf: CredentialsOf,
+): RecordedDeployment[] {
   return objects.flatMap((obj) => {
     const deploymentId = obj.status?.deploymentId;
     if (!deploymentId || obj.metadata.deletionTimestamp) return [];
     const credentials = credentialsOf(obj);
-    return credentials ? [{ key: objectKey(obj), credentials, deploymentId }] : [];
+    if (!credentials) return [];
+    return [
+      { key: objectKey(obj), credentials, deploymentId, latestRevisionId: obj.status?.latestRevisionId },
+    ];
   });
 }
 

@@ -78,9 +78,10 @@ export interface AgentDeploymentController {
   observer: DeploymentObserver;
   /**
    * Lists the deployments every cached object records, in batches, before their first passes read them
-   * (observer.prime): called as the workers start, so a restart costs ceil(N/100) calls, not N GETs.
+   * (observer.prime): called as the workers start, so a restart costs ceil(N/100) calls, not N GETs;
+   * with `keys`, those objects only (a takeover under --sharding=auto).
    */
-  prime(): Promise<void>;
+  prime(keys?: readonly string[]): Promise<void>;
   objects: RunningInformer<AgentDeployment>;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
@@ -299,7 +300,7 @@ export function startAgentDeploymentController(
     keep: (deployment) => internDeployment(interner, knownFields(Deployment, deployment)),
     budget: new SnapshotBudget(options.namespaceDeploymentBudget),
     clientFor: (credentials, signal) => options.pools.clientFor(credentials, { signal }),
-    onChange: (key) => queue.add(key),
+    onChange: (key, how) => queue.add(key, how),
     logger: logger.child({ component: 'observer' }),
   });
 
@@ -369,7 +370,13 @@ export function startAgentDeploymentController(
   return {
     reconcile,
     observer,
-    prime: () => observer.prime(recordedDeployments(objects.list(), usableCredentials)),
+    prime: (keys) =>
+      observer.prime(
+        recordedDeployments(
+          keys ? keys.flatMap((key) => objectOf(key) ?? []) : objects.list(),
+          usableCredentials,
+        ),
+      ),
     objects,
     secrets,
     defaultCredentialsScope: scopeOf,

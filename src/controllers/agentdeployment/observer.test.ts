@@ -61,6 +61,17 @@ describe('DeploymentObserver.pollOnce', () => {
     expect(observer.fresh(identity(), ids[0] as string)?.id).toBe(ids[0]);
   });
 
+  it('keeps the snapshot of an unchanged deployment as it is (no new copy per poll), and replaces a changed one', async () => {
+    const { observer, ids } = await tracking(2);
+    await observer.pollOnce();
+    const kept = ids.map((id) => observer.fresh(identity(), id));
+    sim.setDeploymentStatus(ids[1] as string, 'UNKNOWN');
+    await observer.pollOnce();
+    expect(observer.fresh(identity(), ids[0] as string)).toBe(kept[0]);
+    expect(observer.fresh(identity(), ids[1] as string)).not.toBe(kept[1]);
+    expect(observer.fresh(identity(), ids[1] as string)?.status).toBe('UNKNOWN');
+  });
+
   it('enqueues only the object whose deployment changed, and the one whose deployment vanished', async () => {
     const { observer, changed, ids } = await tracking(3);
     await observer.pollOnce();
@@ -210,6 +221,30 @@ describe('DeploymentObserver.prime', () => {
     expect(observer.priming).toBe(false);
     expect(observer.holdUntilPrimed(identity(), 'ns/obj-0')).toBe(false);
     expect(changed).toEqual(expected);
+  });
+
+  it('enqueues first the objects whose deployment changed since they recorded it, and those gone, once the listing ended', async () => {
+    const changed: { key: string; first: boolean; held: boolean }[] = [];
+    const observer: DeploymentObserver = new DeploymentObserver({
+      pollIntervalMs: 60_000,
+      clientFor: (c) => pools.clientFor(c),
+      // Enqueued while the listing still held passes, a changed object's pass would be held and
+      // enqueued again behind every other.
+      onChange: (key, how) => changed.push({ key, first: how?.first === true, held: observer.priming }),
+      logger: pino({ level: 'silent' }),
+    });
+    const entries = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await createDeployment(sim, externalImageCreate(`obj-${i}`));
+      const latestRevisionId = i === 1 ? 'a-revision-before-the-change' : created.revisionId;
+      entries.push({ key: `ns/obj-${i}`, credentials, deploymentId: created.id, latestRevisionId });
+    }
+    sim.deleteDeploymentBehindOperator(entries[3]?.deploymentId as string);
+    await observer.prime(entries);
+    expect(changed.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+      { key: 'ns/obj-1', first: true, held: false },
+      { key: 'ns/obj-3', first: true, held: false },
+    ]);
   });
 
   it('a deployment gone while the controller was down is the object’s to find out about', async () => {

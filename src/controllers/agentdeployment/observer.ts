@@ -41,6 +41,21 @@ const snapshotKey = (identity: string, deploymentId: string) => `${identity}/${d
 const fingerprintOf = (deployment: Deployment): string =>
   createHash('sha256').update(JSON.stringify(deployment)).digest('base64');
 
+/** An object's recorded deployment, as the first listing takes it. */
+export interface RecordedDeployment {
+  key: string;
+  credentials: Credentials;
+  deploymentId: string;
+  /** status.latestRevisionId: another one listed means the deployment changed since. */
+  latestRevisionId?: string | undefined;
+}
+
+/** What the first listing compares against, and where it puts the objects to enqueue first. */
+interface Priming {
+  revisions: ReadonlyMap<string, string>;
+  changed: Set<string>;
+}
+
 interface Group {
   credentials: Credentials;
   keysById: Map<string, string>;
@@ -65,7 +80,8 @@ export interface DeploymentObserverOptions {
   keep?: (deployment: Deployment) => Deployment;
   /** A client whose calls `signal` cancels (the listing's deadline). */
   clientFor: (credentials: Credentials, signal: AbortSignal) => ControlPlaneClient;
-  onChange: (key: string) => void;
+  /** `first`: the first listing shows the deployment changed since the object recorded it: it goes ahead. */
+  onChange: (key: string, options?: { first?: boolean }) => void;
   logger: Logger;
   now?: () => number;
 }
@@ -236,20 +252,32 @@ export class DeploymentObserver {
    * a deployment, and lists them all at once, ceil(n/100) calls per credential identity, each identity on
    * its own (one whose control plane hangs holds up only its own objects). Until an identity's listing
    * ends, holdUntilPrimed keeps its objects' passes back and enqueues them after, so they find fresh
-   * snapshots instead of reading their deployments one GET each.
+   * snapshots instead of reading their deployments one GET each. An object whose deployment changed
+   * since it recorded it (another latest revision than its status names, or gone) is enqueued first,
+   * ahead of the unchanged ones: after a restart or a takeover, a drift is fixed first.
    */
-  async prime(recorded: Iterable<{ key: string; credentials: Credentials; deploymentId: string }>) {
-    for (const r of recorded) this.track(r.key, r.credentials, r.deploymentId);
+  async prime(recorded: Iterable<RecordedDeployment>) {
+    const revisions = new Map<string, string>();
+    for (const r of recorded) {
+      this.track(r.key, r.credentials, r.deploymentId);
+      if (r.latestRevisionId) revisions.set(r.key, r.latestRevisionId);
+    }
     const groups = this.#groups();
     for (const identity of groups.keys()) this.#priming.set(identity, new Set());
     await Promise.all(
       [...groups].map(async ([identity, group]) => {
+        const changed = new Set<string>();
         try {
-          await this.#poll(identity, group, { priming: true });
+          await this.#poll(identity, group, { priming: { revisions, changed } });
         } finally {
           const held = this.#priming.get(identity) ?? new Set<string>();
           this.#priming.delete(identity);
-          if (!this.#halted) for (const key of held) this.#options.onChange(key);
+          // Only once the listing ended: enqueued earlier, a changed object's pass would be held and
+          // enqueued again behind every other.
+          if (!this.#halted) {
+            for (const key of changed) this.#options.onChange(key, { first: true });
+            for (const key of held) this.#options.onChange(key);
+          }
         }
       }),
     );
@@ -290,7 +318,7 @@ export class DeploymentObserver {
    * Lists one identity under its own deadline; one whose previous listing runs still is marked due and
    * listed again as soon as that ends (a slow identity gets every poll it can take, and no more).
    */
-  async #poll(identity: string, group: Group, opts: { priming?: boolean } = {}): Promise<void> {
+  async #poll(identity: string, group: Group, opts: { priming?: Priming } = {}): Promise<void> {
     if (this.#inFlight.has(identity)) {
       this.#due.add(identity);
       return;
@@ -303,7 +331,7 @@ export class DeploymentObserver {
     timer.unref?.();
     let result: 'listed' | 'failed' | 'halted';
     try {
-      result = await this.#listGroup(identity, group, startedAt, deadline.signal);
+      result = await this.#listGroup(identity, group, startedAt, deadline.signal, opts.priming);
     } finally {
       clearTimeout(timer);
       this.#inFlight.delete(identity);
@@ -353,7 +381,16 @@ export class DeploymentObserver {
     { credentials, keysById }: Group,
     startedAt: number,
     signal: AbortSignal,
+    /**
+     * On the first listing: the latest revision each object recorded, and where to put the objects
+     * whose deployment changed since (another latest revision, or gone), to be enqueued first after.
+     */
+    priming?: Priming,
   ): Promise<'listed' | 'failed' | 'halted'> {
+    const changedOrGone = (key: string) => {
+      if (priming) priming.changed.add(key);
+      else this.#options.onChange(key);
+    };
     const client = this.#options.clientFor(credentials, signal);
     const alone: string[][] = [];
     const batched: string[] = [];
@@ -401,13 +438,19 @@ export class DeploymentObserver {
         const key = keysById.get(deployment.id);
         if (!key) continue;
         const fingerprint = fingerprintOf(deployment);
-        if (this.#hold(at, key, deployment, fingerprint, before) !== true) {
+        if (before?.fingerprint === fingerprint) {
+          // Unchanged: the snapshot kept stays, confirmed. Projecting and interning it again on every
+          // poll made garbage in proportion to N, polls in proportion to N while N objects converge.
+          before.at = this.#now();
+        } else if (this.#hold(at, key, deployment, fingerprint, before) !== true) {
           // Past its namespace's budget: its object finds out first-hand, once.
           if (!this.#overBudget.has(at)) this.#options.onChange(key);
           this.#overBudget.add(at);
           continue;
         }
         if (before && before.fingerprint !== fingerprint) this.#options.onChange(key);
+        const recorded = priming?.revisions.get(key);
+        if (recorded && recorded !== deployment.latest_revision_id) changedOrGone(key);
       }
       for (const id of chunk) {
         const at = snapshotKey(groupKey, id);
@@ -415,7 +458,7 @@ export class DeploymentObserver {
         // Gone (or not listed): let the object's reconcile find out first-hand.
         this.#drop(at);
         const key = keysById.get(id);
-        if (key) this.#options.onChange(key);
+        if (key) changedOrGone(key);
       }
     }
     return result;

@@ -1,0 +1,139 @@
+/**
+ * The operator's side of `--sharding=auto`: the replica's shard membership (runtime/shard-membership.ts)
+ * wired to both kinds (their keys, the queues that take what is gained, the poll that forgets what
+ * is lost), the template import on the one member that owns it, and the shard metrics. operator.ts
+ * makes the queues take only this replica's share (work.admits) and gates every pass (work.gate).
+ */
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { AgentDeploymentController } from './controllers/agentdeployment/index.ts';
+import type { SandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
+import type { KubeAccess } from './kube/access.ts';
+import type { OperatorMetrics } from './metrics.ts';
+import { objectKey } from './runtime/keys.ts';
+import { type ShardMembership, startShardMembership } from './runtime/shard-membership.ts';
+import { type ShardedKind, ShardedWork } from './runtime/sharded-work.ts';
+import type { WorkQueue } from './runtime/workqueue.ts';
+
+/** A SandboxTemplate's key is hashed with this in front (an AgentDeployment's key as it is). */
+export const TEMPLATE_SHARD_PREFIX = 'SandboxTemplate:';
+/** The template importer runs on the member that owns this key. */
+const IMPORTER_SHARD_KEY = 'importer';
+
+export interface ShardWiring {
+  agentDeployments: AgentDeploymentController;
+  sandboxTemplates: SandboxTemplateController;
+  queue: WorkQueue;
+  templateQueue: WorkQueue;
+  /** The first batched listing of the keys a replica gains (held passes wait for it). */
+  primeListing: (keys: readonly string[]) => void;
+  /** Membership lost: stop every pass at once (the process then exits). */
+  onLost: () => void;
+}
+
+export class OperatorShards {
+  readonly work = new ShardedWork(() => this.#membership);
+  readonly #config: Config;
+  readonly #access: KubeAccess;
+  readonly #identity: string;
+  readonly #logger: Logger;
+  readonly #metrics: OperatorMetrics;
+  #membership: ShardMembership | undefined;
+
+  constructor(deps: {
+    config: Config;
+    access: KubeAccess;
+    identity: string;
+    logger: Logger;
+    metrics: OperatorMetrics;
+  }) {
+    this.#config = deps.config;
+    this.#access = deps.access;
+    this.#identity = deps.identity;
+    this.#logger = deps.logger;
+    this.#metrics = deps.metrics;
+  }
+
+  get joined(): boolean {
+    return this.#membership !== undefined;
+  }
+
+  /** Joins the group (once the caches are warm); resolves when this replica holds its share. */
+  join(wiring: ShardWiring): Promise<void> {
+    const { agentDeployments, sandboxTemplates, queue, templateQueue } = wiring;
+    const kinds: ShardedKind[] = [
+      {
+        prefix: '',
+        keys: () => agentDeployments.objects.list().map(objectKey),
+        gained: (keys) => {
+          // The listing holds the passes of what it lists until it ended (first-listing.ts).
+          wiring.primeListing(keys);
+          for (const key of keys) queue.add(key);
+        },
+        lost: (keys) => {
+          for (const key of keys) agentDeployments.observer.untrack(key);
+        },
+      },
+      {
+        prefix: TEMPLATE_SHARD_PREFIX,
+        keys: () => sandboxTemplates.objects.list().map(objectKey),
+        gained: (keys) => {
+          for (const key of keys) templateQueue.add(key);
+        },
+        lost: () => {},
+      },
+    ];
+    const config = this.#config;
+    const membership = startShardMembership({
+      access: this.#access,
+      namespace: config.leaderElectionNamespace ?? config.podNamespace ?? 'default',
+      group: config.leaderElectionId,
+      identity: this.#identity,
+      leaseDurationMs: config.leaderElectionLeaseDuration,
+      renewDeadlineMs: config.leaderElectionRenewDeadline,
+      retryPeriodMs: config.leaderElectionRetryPeriod,
+      logger: this.#logger,
+      running: () => this.work.running(),
+      onChange: () => {
+        this.work.changed(kinds);
+        const importer = sandboxTemplates.importer;
+        if (!importer) return;
+        if (this.work.mayWork('', IMPORTER_SHARD_KEY)) importer.start();
+        else importer.stop();
+      },
+      onSettled: (ms) => {
+        this.#metrics.shardHandovers.inc();
+        this.#metrics.shardTakeover.observe(ms / 1000);
+      },
+      onLost: wiring.onLost,
+    });
+    this.#membership = membership;
+    this.#watchMetrics(kinds);
+    return membership.joined;
+  }
+
+  /** Leaves the group (its Lease deleted): call once no pass runs. */
+  async release(): Promise<void> {
+    await this.#membership?.release();
+  }
+
+  #watchMetrics(kinds: readonly ShardedKind[]): void {
+    const count = (kind: ShardedKind) => {
+      let owned = 0;
+      let unowned = 0;
+      for (const key of kind.keys()) {
+        if (this.work.mayWork(kind.prefix, key)) owned++;
+        if (this.#membership?.unclaimed(kind.prefix + key)) unowned++;
+      }
+      return { owned, unowned };
+    };
+    const [objects, templates] = kinds as [ShardedKind, ShardedKind];
+    this.#metrics.watchShards(
+      () => [
+        { kind: 'AgentDeployment', ...count(objects) },
+        { kind: 'SandboxTemplate', ...count(templates) },
+      ],
+      () => this.#membership?.members().length ?? 0,
+    );
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Shard membership over an in-memory Lease store (resourceVersion checks as the API server's), with
+ * short lease settings: members join, leave, hold a pass and are cut off, and at no sampled moment do
+ * two members both may work on one key.
+ */
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Lease, MemberLeaseApi } from './lease-api.ts';
+import { type ShardMembership, startShardMembership } from './shard-membership.ts';
+import { ownerOf } from './shard-ownership.ts';
+
+const keys = Array.from({ length: 300 }, (_, i) => `ns/object-${i}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function leaseStore() {
+  const leases = new Map<string, Lease>();
+  let version = 0;
+  const notFound = () => Object.assign(new Error('not found'), { code: 404 });
+  const store = (name: string, body: Lease) => {
+    version++;
+    const stored = structuredClone({
+      ...body,
+      metadata: { ...body.metadata, name, resourceVersion: String(version) },
+    });
+    leases.set(name, stored);
+    return structuredClone(stored);
+  };
+  /** The API as one member reaches it; `cut` makes every call fail (a partition). */
+  let writeAttempts = 0;
+  const apiFor = (link: { cut: boolean; failWrites?: boolean }): MemberLeaseApi => {
+    const reach = async () => {
+      await sleep(1);
+      if (link.cut) throw Object.assign(new Error('connection refused'), { code: 503 });
+    };
+    return {
+      readNamespacedLease: async ({ name }) => {
+        await reach();
+        const lease = leases.get(name);
+        if (!lease) throw notFound();
+        return structuredClone(lease);
+      },
+      createNamespacedLease: async ({ body }) => {
+        await reach();
+        const name = body.metadata?.name ?? '';
+        if (leases.has(name)) throw Object.assign(new Error('exists'), { code: 409 });
+        return store(name, body);
+      },
+      replaceNamespacedLease: async ({ name, body }) => {
+        await reach();
+        if (link.failWrites) {
+          writeAttempts++;
+          throw Object.assign(new Error('etcd timeout'), { code: 500 });
+        }
+        if (leases.get(name)?.metadata?.resourceVersion !== body.metadata?.resourceVersion)
+          throw Object.assign(new Error('conflict'), { code: 409 });
+        return store(name, body);
+      },
+      listNamespacedLease: async () => {
+        await reach();
+        return { items: [...leases.values()].map((l) => structuredClone(l)) };
+      },
+      deleteNamespacedLease: async ({ name, resourceVersion }) => {
+        await reach();
+        if (leases.get(name)?.metadata?.resourceVersion === resourceVersion) leases.delete(name);
+      },
+    };
+  };
+  return { apiFor, leases, writeAttempts: () => writeAttempts };
+}
+
+interface Member {
+  m: ShardMembership;
+  link: { cut: boolean; failWrites?: boolean };
+  lost: boolean;
+  running: Set<string>;
+}
+
+let members: Member[] = [];
+afterEach(async () => {
+  await Promise.all(members.map((x) => x.m.release()));
+  members = [];
+});
+
+function join(store: ReturnType<typeof leaseStore>, identity: string): Member {
+  const member: Member = { m: undefined as never, link: { cut: false }, lost: false, running: new Set() };
+  member.m = startShardMembership({
+    access: undefined as never,
+    api: store.apiFor(member.link),
+    namespace: 'ns',
+    group: 'g',
+    identity,
+    leaseDurationMs: 600,
+    renewDeadlineMs: 400,
+    retryPeriodMs: 40,
+    logger: pino({ level: 'silent' }),
+    running: () => member.running,
+    onChange: () => {},
+    onLost: () => {
+      member.lost = true;
+    },
+  });
+  members.push(member);
+  return member;
+}
+
+/** Samples every few ms until `done`: fails the moment two members may work on one key. */
+async function sampleExclusive(done: () => boolean, timeoutMs = 8_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!done()) {
+    for (const key of keys) {
+      const holders = members.filter((x) => x.m.mayWork(key)).map((x) => x.m.identity);
+      expect(holders.length, `${key} held by ${holders.join(', ')}`).toBeLessThanOrEqual(1);
+    }
+    if (Date.now() > until) throw new Error('timed out');
+    await sleep(3);
+  }
+}
+
+const everyKeyHeldOnce = () => keys.every((k) => members.filter((x) => x.m.mayWork(k)).length === 1);
+
+describe('shard membership', () => {
+  it('shares the keys among members as they join and leave, never two on one key', async () => {
+    const store = leaseStore();
+    join(store, 'a');
+    join(store, 'b');
+    await sampleExclusive(everyKeyHeldOnce);
+    join(store, 'c');
+    await sampleExclusive(() => everyKeyHeldOnce() && members.every((x) => x.m.members().length === 3));
+    const [a] = members.splice(0, 1);
+    await a?.m.release();
+    await sampleExclusive(() => everyKeyHeldOnce() && members.every((x) => x.m.members().length === 2));
+    expect(store.leases.size).toBe(2);
+  });
+
+  it('hands a key over only once the pass of its old owner ended', async () => {
+    const store = leaseStore();
+    const a = join(store, 'a');
+    await sampleExclusive(everyKeyHeldOnce);
+    const moving = keys.filter((k) => ownerOf(k, ['a', 'b']) === 'b');
+    for (const k of moving) a.running.add(k);
+    const b = join(store, 'b');
+    // b sees a, a sees b, and still: a's passes run, so b may not start those keys.
+    await sampleExclusive(() => b.m.members().length === 2 && a.m.members().length === 2);
+    await sleep(200);
+    expect(moving.filter((k) => b.m.mayWork(k))).toEqual([]);
+    a.running.clear();
+    a.m.wake();
+    await sampleExclusive(everyKeyHeldOnce);
+    expect(moving.every((k) => b.m.mayWork(k))).toBe(true);
+  });
+
+  it('takes a partitioned member over only after it stopped itself', async () => {
+    const store = leaseStore();
+    const a = join(store, 'a');
+    const b = join(store, 'b');
+    await sampleExclusive(everyKeyHeldOnce);
+    const ofA = keys.filter((k) => a.m.mayWork(k));
+    a.link.cut = true;
+    // The moment b may work on one of a's keys, a must have stopped already.
+    let stoppedFirst: boolean | undefined;
+    await sampleExclusive(() => {
+      if (stoppedFirst === undefined && ofA.some((k) => b.m.mayWork(k))) stoppedFirst = a.lost;
+      return ofA.every((k) => b.m.mayWork(k));
+    });
+    expect(stoppedFirst).toBe(true);
+    expect(ofA.some((k) => a.m.mayWork(k))).toBe(false);
+  });
+
+  it('retries a failing write of a new list once a retry period, not in a loop', async () => {
+    const store = leaseStore();
+    const a = join(store, 'a');
+    join(store, 'b');
+    await sampleExclusive(everyKeyHeldOnce);
+    // a cannot write, but reads: it sees c join and tries to acknowledge the new list.
+    a.link.failWrites = true;
+    join(store, 'c');
+    await sleep(300);
+    // About one attempt per 40 ms retry period: far below a loop's hundreds.
+    expect(store.writeAttempts()).toBeLessThan(30);
+  });
+});

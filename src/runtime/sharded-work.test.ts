@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import type { ShardMembership } from './shard-membership.ts';
+import { ShardedWork } from './sharded-work.ts';
+
+/** A membership whose answers the test sets: `may` (may work now) and `owns` (its share). */
+function fakeMembership(may: Set<string>, owns: Set<string>) {
+  const woken: number[] = [];
+  const membership = {
+    identity: 'me',
+    mayWork: (key: string) => may.has(key),
+    owns: (key: string) => owns.has(key),
+    unclaimed: () => false,
+    members: () => ['me'],
+    joined: Promise.resolve(),
+    wake: () => woken.push(1),
+    release: async () => {},
+  } satisfies ShardMembership;
+  return { membership, woken };
+}
+
+describe('ShardedWork', () => {
+  it('admits nothing and starts nothing before this replica joined', async () => {
+    const work = new ShardedWork(() => undefined);
+    expect(work.admits('', 'ns/a')).toBe(false);
+    let ran = false;
+    await work.gate('', async () => {
+      ran = true;
+      return {};
+    })('ns/a', undefined as never);
+    expect(ran).toBe(false);
+  });
+
+  it('starts a pass only while it may, counts it while it runs, and wakes the membership after', async () => {
+    const { membership, woken } = fakeMembership(new Set(['ns/a']), new Set(['ns/a', 'ns/b']));
+    const work = new ShardedWork(() => membership);
+    const seen: string[][] = [];
+    const gated = work.gate('', async (key) => {
+      seen.push([key, ...work.running()]);
+      return { requeueAfterMs: 1 };
+    });
+    expect(await gated('ns/a', undefined as never)).toEqual({ requeueAfterMs: 1 });
+    // Owned but not yet free to start (the old owner has not let go): nothing runs, nothing is kept.
+    expect(await gated('ns/b', undefined as never)).toEqual({});
+    expect(seen).toEqual([['ns/a', 'ns/a']]);
+    expect([...work.running()]).toEqual([]);
+    expect(woken).toHaveLength(1);
+  });
+
+  it('hashes a kind with its prefix', () => {
+    const { membership } = fakeMembership(
+      new Set(['SandboxTemplate:ns/a']),
+      new Set(['SandboxTemplate:ns/a']),
+    );
+    const work = new ShardedWork(() => membership);
+    expect(work.admits('SandboxTemplate:', 'ns/a')).toBe(true);
+    expect(work.admits('', 'ns/a')).toBe(false);
+  });
+
+  it('on a change, hands each kind the keys it gained (once) and those it lost', () => {
+    const may = new Set(['ns/a']);
+    const owns = new Set(['ns/a', 'ns/b']);
+    const { membership } = fakeMembership(may, owns);
+    const work = new ShardedWork(() => membership);
+    const gained: string[][] = [];
+    const lost: string[][] = [];
+    const kind = {
+      prefix: '',
+      keys: () => ['ns/a', 'ns/b', 'ns/c'],
+      gained: (keys: string[]) => gained.push(keys),
+      lost: (keys: string[]) => lost.push(keys),
+    };
+    work.changed([kind]);
+    may.add('ns/b'); // the old owner let go
+    work.changed([kind]);
+    expect(gained).toEqual([['ns/a'], ['ns/b']]);
+    expect(lost).toEqual([['ns/c'], ['ns/c']]);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * The work of one replica under `--sharding=auto`, between the shard membership and the controllers:
+ * which keys its queues take, the gate before every pass (a pass starts only while mayWork holds, and
+ * is counted while it runs, so a member list is acknowledged only once the passes it takes away end),
+ * and what a change of membership sets off (keys gained are enqueued, keys lost are forgotten).
+ *
+ * The kinds share one membership; a SandboxTemplate's key is hashed with its kind in front, so an
+ * AgentDeployment and a SandboxTemplate of one name need not land on one replica.
+ */
+import type { Reconciler } from './controller.ts';
+import type { ShardMembership } from './shard-membership.ts';
+
+export interface ShardedKind {
+  /** How the kind's keys are hashed ('' for AgentDeployment, the historical key). */
+  prefix: string;
+  /** The keys of the kind's cached objects. */
+  keys: () => Iterable<string>;
+  /** Keys this replica may now work on that it could not before (a takeover): enqueue them. */
+  gained: (keys: string[]) => void;
+  /** Keys of the kind no longer this replica's: drop what is kept for them (polled snapshots). */
+  lost: (keys: string[]) => void;
+}
+
+export class ShardedWork {
+  readonly #membership: () => ShardMembership | undefined;
+  readonly #running = new Set<string>();
+  readonly #permitted = new Map<string, Set<string>>();
+
+  /** `membership`: undefined until this replica joined (then nothing may start). */
+  constructor(membership: () => ShardMembership | undefined) {
+    this.#membership = membership;
+  }
+
+  /** Whether a kind's queue takes the key: it is this replica's under the member list it sees. */
+  admits(prefix: string, key: string): boolean {
+    return this.#membership()?.owns(prefix + key) ?? false;
+  }
+
+  mayWork(prefix: string, key: string): boolean {
+    return this.#membership()?.mayWork(prefix + key) ?? false;
+  }
+
+  /** The hashed keys whose pass runs now. */
+  running(): Iterable<string> {
+    return this.#running;
+  }
+
+  /** A pass of `reconcile` starts only while this replica may work on the key; it is counted while it runs. */
+  gate(prefix: string, reconcile: Reconciler): Reconciler {
+    return async (key, ctx) => {
+      const hashed = prefix + key;
+      // Another replica's now, or not yet this one's: the membership's change enqueues it when it is.
+      if (!this.#membership()?.mayWork(hashed)) return {};
+      this.#running.add(hashed);
+      try {
+        return await reconcile(key, ctx);
+      } finally {
+        this.#running.delete(hashed);
+        this.#membership()?.wake();
+      }
+    };
+  }
+
+  /** After a membership change: which keys each kind gained and lost. */
+  changed(kinds: readonly ShardedKind[]): void {
+    const membership = this.#membership();
+    if (!membership) return;
+    for (const kind of kinds) {
+      const before = this.#permitted.get(kind.prefix) ?? new Set<string>();
+      const now = new Set<string>();
+      const gained: string[] = [];
+      const lost: string[] = [];
+      for (const key of kind.keys()) {
+        if (membership.mayWork(kind.prefix + key)) {
+          now.add(key);
+          if (!before.has(key)) gained.push(key);
+        } else if (!membership.owns(kind.prefix + key)) {
+          lost.push(key);
+        }
+      }
+      this.#permitted.set(kind.prefix, now);
+      if (lost.length > 0) kind.lost(lost);
+      if (gained.length > 0) kind.gained(gained);
+    }
+  }
+}
