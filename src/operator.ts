@@ -19,14 +19,13 @@ import type { KubeAccess } from './kube/access.ts';
 import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { OperatorShards, TEMPLATE_SHARD_PREFIX } from './operator-shards.ts';
-import { type PublishedSettings, publishedSettingsOf } from './reconcile/settings.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
 import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
-import { publishSettings } from './runtime/publish-settings.ts';
+import { controllerSettings, ownNamespaceOf, publishSettings } from './runtime/publish-settings.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
@@ -98,21 +97,6 @@ function startKindWorkers(
 /** The controller of a kind, and its work queue, are named after it in lower case, as kubebuilder names them. */
 function controllerName(kind: string): string {
   return kind.toLowerCase();
-}
-
-/** The namespace the controller keeps its own objects in (key Secret, settings ConfigMap). */
-export const ownNamespaceOf = (config: Config) =>
-  config.podNamespace ?? config.leaderElectionNamespace ?? 'default';
-
-/** The settings that change a verdict, as this configuration makes them (published for the plan). */
-export function controllerSettings(config: Config): PublishedSettings {
-  return publishedSettingsOf({
-    defaultCredentialsNamespaces: config.defaultCredentialsNamespaces,
-    defaultCredentialsNamespaceSelector: config.defaultCredentialsNamespaceSelector,
-    allowedControlPlanes: config.allowedControlPlanes,
-    defaultControlPlaneUrl: config.controlPlaneUrl,
-    namespaceSecretBudget: config.namespaceSecretBudget,
-  });
 }
 
 export async function startOperator(options: OperatorOptions): Promise<Operator> {

@@ -4,10 +4,16 @@
  * copy of its flags. Written at start, replaced only when it differs. Nothing in it is secret.
  */
 import { z } from 'zod';
+import type { Config } from '../config.ts';
 import type { KubeAccess } from '../kube/access.ts';
 import { ConflictError, NotFoundError } from '../kube/errors.ts';
 import { kubeRequest } from '../kube/request.ts';
-import { type PublishedSettings, SETTINGS_CONFIGMAP, SETTINGS_KEY } from '../reconcile/settings.ts';
+import {
+  type PublishedSettings,
+  publishedSettingsOf,
+  SETTINGS_CONFIGMAP,
+  SETTINGS_KEY,
+} from '../reconcile/settings.ts';
 
 const StoredConfigMap = z.looseObject({
   metadata: z.looseObject({ resourceVersion: z.string().optional() }),
@@ -60,4 +66,19 @@ async function readStored(access: KubeAccess, path: string) {
     if (err instanceof NotFoundError) return undefined;
     throw err;
   }
+}
+
+/** The namespace the controller keeps its own objects in (key Secret, settings ConfigMap). */
+export const ownNamespaceOf = (config: Config) =>
+  config.podNamespace ?? config.leaderElectionNamespace ?? 'default';
+
+/** The settings that change a verdict, as this configuration makes them (published for the plan). */
+export function controllerSettings(config: Config): PublishedSettings {
+  return publishedSettingsOf({
+    defaultCredentialsNamespaces: config.defaultCredentialsNamespaces,
+    defaultCredentialsNamespaceSelector: config.defaultCredentialsNamespaceSelector,
+    allowedControlPlanes: config.allowedControlPlanes,
+    defaultControlPlaneUrl: config.controlPlaneUrl,
+    namespaceSecretBudget: config.namespaceSecretBudget,
+  });
 }
