@@ -5,6 +5,7 @@
  * starts calling a new verb, never in the YAML.
  */
 
+import { SETTINGS_CONFIGMAP } from '../src/reconcile/settings.ts';
 import { LEGACY_KEY_SECRET, OPERATOR_KEY_SECRET } from '../src/runtime/operator-key.ts';
 
 export interface PolicyRule {
@@ -110,6 +111,19 @@ const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
     resources: ['secrets'],
     verbs: ['create'],
     why: 'runtime/operator-key.ts creates that Secret on first use (RBAC cannot narrow create by name)',
+  },
+  {
+    apiGroups: [''],
+    resources: ['configmaps'],
+    verbs: ['get', 'update'],
+    resourceNames: [SETTINGS_CONFIGMAP],
+    why: 'runtime/publish-settings.ts reads and replaces the settings ConfigMap kubectl agd plan reads; that ConfigMap only',
+  },
+  {
+    apiGroups: [''],
+    resources: ['configmaps'],
+    verbs: ['create'],
+    why: 'runtime/publish-settings.ts creates that ConfigMap at the first start (RBAC cannot narrow create by name)',
   },
 ];
 

@@ -56,6 +56,9 @@ log(`control-plane simulator ${simulator.url}`);
 const envFile = writeShellEnv(stateDir, { ...shell, controlPlane: { url: simulator.url, apiKey } });
 
 await run(kubectl, ['apply', '-f', 'examples/'], kubeEnv);
+// The controller's own namespace, as the manifests make it: its key Secret and the settings ConfigMap
+// `kubectl agd plan` reads (--operator-namespace's default) live there.
+await run(kubectl, ['apply', '-f', join(root, 'manifests', 'namespace.yaml')], kubeEnv);
 
 const pretty = process.stdout.isTTY === true;
 const controller = spawn(process.execPath, [join(root, 'src/main.ts')], {
@@ -65,6 +68,7 @@ const controller = spawn(process.execPath, [join(root, 'src/main.ts')], {
     ...kubeEnv,
     CONTROL_PLANE_URL: simulator.url,
     CONTROL_PLANE_API_KEY: apiKey,
+    POD_NAMESPACE: 'agent-deployment-operator',
     LEADER_ELECT: process.env.LEADER_ELECT ?? 'false',
     HTTP_PORT: process.env.HTTP_PORT ?? '8080',
     POLL_INTERVAL: process.env.POLL_INTERVAL ?? '30s',

@@ -50,10 +50,15 @@ Options:
       --api-key-file PATH      a file holding the controller's API key (or CONTROL_PLANE_API_KEY;
                                CONTROL_PLANE_BEARER_TOKEN and CONTROL_PLANE_TENANT_ID are read too)
       --allowed-control-plane-urls URLS
-                               control planes a credentials Secret may name, as the controller's setting
-                               (or ALLOWED_CONTROL_PLANE_URLS; default: the controller's URL only)
-      --operator-namespace NS  read the controller's key Secret there, to compare secret values exactly
-                               as the controller does (or set SECRETS_DIGEST_KEY, as the controller's)
+                               with --no-cluster: control planes a credentials Secret may name, as the
+                               controller's setting (or ALLOWED_CONTROL_PLANE_URLS; default: the
+                               controller's URL only). With a cluster the controller's own settings are
+                               read (see --operator-namespace)
+      --operator-namespace NS  the controller's namespace (default agent-deployment-operator): its
+                               settings are read there (the ConfigMap it publishes: which namespaces may
+                               use its credentials, the allowed control planes, budgets; without it an
+                               object is "unknown"), and its key Secret, to compare secret values
+                               exactly as the controller does (or set SECRETS_DIGEST_KEY)
       --show-values            print every platform value a patch changes; by default, with the
                                controller's credentials, a value shows only for the deployment the
                                object records when this user may get Secrets in its namespace
@@ -303,7 +308,7 @@ export async function runCli(io: CliIo): Promise<number> {
     }
     const clients = new Map<string, ControlPlaneClient>();
     const world: PlanWorld = {
-      kube: access ? kubePlanReads(access) : undefined,
+      kube: access ? kubePlanReads(access, options.operatorNamespace) : undefined,
       defaultCredentials: options.credentials,
       allowedControlPlanes: options.allowedControlPlanes,
       digestKey,

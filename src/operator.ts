@@ -25,6 +25,7 @@ import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
+import { controllerSettings, ownNamespaceOf, publishSettings } from './runtime/publish-settings.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
@@ -162,9 +163,14 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   // The operator's key Secret in its own namespace (read or created on first use): it keys the webhook
   // tokens and, unless one is configured, the secrets digest. Verification gets connections of its own.
   const agentServers = new Agent({ connections: 8, keepAliveTimeout: 30_000, connectTimeout: 5_000 });
-  const operatorKey = new OperatorKeySecret(
-    access,
-    config.podNamespace ?? config.leaderElectionNamespace ?? 'default',
+  const operatorKey = new OperatorKeySecret(access, ownNamespaceOf(config));
+  // What changes a verdict, published where `kubectl agd plan` reads it. Not fatal: a plan then says
+  // unknown, and the controller works as configured.
+  await publishSettings(access, ownNamespaceOf(config), controllerSettings(config)).catch((err: unknown) =>
+    logger.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      'could not publish the settings kubectl agd plan reads',
+    ),
   );
   const tokenFor = async (uid: string, threadId: string) =>
     deriveRunToken(await operatorKey.get(), uid, threadId);

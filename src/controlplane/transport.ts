@@ -26,12 +26,14 @@ import {
   UnavailableError,
 } from './errors.ts';
 import type { RequestLimiter } from './limiter.ts';
+import { DEFAULT_TIMEOUTS, type Timeouts } from './timeouts.ts';
+
+export { DEFAULT_TIMEOUTS, type Timeouts };
 
 /**
  * connectMs, headersMs and bodyMs are idle timers; totalMs is the deadline of the whole attempt, body
  * included, so a server that trickles bytes cannot hold a call.
  */
-export type Timeouts = { connectMs: number; headersMs: number; bodyMs: number; totalMs: number };
 
 /** One HTTP attempt, for metrics. `route` is the path template, never the filled-in path. */
 export type RequestEvent = {
@@ -69,12 +71,6 @@ export type TransportOptions = {
   userAgent?: string;
 };
 
-export const DEFAULT_TIMEOUTS: Timeouts = {
-  connectMs: 5_000,
-  headersMs: 10_000,
-  bodyMs: 10_000,
-  totalMs: 30_000,
-};
 /**
  * One response's body: a page of 100 deployments is tens of KiB. The bound is what a hostile server can
  * make one call cost: the text, its parse and its schema check together are a few times this.

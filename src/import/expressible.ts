@@ -58,7 +58,7 @@ export function expressibilityProblems(imported: Imported): string[] {
   );
   if (!desired.ok) return [desired.message];
   const decision = decide({ desired: desired.request, observed: d, digests: desired.digests, applied: {} });
-  switch (decision.action) {
+  switch (decision.kind) {
     case 'none':
       return [];
     case 'patch':

@@ -31,6 +31,9 @@ function world(baseUrl: string, listed = ''): { world: PlanWorld; asked: string[
       asked.push('list');
       return [];
     },
+    getRevision: async () => {
+      throw new Error('no revision read here');
+    },
     listAllSandboxTemplates: async () => [],
   };
   return {

@@ -14,7 +14,7 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'markdown', 'jso
  * What the plan knows, as `terraform plan -detailed-exitcode` does with one code more, first match
  * wins: 1 a problem (an object refused or that would stall, a failed read); 3 incomplete (an object
  * the plan could not judge, `unknown`, or that waits on something first, `wait`: what the controller
- * will send for it is not known yet); 2 changes (a create, a patch, or a deployment deleted with an
+ * will send for it is not known yet); 2 changes (a create, a patch, a redeploy, or a deployment deleted with an
  * object removed from the input); 0 every object known to need nothing (an orphan sends nothing).
  */
 export function exitCodeOf(entries: readonly PlanEntry[]): 0 | 1 | 2 | 3 {
@@ -26,6 +26,7 @@ export function exitCodeOf(entries: readonly PlanEntry[]): 0 | 1 | 2 | 3 {
 const SYMBOL: Record<PlanEntry['action'], string> = {
   create: '+',
   patch: '~',
+  redeploy: '↻',
   none: '=',
   refused: '!',
   stall: '!',
@@ -37,6 +38,7 @@ const SYMBOL: Record<PlanEntry['action'], string> = {
 const COLOUR: Record<PlanEntry['action'], number> = {
   create: 32,
   patch: 33,
+  redeploy: 33,
   none: 2,
   refused: 31,
   stall: 31,
@@ -54,6 +56,9 @@ export function summaryOf(entries: readonly PlanEntry[]): string {
   return [
     `${count((e) => e.action === 'create')} to create`,
     `${count((e) => e.action === 'patch')} to patch (${revisions} new revision${revisions === 1 ? '' : 's'} in all)`,
+    ...(count((e) => e.action === 'redeploy') > 0
+      ? [`${count((e) => e.action === 'redeploy')} to redeploy`]
+      : []),
     `${count((e) => e.action === 'none')} unchanged`,
     `${count(isProblem)} refused or stalled`,
     `${count((e) => e.action === 'wait' || e.action === 'unknown')} waiting or unknown`,

@@ -7,7 +7,11 @@ import { AGENT_DEPLOYMENT, GROUP, SANDBOX_TEMPLATE, VERSION } from '../api/group
 import type { KubeAccess } from '../kube/access.ts';
 import { KubeApiError, NotFoundError } from '../kube/errors.ts';
 import { type KubeRequest, kubeRequest as send } from '../kube/request.ts';
+import { PublishedSettings, SETTINGS_CONFIGMAP, SETTINGS_KEY } from '../reconcile/settings.ts';
 import type { LiveObject, PlanKind, PlanKube } from './model.ts';
+
+/** The namespace the manifests and the chart install the controller in. */
+export const DEFAULT_CONTROLLER_NAMESPACE = 'agent-deployment-operator';
 
 const FIELD_MANAGER = 'kubectl-agd-plan';
 const plural = (kind: PlanKind) => (kind === 'AgentDeployment' ? AGENT_DEPLOYMENT : SANDBOX_TEMPLATE).plural;
@@ -47,8 +51,47 @@ function isRefusal(err: unknown): err is KubeApiError {
   return err.status === 500 && err.message.startsWith('failed to create typed patch object');
 }
 
-export function kubePlanReads(access: KubeAccess): PlanKube {
+/** `controllerNamespace`: where the running controller publishes its settings (its own namespace). */
+export function kubePlanReads(
+  access: KubeAccess,
+  controllerNamespace = DEFAULT_CONTROLLER_NAMESPACE,
+): PlanKube {
   return {
+    settingsLocation: `${controllerNamespace}/${SETTINGS_CONFIGMAP}`,
+    async controllerSettings() {
+      let configMap: { data?: Record<string, string> } | undefined;
+      try {
+        configMap = await getOrUndefined(
+          access,
+          `/api/v1/namespaces/${encodeURIComponent(controllerNamespace)}/configmaps/${SETTINGS_CONFIGMAP}`,
+        );
+      } catch (err) {
+        if (err instanceof KubeApiError && err.status === 403) return undefined;
+        throw err;
+      }
+      const raw = configMap?.data?.[SETTINGS_KEY];
+      if (raw === undefined) return undefined;
+      let json: unknown;
+      try {
+        json = JSON.parse(raw);
+      } catch {
+        return undefined;
+      }
+      const parsed = PublishedSettings.safeParse(json);
+      return parsed.success ? parsed.data : undefined;
+    },
+    async namespaceLabels(namespace) {
+      try {
+        const ns = await getOrUndefined<{ metadata?: { labels?: Record<string, string> } }>(
+          access,
+          `/api/v1/namespaces/${encodeURIComponent(namespace)}`,
+        );
+        return ns ? (ns.metadata?.labels ?? {}) : undefined;
+      } catch (err) {
+        if (err instanceof KubeApiError && err.status === 403) return undefined;
+        throw err;
+      }
+    },
     live: (kind, namespace, name) =>
       getOrUndefined<LiveObject>(access, `${collection(kind, namespace)}/${encodeURIComponent(name)}`),
     async secret(namespace, name) {

@@ -4,12 +4,14 @@
  */
 import type { ControlPlaneAllowList } from '../controlplane/allowed-control-planes.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
-import type { Deployment, SandboxTemplate } from '../controlplane/schemas.ts';
+import type { Deployment, Revision, SandboxTemplate } from '../controlplane/schemas.ts';
+import type { PublishedSettings } from '../reconcile/settings.ts';
 
 export type PlanKind = 'AgentDeployment' | 'SandboxTemplate';
 
 /**
- * create/patch: the controller would send that; none: nothing to send; refused: the API server (or the
+ * create/patch/redeploy: the controller would send that (redeploy: the latest revision again, asked for by
+ * annotation or spec.retry); none: nothing to send; refused: the API server (or the
  * schema, offline) refuses the object; stall/wait: the controller would stop there (a person must act,
  * or something is missing), sending nothing; unknown: the plan could not tell (it says why). For an
  * object removed from the input (--prune): delete, its deployment would be deleted; orphan, the object
@@ -18,6 +20,7 @@ export type PlanKind = 'AgentDeployment' | 'SandboxTemplate';
 export type PlanAction =
   | 'create'
   | 'patch'
+  | 'redeploy'
   | 'none'
   | 'refused'
   | 'stall'
@@ -63,6 +66,7 @@ export interface PlanEntry {
 /** The control-plane reads a plan makes; it never writes. */
 export interface PlanClient {
   getDeployment(id: string): Promise<Deployment>;
+  getRevision(deploymentId: string, revisionId: string): Promise<Revision>;
   findDeploymentsByName(name: string): Promise<Deployment[]>;
   listAllSandboxTemplates(): Promise<SandboxTemplate[]>;
 }
@@ -78,6 +82,15 @@ export interface PlanKube {
   agentDeployments(namespace: string): Promise<LiveObject[] | undefined>;
   /** The AgentDeployments of a namespace whose labels match a label selector (--prune). */
   agentDeploymentsMatching(namespace: string, selector: string): Promise<LiveObject[]>;
+  /**
+   * The settings the running controller publishes (its ConfigMap, reconcile/settings.ts); undefined when
+   * there is none, or this user may not read it.
+   */
+  controllerSettings(): Promise<PublishedSettings | undefined>;
+  /** Where controllerSettings looks (namespace/name), for messages. */
+  readonly settingsLocation: string;
+  /** A namespace's labels; undefined when it cannot be read. */
+  namespaceLabels(namespace: string): Promise<Record<string, string> | undefined>;
   /** Whether this user may get Secrets in the namespace (a SelfSubjectAccessReview). */
   maySeeSecrets(namespace: string): Promise<boolean>;
 }
@@ -89,6 +102,11 @@ export interface PlanWorld {
   defaultCredentials: Partial<Credentials>;
   /** Control planes a credentials Secret may name (default: the default credentials' only). */
   allowedControlPlanes?: ControlPlaneAllowList;
+  /**
+   * Without a cluster only: the controller's settings as the plan's flags state them (with a cluster
+   * they are read from the controller's ConfigMap, and this is not used).
+   */
+  settings?: PublishedSettings;
   /** A Secret given in the input (what will be applied); undefined when none of that name was. */
   inputSecret?(namespace: string, name: string): Record<string, string> | undefined;
   /** The controller's secrets-digest key; undefined: secret values are not compared. */
@@ -117,11 +135,11 @@ export interface LiveObject {
     namespace?: string;
     uid?: string;
     creationTimestamp?: string;
+    generation?: number;
     annotations?: Record<string, string>;
     labels?: Record<string, string>;
     finalizers?: string[];
     deletionTimestamp?: string;
-    generation?: number;
   };
   spec?: unknown;
   status?: Record<string, unknown>;
@@ -129,6 +147,6 @@ export interface LiveObject {
 
 /** Whether the plan says the controller would write to the platform. */
 export const isChange = (e: PlanEntry) =>
-  e.action === 'create' || e.action === 'patch' || e.action === 'delete';
+  e.action === 'create' || e.action === 'patch' || e.action === 'redeploy' || e.action === 'delete';
 /** Whether the plan says the change would not apply cleanly. */
 export const isProblem = (e: PlanEntry) => e.action === 'refused' || e.action === 'stall';

@@ -1,16 +1,20 @@
 /**
  * The plan and the controller take their ownership verdict from one function (reconcile/ownership.ts):
  * changing the verdict changes what both do. The verdict is replaced here by one that stalls everything,
- * and both the controller's observe step and the plan report that very stall.
+ * and both the controller's gather (its port, running the chain's ownership gate) and the plan report
+ * that very stall.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { AgentDeployment } from '../api/agentdeployment.ts';
-import { externalDeployment } from '../controllers/agentdeployment/external.ts';
+import { controllerPort } from '../controllers/agentdeployment/gather.ts';
 import type {
   AgentDeploymentDeps,
   AgentDeploymentPass,
   DeploymentClient,
 } from '../controllers/agentdeployment/types.ts';
+import type { AgentDeploymentFacts } from '../reconcile/agentdeployment/facts.ts';
+import { ownership } from '../reconcile/agentdeployment/gates/ownership.ts';
+import { runAgentDeployment } from '../reconcile/agentdeployment/program.ts';
 import { planAgentDeployment } from './agentdeployment.ts';
 import type { PlanClient, PlanWorld } from './model.ts';
 
@@ -29,6 +33,9 @@ const noDeployments = {
     throw new Error('not asked');
   },
   findDeploymentsByName: async () => [],
+  getRevision: async () => {
+    throw new Error('no revision read here');
+  },
   listAllSandboxTemplates: async () => [],
 };
 
@@ -52,8 +59,21 @@ describe('one ownership verdict for the plan and the controller', () => {
       now: () => new Date(),
       revisionPollMs: 5_000,
     } as unknown as AgentDeploymentDeps;
-    const observed = externalDeployment(deps, pass, noDeployments as unknown as DeploymentClient).observe();
-    await expect(observed).rejects.toThrow(FORCED);
+    const facts = {
+      object: { metadata: obj.metadata, spec: obj.spec, status: pass.status },
+      now: new Date(),
+      revisionPollMs: 5_000,
+      statusKnown: true,
+      prepared: new Set(),
+      credentials: { ok: true, credentials: pass.credentials, tenant: 'sha256:t', identity: 'i' },
+      claims: { claims: () => [] },
+    } as unknown as AgentDeploymentFacts;
+    const port = controllerPort(
+      { ...deps, controlPlane: () => noDeployments as unknown as DeploymentClient },
+      pass,
+    );
+    const verdict = await runAgentDeployment(facts, port, [['ownership', ownership]]);
+    expect(verdict).toMatchObject({ kind: 'stall', reason: 'NameConflict', message: FORCED });
   });
 
   it('a changed verdict changes the plan', async () => {

@@ -42,12 +42,7 @@ export async function planObjects(
         if (given.has(`${namespace}/${live.metadata.name}`)) continue;
         const found = { ...live, metadata: { ...live.metadata, namespace } };
         entries.push(
-          await orReadFailed(
-            'AgentDeployment',
-            namespace,
-            live.metadata.name,
-            planRemoved(found, kube, world),
-          ),
+          await orReadFailed('AgentDeployment', namespace, live.metadata.name, planRemoved(found, world)),
         );
       }
     }

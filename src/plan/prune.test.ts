@@ -7,6 +7,7 @@ import { FINALIZER } from '../api/names.ts';
 import { NotFoundError } from '../controlplane/errors.ts';
 import type { Deployment } from '../controlplane/schemas.ts';
 import { tenantDigest } from '../controlplane/tenant.ts';
+import { publishedSettingsOf } from '../reconcile/settings.ts';
 import { exitCodeOf } from './format.ts';
 import type { InputObject, LiveObject, PlanKind, PlanWorld } from './model.ts';
 import { planObjects } from './plan.ts';
@@ -55,6 +56,9 @@ function worldWith(cluster: LiveObject[], platform: Deployment[]) {
         reads.push(`list ${namespace} ${selector}`);
         return cluster.filter((o) => o.metadata.namespace === namespace);
       },
+      controllerSettings: async () => publishedSettingsOf({ defaultControlPlaneUrl: BASE_URL }),
+      settingsLocation: 'agent-deployment-operator/agent-deployment-operator-settings',
+      namespaceLabels: async () => ({}),
       maySeeSecrets: async () => false,
     },
     defaultCredentials: { baseUrl: BASE_URL, apiKey: 'k' },
@@ -67,6 +71,9 @@ function worldWith(cluster: LiveObject[], platform: Deployment[]) {
         return found;
       },
       findDeploymentsByName: async (name) => platform.filter((d) => d.name === name),
+      getRevision: async () => {
+        throw new Error('no revision read here');
+      },
       listAllSandboxTemplates: async () => [],
     }),
   };

@@ -5,6 +5,7 @@ import type { PlanClient } from './model.ts';
 export function readOnly(client: ControlPlaneClient): PlanClient {
   return {
     getDeployment: (id) => client.getDeployment(id),
+    getRevision: (deploymentId, revisionId) => client.getRevision(deploymentId, revisionId),
     findDeploymentsByName: (name) => client.findDeploymentsByName(name),
     listAllSandboxTemplates: () => client.listAllSandboxTemplates(),
   };

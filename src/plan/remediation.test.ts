@@ -18,9 +18,9 @@ const spec = {
   remediation: { strategy: 'Rollback' },
   verification: { assistantId: 'agent' },
 } as AgentDeploymentSpec;
-const none: Decision = { action: 'none', secretsTakenAsCurrent: false };
+const none: Decision = { kind: 'none', secretsTakenAsCurrent: false };
 const patchImage: Decision = {
-  action: 'patch',
+  kind: 'patch',
   patch: {},
   changed: ['source_revision_config.image_uri'],
   createsRevision: true,

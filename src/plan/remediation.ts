@@ -64,7 +64,7 @@ export function remediationPlan(input: RemediationPlanInput): Entry | undefined 
       message: rolledBackMessage(history, !!spec.verification) ?? 'rolled back: nothing is sent',
     };
   }
-  if (decision.action === 'patch') {
+  if (decision.kind === 'patch') {
     const target = revertTarget({
       history,
       desired: input.desired,
@@ -82,7 +82,7 @@ export function remediationPlan(input: RemediationPlanInput): Entry | undefined 
       createsRevision: true,
     };
   }
-  const latest = decision.action === 'none' ? latestFailure(spec, status) : undefined;
+  const latest = decision.kind === 'none' ? latestFailure(spec, status) : undefined;
   if (!latest) return undefined;
   const remedy = decideRemediation({
     strategy: spec.remediation?.strategy,

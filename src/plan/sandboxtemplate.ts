@@ -1,14 +1,13 @@
 /**
- * The plan of one SandboxTemplate: the controller only observes templates, so the plan says what it
- * would report: in sync, the drift (field by field), not found, or ambiguous.
+ * The plan of one SandboxTemplate: the controller's own program (reconcile/sandboxtemplate/) with
+ * read-only reads, its verdict printed: in sync, the drift (field by field), not found, ambiguous, or
+ * where the controller stops first (paused, the default-credentials scope, the credentials).
  */
 import { SandboxTemplateSpec } from '../api/sandboxtemplate.ts';
-import { credentialsPolicy, resolveCredentials } from '../controlplane/resolve-credentials.ts';
-import { describeDrift, templateDrift } from '../reconcile/template-drift.ts';
-import { observedFacts } from '../reconcile/template-observed.ts';
-import { resolveTemplate } from '../reconcile/template-resolve.ts';
-import { Stall, Wait } from '../runtime/outcome.ts';
+import { runTemplate, type TemplateFacts } from '../reconcile/sandboxtemplate/program.ts';
+import { describeDrift } from '../reconcile/template-drift.ts';
 import { NO_CREDENTIALS } from './agentdeployment.ts';
+import { PlanStop, planSettings } from './gather.ts';
 import type { InputObject, PlanEntry, PlanWorld } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { admission } from './validation/admission.ts';
@@ -40,48 +39,46 @@ export async function planSandboxTemplate(
       message: `reads credentials Secret ${ref.name}, which only a cluster can show: run the plan with a kubeconfig`,
     };
   }
+  let facts: TemplateFacts;
   try {
-    const data = ref
-      ? (world.inputSecret?.(namespace, ref.name) ?? (await kube?.secret(namespace, ref.name)))
-      : undefined;
-    const credentials = resolveCredentials(
-      ref,
-      () => data,
-      credentialsPolicy(world.defaultCredentials, world.allowedControlPlanes),
-    );
-    const templates = await world.controlPlane(credentials).listAllSandboxTemplates();
-    const found = resolveTemplate(templates, spec.templateName);
-    if (found.kind === 'notFound') {
-      const similar = found.similar.length ? `; names containing it: ${found.similar.join(', ')}` : '';
-      return {
-        ...head,
-        action: 'wait',
-        reason: 'NotFound',
-        message: `no sandbox template named "${spec.templateName}" on the control plane${similar}`,
-      };
-    }
-    if (found.kind === 'ambiguous') {
+    facts = {
+      object: { metadata: { ...input.metadata, namespace }, spec },
+      settings: await planSettings(world, namespace),
+    };
+  } catch (err) {
+    if (err instanceof PlanStop) return { ...head, ...err.entry };
+    throw err;
+  }
+  const verdict = await runTemplate(facts, {
+    async read(read, f) {
+      if (read === 'credentialsSecret') {
+        const data = ref
+          ? (world.inputSecret?.(namespace, ref.name) ?? (await kube?.secret(namespace, ref.name)))
+          : undefined;
+        f.credentialsSecret = { data };
+        return;
+      }
+      if (!f.credentials?.ok) throw new Error('templates listed before the credentials resolved');
+      f.templates = await world.controlPlane(f.credentials.credentials).listAllSandboxTemplates();
+    },
+  });
+  switch (verdict.kind) {
+    case 'paused':
+      return { ...head, action: 'none', message: `${verdict.message}: the controller reports nothing new` };
+    case 'wait':
+    case 'stall':
+      return { ...head, action: verdict.kind, reason: verdict.reason, message: verdict.message };
+    case 'found': {
+      const { template, drift } = verdict;
+      if (drift.length === 0)
+        return { ...head, action: 'none', message: `template ${template.id} matches the spec` };
       return {
         ...head,
         action: 'stall',
-        reason: 'Ambiguous',
-        message: `${found.ids.length} sandbox templates are named "${spec.templateName}" (ids ${found.ids.join(', ')})`,
+        reason: 'DriftDetected',
+        message: `template ${template.id} differs from the spec: ${describeDrift(drift)}`,
+        drift,
       };
     }
-    const facts = observedFacts(found.template);
-    const drift = templateDrift(spec, { ...facts.observed, registryName: facts.registryName });
-    if (drift.length === 0)
-      return { ...head, action: 'none', message: `template ${found.template.id} matches the spec` };
-    return {
-      ...head,
-      action: 'stall',
-      reason: 'DriftDetected',
-      message: `template ${found.template.id} differs from the spec: ${describeDrift(drift)}`,
-      drift,
-    };
-  } catch (err) {
-    if (err instanceof Wait) return { ...head, action: 'wait', reason: err.reason, message: err.message };
-    if (err instanceof Stall) return { ...head, action: 'stall', reason: err.reason, message: err.message };
-    throw err;
   }
 }

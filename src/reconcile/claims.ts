@@ -10,6 +10,7 @@
  */
 import type { AgentDeployment } from '../api/agentdeployment.ts';
 import { Annotation } from '../api/names.ts';
+import { isObserveOnly } from './management.ts';
 
 export interface Claim {
   /** namespace/name of the object. */
@@ -130,4 +131,46 @@ export function createContest(self: Claim, others: readonly Claim[]): ClaimConfl
     ...conflict,
     message: `the deployment name ${self.name} is also being created by ${conflict.other.key}, which was created before this object; it creates the deployment and this object stands down before sending anything. Choose another spec.name, or delete ${conflict.other.key}`,
   };
+}
+
+/** What an object's current credentials are: the tenant they reach, and the identity (key included). */
+export interface CredentialIdentity {
+  /** tenantDigest: base URL and tenant id. */
+  tenant: string;
+  /** credentialsKey: base URL, tenant id and key. */
+  identity: string;
+}
+
+/**
+ * The claim another object makes as an object of tenant `query.tenant` and credential identity
+ * `query.identity` sees it; undefined when it makes none there. `identityOf`: the object's current
+ * credentials, undefined when they do not resolve or may not be used.
+ *
+ * A claim without a recorded id (a name, a pending create, an adopt annotation) counts only for objects
+ * of the same credential identity (base URL, tenant and key): a Secret that names another tenant's base
+ * URL and tenant id with a junk key must not claim that tenant's names. A recorded id counts for its
+ * whole tenant when the tenant is named by a tenant id (`query.tenanted`): it proves the object's
+ * credentials made or adopted the deployment in that workspace. Without a tenant id a base URL is no
+ * tenant (every account's keys share it): a recorded id then counts only for the identity that holds it
+ * now, so another platform account's deployments never hold a name or an id here. Objects whose
+ * credentials are not allowed (a control plane not on the list, default credentials their namespace may
+ * not use) claim nothing. An observe-only object claims no name (it never creates), only an id it records
+ * or asks to adopt.
+ */
+export function visibleClaim<T extends ClaimSource>(
+  obj: T,
+  identityOf: (obj: T) => CredentialIdentity | undefined,
+  query: { tenant: string; identity: string; tenanted: boolean },
+): Claim | undefined {
+  if (obj.status?.deploymentId && obj.status.credentialsDigest) {
+    const claim = claimOf(obj, undefined);
+    if (claim.tenant !== query.tenant) return undefined;
+    return query.tenanted || identityOf(obj)?.identity === query.identity ? claim : undefined;
+  }
+  const current = identityOf(obj);
+  if (current?.tenant !== query.tenant || current.identity !== query.identity) return undefined;
+  const claim = claimOf(obj, current.tenant);
+  // Observe-only never creates: its name is no claim (an adoption it asks for still is).
+  if (isObserveOnly(obj.spec) && !claim.adoptId) return undefined;
+  return claim;
 }

@@ -47,52 +47,52 @@ function input(change: {
 
 describe('decide', () => {
   it.each<[string, Parameters<typeof input>[0], Record<string, unknown>]>([
-    ['no deployment: create it', { observed: null }, { action: 'create' }],
-    ['everything matches: nothing to send', {}, { action: 'none', secretsTakenAsCurrent: false }],
+    ['no deployment: create it', { observed: null }, { kind: 'create' }],
+    ['everything matches: nothing to send', {}, { kind: 'none', secretsTakenAsCurrent: false }],
     [
       'a changed image: patch it',
       { desired: { source_revision_config: { image_uri: 'registry.local/agent:2' } } },
-      { action: 'patch', changed: ['source_revision_config.image_uri'], createsRevision: true },
+      { kind: 'patch', changed: ['source_revision_config.image_uri'], createsRevision: true },
     ],
     [
       'a changed immutable field: stall, send nothing',
       { observed: { source_config: { ...observed.source_config, listener_id: 'l-2' } } },
-      { action: 'stall', reason: 'ImmutableFieldChanged' },
+      { kind: 'stall', reason: 'ImmutableFieldChanged' },
     ],
     [
       'adoption (no digest recorded), masked values: taken as current, no patch',
       { applied: {} },
-      { action: 'none', secretsTakenAsCurrent: true },
+      { kind: 'none', secretsTakenAsCurrent: true },
     ],
     [
       'adoption with another drift: patch that, take the secrets as current',
       { applied: {}, desired: { source_revision_config: { image_uri: 'registry.local/agent:2' } } },
-      { action: 'patch', secretsTakenAsCurrent: true, changed: ['source_revision_config.image_uri'] },
+      { kind: 'patch', secretsTakenAsCurrent: true, changed: ['source_revision_config.image_uri'] },
     ],
     [
       'adoption, revealed values that differ: patch the secrets',
       { applied: {}, observed: { secrets: [{ name: 'TOKEN', value: 'old' }] } },
-      { action: 'patch', changed: ['secrets'], secretsTakenAsCurrent: false },
+      { kind: 'patch', changed: ['secrets'], secretsTakenAsCurrent: false },
     ],
     [
       'adoption, another secret name: patch the secrets',
       { applied: {}, observed: { secrets: [{ name: 'OTHER', value: '********' }] } },
-      { action: 'patch', changed: ['secrets'] },
+      { kind: 'patch', changed: ['secrets'] },
     ],
     [
       'a changed secret after adoption: patch it',
       { applied: { ...applied, secretsDigest: 'digest-before' } },
-      { action: 'patch', changed: ['secrets'] },
+      { kind: 'patch', changed: ['secrets'] },
     ],
     [
       'every secret removed: stall naming them, send nothing',
       { desired: { secrets: [] } },
-      { action: 'stall', reason: 'SecretsRemovalUnsupported' },
+      { kind: 'stall', reason: 'SecretsRemovalUnsupported' },
     ],
     [
       'every secret removed along with another change: still nothing sent',
       { desired: { secrets: [], source_revision_config: { image_uri: 'registry.local/agent:2' } } },
-      { action: 'stall', reason: 'SecretsRemovalUnsupported' },
+      { kind: 'stall', reason: 'SecretsRemovalUnsupported' },
     ],
     [
       'the platform is deleting it (someone else asked): wait, send nothing',
@@ -100,12 +100,12 @@ describe('decide', () => {
         observed: { status: 'AWAITING_DELETE' },
         desired: { source_revision_config: { image_uri: 'registry.local/agent:2' } },
       },
-      { action: 'wait', reason: 'Deleting' },
+      { kind: 'wait', reason: 'Deleting' },
     ],
     [
       'the last step of a deletion: wait too',
       { observed: { status: 'AWAITING_FINAL_DELETE' } },
-      { action: 'wait', reason: 'Deleting' },
+      { kind: 'wait', reason: 'Deleting' },
     ],
   ])('%s', (_, change, expected) => {
     expect(decide(input(change))).toMatchObject(expected);
@@ -123,7 +123,7 @@ describe('decide', () => {
         },
       }),
     );
-    expect(decision).toMatchObject({ action: 'stall', reason: 'SecretsRemovalUnsupported' });
+    expect(decision).toMatchObject({ kind: 'stall', reason: 'SecretsRemovalUnsupported' });
     const { message } = decision as { message: string };
     expect(message).toContain('A, B');
     expect(message).not.toContain('plain-');

@@ -11,18 +11,18 @@ import { computeDrift } from '../translate/drift.ts';
 import type { AppliedDigests } from './desired.ts';
 
 export type Decision =
-  | { action: 'create'; request: DeploymentCreateRequest }
-  | { action: 'none'; secretsTakenAsCurrent: boolean }
+  | { kind: 'create'; request: DeploymentCreateRequest }
+  | { kind: 'none'; secretsTakenAsCurrent: boolean }
   | {
-      action: 'patch';
+      kind: 'patch';
       patch: DeploymentPatchRequest;
       changed: string[];
       createsRevision: boolean;
       secretsTakenAsCurrent: boolean;
     }
-  | { action: 'wait'; reason: 'Deleting'; message: string }
+  | { kind: 'wait'; reason: 'Deleting'; message: string }
   | {
-      action: 'stall';
+      kind: 'stall';
       reason: 'ImmutableFieldChanged' | 'SecretsRemovalUnsupported';
       message: string;
       /** The request paths that differ and cannot be sent. */
@@ -46,10 +46,10 @@ export function deletedElsewhere(d: Pick<Deployment, 'id' | 'status'>): string {
 
 export function decide(input: DecisionInput): Decision {
   const { desired, observed, digests, applied } = input;
-  if (!observed) return { action: 'create', request: desired };
+  if (!observed) return { kind: 'create', request: desired };
   if (isDeleting(observed.status)) {
     // Deleted outside this object: nothing can change it now; once gone it is created again.
-    return { action: 'wait', reason: 'Deleting', message: deletedElsewhere(observed) };
+    return { kind: 'wait', reason: 'Deleting', message: deletedElsewhere(observed) };
   }
   const drift = computeDrift({
     desired,
@@ -65,7 +65,7 @@ export function decide(input: DecisionInput): Decision {
       (d) => `${d.field} (spec ${JSON.stringify(d.desired)}, control plane ${JSON.stringify(d.observed)})`,
     );
     return {
-      action: 'stall',
+      kind: 'stall',
       reason: 'ImmutableFieldChanged',
       fields: drift.immutable.map((d) => d.field),
       message: `the control plane cannot change ${fields.join(', ')}; revert the spec or create a new object`,
@@ -74,16 +74,16 @@ export function decide(input: DecisionInput): Decision {
   if (drift.secrets === 'removeAllUnsupported') {
     const names = observed.secrets.map((s) => s.name).join(', ');
     return {
-      action: 'stall',
+      kind: 'stall',
       reason: 'SecretsRemovalUnsupported',
       fields: ['secrets'],
       message: `the spec states no secrets but the deployment still has ${names}: the platform cannot remove every secret (an empty list means "unchanged"), so nothing is sent; keep at least one secret in the spec, or delete the object and create it again`,
     };
   }
   const secretsTakenAsCurrent = drift.secrets === 'takenAsCurrent';
-  if (!drift.patch) return { action: 'none', secretsTakenAsCurrent };
+  if (!drift.patch) return { kind: 'none', secretsTakenAsCurrent };
   return {
-    action: 'patch',
+    kind: 'patch',
     patch: drift.patch,
     changed: drift.changed,
     createsRevision: drift.createsRevision,

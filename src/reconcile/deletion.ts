@@ -21,9 +21,9 @@
  */
 import type { AgentDeploymentSpec, AgentDeploymentStatus, DeletionPolicy } from '../api/agentdeployment.ts';
 import { EventReason, FINALIZER, Reason } from '../api/names.ts';
-import { DEFAULT_TIMEOUTS } from '../controlplane/client.ts';
 import { isDeleting } from '../controlplane/progress.ts';
 import type { Deployment } from '../controlplane/schemas.ts';
+import { DEFAULT_TIMEOUTS } from '../controlplane/timeouts.ts';
 import { judgeFound } from './guard.ts';
 import { deletionPolicyOf, isObserveOnly } from './management.ts';
 import { credentialsChangedMessage, type NameLookup, type ReadById } from './ownership.ts';

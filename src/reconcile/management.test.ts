@@ -21,16 +21,16 @@ describe('management policy', () => {
 
 describe('observeVerdict', () => {
   it.each<[string, Decision, unknown]>([
-    ['create: nothing to observe', { action: 'create', request: {} as never }, { kind: 'notFound' }],
+    ['create: nothing to observe', { kind: 'create', request: {} as never }, { kind: 'notFound' }],
     [
       'none: in sync',
-      { action: 'none', secretsTakenAsCurrent: true },
+      { kind: 'none', secretsTakenAsCurrent: true },
       { kind: 'observed', drift: [], secretsTakenAsCurrent: true },
     ],
     [
       'patch: the fields as spec paths',
       {
-        action: 'patch',
+        kind: 'patch',
         patch: {},
         changed: ['source_revision_config.image_uri', 'source_config.resource_spec.cpu_limit', 'secrets'],
         createsRevision: true,
@@ -49,7 +49,7 @@ describe('observeVerdict', () => {
     [
       'an immutable difference is drift too',
       {
-        action: 'stall',
+        kind: 'stall',
         reason: 'ImmutableFieldChanged',
         message: 'm',
         fields: ['source_config.listener_id'],
@@ -58,7 +58,7 @@ describe('observeVerdict', () => {
     ],
     [
       'being deleted',
-      { action: 'wait', reason: 'Deleting', message: 'gone soon' },
+      { kind: 'wait', reason: 'Deleting', message: 'gone soon' },
       { kind: 'deleting', message: 'gone soon' },
     ],
   ])('%s', (_, decision, verdict) => {

@@ -35,7 +35,7 @@ export type ObserveVerdict =
 
 /** What an observe-only object reports for the decision a fully managed one would act on. */
 export function observeVerdict(decision: Decision): ObserveVerdict {
-  switch (decision.action) {
+  switch (decision.kind) {
     case 'create':
       return { kind: 'notFound' };
     case 'wait':

@@ -17,6 +17,8 @@ import { z } from 'zod';
 import type { KubeAccess } from '../kube/access.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { kubeRequest } from '../kube/request.ts';
+import { dataBytes } from '../lib/data-bytes.ts';
+import { DEFAULT_NAMESPACE_SECRET_BUDGET } from '../reconcile/settings.ts';
 import { type NamespaceState, type RunningInformer, startInformer } from './informer.ts';
 import { objectKey, splitKey } from './keys.ts';
 
@@ -34,8 +36,7 @@ export interface SecretCacheOptions {
   namespaceBudgetBytes?: number;
 }
 
-/** 8 MiB: eight Secrets at Kubernetes' largest, thousands of ordinary ones. */
-export const DEFAULT_NAMESPACE_SECRET_BUDGET = 8 * 1024 * 1024;
+export { DEFAULT_NAMESPACE_SECRET_BUDGET };
 
 /** A Secret's values would pass its namespace's budget: they are not held, and not handed out. */
 export class SecretBudgetError extends Error {
@@ -48,11 +49,7 @@ export class SecretBudgetError extends Error {
 }
 
 /** The bytes a Secret's values take (base64 text, as held). */
-export function secretDataBytes(data: SecretData | undefined): number {
-  let bytes = 0;
-  for (const [key, value] of Object.entries(data ?? {})) bytes += key.length + value.length;
-  return bytes;
-}
+export const secretDataBytes: (data: SecretData | undefined) => number = dataBytes;
 
 export interface SecretCache {
   /** Starts the list and watch; until then nothing is synced. */

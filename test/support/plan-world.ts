@@ -10,7 +10,7 @@ import type { Harness } from './harness.ts';
 /** `clients` collects the clients it makes, for the test to close. */
 export function planWorld(h: Harness, digestKey: string, clients: ControlPlaneClient[]): PlanWorld {
   return {
-    kube: kubePlanReads(h.access),
+    kube: kubePlanReads(h.access, h.ns),
     defaultCredentials: { baseUrl: h.sim.url, apiKey: DEFAULT_API_KEY },
     digestKey,
     controlPlane(credentials: Credentials) {

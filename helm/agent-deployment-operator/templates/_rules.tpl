@@ -77,6 +77,21 @@
     - secrets
   verbs:
     - create
+- apiGroups:
+    - ""
+  resources:
+    - configmaps
+  verbs:
+    - get
+    - update
+  resourceNames:
+    - agent-deployment-operator-settings
+- apiGroups:
+    - ""
+  resources:
+    - configmaps
+  verbs:
+    - create
 {{- end }}
 {{- define "agent-deployment-operator.templateImportRules" -}}
 - apiGroups:

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { FINALIZER } from '../../api/names.ts';
+import { credentialsKey } from '../../controlplane/credentials.ts';
 import {
   BadRequestError,
   ConflictError,
@@ -13,10 +14,21 @@ import {
   ValidationFailedError,
 } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
+import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
+import {
+  ownedDeployment,
+  ownership,
+  ownershipFactsOf,
+} from '../../reconcile/agentdeployment/gates/ownership.ts';
+import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
+import type { Gate } from '../../reconcile/agentdeployment/verdict.ts';
 import { deletionFactsOf } from '../../reconcile/deletion.ts';
-import { Wait } from '../../runtime/outcome.ts';
-import { externalDeployment } from './external.ts';
-import { type FinalDeletionVerdict, settleDeletion } from './finalize.ts';
+import type { FinalDeletionVerdict } from '../../reconcile/deletion-program.ts';
+import { recordOwned } from '../../reconcile/status.ts';
+import { Stall, Wait } from '../../runtime/outcome.ts';
+import { externalDeployment as externalOf } from './external.ts';
+import { settleDeletion } from './finalize.ts';
+import { controllerPort } from './gather.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
 const deployment = (status: string, id = 'd-1', createdAt = '2026-01-01T00:00:00Z'): Deployment => ({
@@ -89,6 +101,46 @@ function passWith(
   } as unknown as AgentDeploymentPass;
 }
 
+/** The facts of a pass whose credentials resolved (tenant TENANT), for the ownership gate. */
+function factsOf(d: AgentDeploymentDeps, pass: AgentDeploymentPass): AgentDeploymentFacts {
+  const credentials = pass.credentials as NonNullable<AgentDeploymentPass['credentials']>;
+  return {
+    object: { metadata: pass.obj.metadata, spec: pass.spec, status: pass.status },
+    settings: {} as AgentDeploymentFacts['settings'],
+    reconcileRequested: false,
+    statusKnown: true,
+    appliedUnknown: false,
+    digestKey: 'k',
+    now: d.now(),
+    revisionPollMs: d.revisionPollMs,
+    prepared: new Set(),
+    credentials: { ok: true, credentials, tenant: TENANT, identity: credentialsKey(credentials) },
+    claims: { claims: d.claims },
+  };
+}
+
+/** The external resource, its create guard's lookup judged by the ownership verdict of the pass's facts. */
+const externalDeployment = (d: AgentDeploymentDeps, pass: AgentDeploymentPass, client: DeploymentClient) =>
+  externalOf(d, pass, client, () => ownershipFactsOf(factsOf(d, pass)));
+
+/**
+ * What the decide step takes as this object's: the chain's ownership gate (with a last gate that only
+ * reports what it found), gathered by the controller's port; a wait or a stall thrown as the step does.
+ */
+async function observe(d: AgentDeploymentDeps, pass: AgentDeploymentPass, client: DeploymentClient) {
+  const facts = factsOf(d, pass);
+  // The last gate ends the chain once ownership let it through (what it found is read below).
+  const found: Gate = () => ({ gate: 'converge', kind: 'paused', message: 'found' });
+  const port = controllerPort({ ...d, controlPlane: () => client }, pass);
+  const verdict = await runAgentDeployment(facts, port, [
+    ['ownership', ownership],
+    ['converge', found],
+  ]);
+  if (verdict.kind === 'stall') throw new Stall(verdict.reason, verdict.message);
+  if (verdict.kind === 'wait') throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
+  return ownedDeployment(facts);
+}
+
 /** Deletion as the finalize step runs it (finalize.ts), through this external resource. */
 function deleteWith(pass: AgentDeploymentPass, client: DeploymentClient, spec: Record<string, unknown> = {}) {
   const external = externalDeployment(deps, pass, client);
@@ -99,8 +151,10 @@ function deleteWith(pass: AgentDeploymentPass, client: DeploymentClient, spec: R
   } as AgentDeploymentPass;
   return settleDeletion(
     deletionFactsOf({ ...deleted.obj, spec: deleted.spec, status: deleted.status }, 'agent', deps.now()),
-    async () => ({ tenant: TENANT, claimedBy: external.claimedBy }),
+    async () => ({ tenant: TENANT, claimedBy: () => undefined }),
     () => external,
+    // As the finalize step takes a deployment the create guard proves this object's.
+    (d) => recordOwned(pass.status, d.id, TENANT),
   );
 }
 const remainingOf = (v: FinalDeletionVerdict) =>
@@ -202,7 +256,7 @@ describe('refusals that mean "wait"', () => {
       findDeploymentsByName: async () => [deployment('AWAITING_DELETE', 'd-old', '2026-01-01T00:00:11Z')],
     });
     const pass = passWith(undefined, { createPendingSince: '2026-01-01T00:00:05Z' });
-    const err = await errorOf(externalDeployment(deps, pass, client).observe());
+    const err = await errorOf(observe(deps, pass, client));
     expect(err).toMatchObject({ reason: 'WaitingForName' });
     expect(pass.status.deploymentId).toBeUndefined();
   });
@@ -245,12 +299,10 @@ describe("ownership: what observe takes as this object's", () => {
   ])('%s', async (_, status, found, expected, owned) => {
     const { client, calls } = scripted([], { findDeploymentsByName: async () => found });
     const pass = passWith(undefined, status);
-    const result = await externalDeployment(deps, pass, client)
-      .observe()
-      .then(
-        (d) => (d ? 'taken' : 'none'),
-        (e: { reason?: string }) => e.reason,
-      );
+    const result = await observe(deps, pass, client).then(
+      (d) => (d ? 'taken' : 'none'),
+      (e: { reason?: string }) => e.reason,
+    );
     expect(result).toBe(expected);
     expect(pass.status.deploymentId).toBe(owned);
     if (owned) {
@@ -270,7 +322,7 @@ describe("ownership: what observe takes as this object's", () => {
       findDeploymentsByName: async () => [deployment('READY', 'd-9', '2026-01-01T00:00:06Z')],
     });
     const pass = passWith(undefined, { createPendingSince: MARK });
-    const err = await errorOf(externalDeployment(claimed, pass, client).observe());
+    const err = await errorOf(observe(claimed, pass, client));
     expect(err).toMatchObject({ reason: 'NameConflict' });
     expect(err?.message).toContain('other/obj');
     expect(pass.status.deploymentId).toBeUndefined();
@@ -278,7 +330,7 @@ describe("ownership: what observe takes as this object's", () => {
 
   it('the message of a NameConflict names the deployment and how to adopt it', async () => {
     const { client } = scripted([], { findDeploymentsByName: async () => [deployment('READY', 'd-9')] });
-    const err = await errorOf(externalDeployment(deps, passWith(), client).observe());
+    const err = await errorOf(observe(deps, passWith(), client));
     expect(err?.message).toContain('d-9');
     expect(err?.message).toContain('deploy.agents.dev/adopt-deployment-id: d-9');
   });
@@ -290,12 +342,10 @@ describe("ownership: what observe takes as this object's", () => {
   ])('a 404 on the recorded id under %s', async (_, recorded, expected) => {
     const { client } = scripted([undefined]);
     const pass = passWith('d-1', recorded ? { credentialsDigest: recorded } : {});
-    const result = await externalDeployment(deps, pass, client)
-      .observe()
-      .then(
-        (d) => (d ? 'found' : 'none'),
-        (e: { reason?: string }) => e.reason,
-      );
+    const result = await observe(deps, pass, client).then(
+      (d) => (d ? 'found' : 'none'),
+      (e: { reason?: string }) => e.reason,
+    );
     expect(result).toBe(expected);
     if (expected === 'CredentialsChanged') expect(pass.status.deploymentId).toBe('d-1');
   });
@@ -303,7 +353,7 @@ describe("ownership: what observe takes as this object's", () => {
   it("a recorded deployment found under changed credentials stays this object's, its digest kept", async () => {
     const { client } = scripted(['READY']);
     const pass = passWith('d-1', { credentialsDigest: 'sha256:tenant-then' });
-    expect((await externalDeployment(deps, pass, client).observe())?.id).toBe('d-1');
+    expect((await observe(deps, pass, client))?.id).toBe('d-1');
     expect(pass.status.credentialsDigest).toBe('sha256:tenant-then');
   });
 
@@ -312,7 +362,7 @@ describe("ownership: what observe takes as this object's", () => {
       getDeployment: async (id: string) => ({ ...deployment('READY', id), name: 'someone-else' }),
     });
     const pass = passWith(undefined, {}, { 'deploy.agents.dev/adopt-deployment-id': 'd-7' });
-    const err = await errorOf(externalDeployment(deps, pass, client).observe());
+    const err = await errorOf(observe(deps, pass, client));
     expect(err).toMatchObject({ reason: 'AdoptionFailed' });
     expect(err?.message).toContain('someone-else');
     expect(pass.status.deploymentId).toBeUndefined();
@@ -321,7 +371,7 @@ describe("ownership: what observe takes as this object's", () => {
   it('an accepted adoption records the id and the credentials digest', async () => {
     const { client } = scripted(['READY']);
     const pass = passWith(undefined, {}, { 'deploy.agents.dev/adopt-deployment-id': 'd-1' });
-    expect((await externalDeployment(deps, pass, client).observe())?.id).toBe('d-1');
+    expect((await observe(deps, pass, client))?.id).toBe('d-1');
     expect(pass.status).toMatchObject({ deploymentId: 'd-1', credentialsDigest: TENANT });
   });
 });
@@ -366,7 +416,7 @@ describe('ownership: the create guard', () => {
     // The status write after the POST fails (API server unavailable): what is stored is the mark alone.
     expect(stored).toEqual({ createPendingSince: '2026-01-01T00:00:10.000Z' });
     const next = passWith(undefined, stored);
-    expect((await externalDeployment(deps, next, client).observe())?.id).toBe('d-new');
+    expect((await observe(deps, next, client))?.id).toBe('d-new');
     expect(next.status).toMatchObject({ deploymentId: 'd-new', credentialsDigest: TENANT });
     expect(next.status.createPendingSince).toBeUndefined();
     expect(posts).toBe(1);

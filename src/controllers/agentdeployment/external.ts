@@ -1,14 +1,15 @@
 /**
- * The AgentDeployment's external resource, after crossplane-runtime's managed-resource contract:
- * observe, create, update, and the reads and the DELETE that deletion (finalize.ts) asks for. It hides
- * how the owned deployment is found (the batched observer's snapshot or a GET, adoption by annotation,
- * the create guard's lookup by name) and keeps the observer's bookkeeping and the ownership record in
- * status (id, credentials digest, pending create), so the steps read as decisions. Each action records
- * the event that says what it did (deletion's outcome events are the finalize step's). Only create
- * makes status durable mid-pass, through the step's `persist`; none writes conditions.
+ * The AgentDeployment's external resource, after crossplane-runtime's managed-resource contract: the
+ * writes (create, update, redeploy, delete) and the reads deletion and revision following ask for. How
+ * the owned deployment is found is the program's (reconcile/agentdeployment/, gathered in gather.ts).
+ * It keeps the observer's bookkeeping and the ownership record in status (id, credentials digest,
+ * pending create). Each action records the event that says what it did (deletion's outcome events are
+ * the finalize step's). Only create makes status durable mid-pass, through the step's `persist`; none
+ * writes conditions.
  */
-import { Annotation, EventReason, type Reason } from '../../api/names.ts';
-import { credentialsKey } from '../../controlplane/credentials.ts';
+import { EventReason, type Reason } from '../../api/names.ts';
+import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
+import { lookupName, readById } from '../../controlplane/deployment-reads.ts';
 import {
   BadRequestError,
   ConflictError,
@@ -24,34 +25,20 @@ import type {
 } from '../../controlplane/schemas.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { deletedElsewhere } from '../../reconcile/decide.ts';
-import { isObserveOnly } from '../../reconcile/management.ts';
 import {
   type NameLookup,
   nameVerdict,
   type OwnershipFacts,
   type OwnershipVerdict,
-  ownership,
   type ReadById,
 } from '../../reconcile/ownership.ts';
+import { recordOwned } from '../../reconcile/status.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
-import { forgetDeployment } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass, DeploymentClient } from './types.ts';
 
 export interface ExternalDeployment {
-  /**
-   * The deployment this object owns: its recorded id (404: created again, unless the credentials changed
-   * since it was recorded), an adoption by annotation (accepted only for an existing deployment of the
-   * object's name), or its own create whose answer was lost (the create guard). Undefined when it owns
-   * none and no live deployment holds its name. Any other deployment of its name is someone else's:
-   * NameConflict (or CreateUnconfirmed), nothing sent.
-   */
-  observe(): Promise<Deployment | undefined>;
-  /**
-   * Creates the deployment behind the create guard: marks the create pending and makes that durable
-   * (`persist`) before the POST, and records the id (and credentials digest) in status when it answers.
-   * The caller ends the pass right there, so the shell's status write that follows is the id's durable
-   * record; should it fail, the mark lets the next pass find the deployment and take it as its own.
-   */
+  /** The credentials its calls are made with. */
+  readonly credentials: Credentials;
   create(request: DeploymentCreateRequest, persist: () => Promise<void>): Promise<Deployment>;
   update(
     deploymentId: string,
@@ -60,14 +47,11 @@ export interface ExternalDeployment {
   ): Promise<Deployment>;
   /**
    * What deleting reads and sends (reconcile/deletion.ts decides which, and when): the deployments of
-   * the object's name, one deployment by id, another object's claim on an id, taking the deployment the
-   * create guard proves this object made (recorded, with a Found event), and the DELETE of one id (a 404
-   * answer means it is gone already).
+   * the object's name, one deployment by id, and the DELETE of one id (a 404 answer means it is gone
+   * already).
    */
   lookup(): Promise<NameLookup>;
   find(deploymentId: string): Promise<ReadById>;
-  claimedBy(deploymentId: string): string | undefined;
-  take(deployment: Deployment, message: string): void;
   delete(deploymentId: string, options: { deleteTracingProject: boolean }): Promise<void>;
   revision(deploymentId: string, revisionId: string): Promise<Revision>;
   /** Starts a new revision from an existing one's configuration; `why` goes in the event. */
@@ -80,14 +64,15 @@ export function externalDeployment(
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   client: DeploymentClient,
+  ownershipFacts: () => OwnershipFacts,
 ): ExternalDeployment {
   const { observer } = deps;
   const { obj, status } = pass;
   const deploymentName = deploymentNameOf({ ...obj, spec: pass.spec });
   const tenant = pass.tenant;
   if (!pass.credentials) throw new Error('external resource used before credentials were resolved');
-  const identity = credentialsKey(pass.credentials);
-  const tenanted = pass.credentials.tenantId !== undefined;
+  const { credentials } = pass;
+  const identity = credentialsKey(credentials);
   const note = (reason: EventReason | Reason, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
     pass.events.push({ type, reason, message });
 
@@ -102,54 +87,17 @@ export function externalDeployment(
   };
 
   const getIfExists = async (id: string): Promise<Deployment | undefined> => {
-    try {
-      return await client.getDeployment(id);
-    } catch (err) {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    }
+    const found = await readById(client, id);
+    return found === 'missing' ? undefined : found;
   };
 
   /** This object owns `d` from now on: the id, and the tenant it lives in. */
   const own = (d: Deployment) => {
-    status.deploymentId = d.id;
-    if (tenant) status.credentialsDigest = tenant;
-    delete status.createPendingSince;
+    recordOwned(status, d.id, tenant);
     remember(d);
   };
 
-  /** Another object (namespace/name) of this tenant that records or adopts `id`, if any. */
-  const claimedBy = (id: string): string | undefined => {
-    if (!tenant) return undefined;
-    const self = obj.metadata.uid ?? obj.metadata.name;
-    return deps
-      .claims({ tenant, identity, tenanted, ids: [id] })
-      .find((c) => c.uid !== self && (c.deploymentId === id || c.adoptId === id))?.key;
-  };
-
-  /** The deployments of this object's name: one that is live, and one the platform is deleting. */
-  const lookup = async () => {
-    const found = await client.findDeploymentsByName(deploymentName);
-    return {
-      live: found.find((d) => !isDeleting(d.status)),
-      deleting: found.find((d) => isDeleting(d.status)),
-    };
-  };
-
-  /** The facts the ownership verdict reads; `read` fills in what it asks for. */
-  const facts = (): OwnershipFacts => ({
-    name: deploymentName,
-    recordedId: status.deploymentId,
-    recordedTenant: status.credentialsDigest,
-    pendingSince: status.createPendingSince,
-    adoptId: obj.metadata.annotations?.[Annotation.AdoptDeploymentId],
-    tenant,
-    claimedBy,
-    statusKnown: true,
-    observeOnly: isObserveOnly(pass.spec),
-    now: deps.now(),
-    revisionPollMs: deps.revisionPollMs,
-  });
+  const lookup = () => lookupName(client, deploymentName);
 
   /** Acts on a final verdict: records what this object owns, or ends the pass with why not. */
   const act = (verdict: Exclude<OwnershipVerdict, { kind: 'read' } | { kind: 'forget' }>) => {
@@ -190,44 +138,8 @@ export function externalDeployment(
     throw err;
   };
 
-  /** A GET by id as the verdict reads it: 404 is 'missing'. */
-  const readById = async (id: string): Promise<ReadById> => {
-    try {
-      return await read(id);
-    } catch (err) {
-      if (err instanceof NotFoundError) return 'missing';
-      throw err;
-    }
-  };
-
   return {
-    async observe() {
-      const known = facts();
-      for (;;) {
-        const verdict = ownership(known);
-        switch (verdict.kind) {
-          case 'read':
-            if (verdict.read === 'recorded') {
-              const id = known.recordedId as string;
-              known.recorded = observer.fresh(identity, id) ?? (await readById(id));
-              if (known.recorded === 'missing') observer.forget(identity, id);
-            } else if (verdict.read === 'adopted') {
-              known.adopted = await readById(known.adoptId as string);
-            } else {
-              known.byName = await lookup();
-            }
-            continue;
-          case 'forget':
-            note(EventReason.DeploymentMissing, verdict.message, 'Warning');
-            forgetDeployment(status);
-            known.recordedId = undefined;
-            continue;
-          default:
-            return act(verdict);
-        }
-      }
-    },
-
+    credentials,
     async create(request, persist) {
       const fresh = !status.createPendingSince;
       if (fresh) {
@@ -252,7 +164,7 @@ export function externalDeployment(
         if (err instanceof BadRequestError) {
           // The name may have been taken since the lookup: by someone else, or by that earlier POST.
           const verdict = nameVerdict(await lookup(), {
-            ...facts(),
+            ...ownershipFacts(),
             pendingSince: fresh ? undefined : pendingSince,
           });
           if (verdict.kind === 'none') throw new Stall('Rejected', err.message);
@@ -281,11 +193,6 @@ export function externalDeployment(
     lookup,
     async find(id) {
       return (await getIfExists(id)) ?? 'missing';
-    },
-    claimedBy,
-    take(d, message) {
-      own(d);
-      note(EventReason.Found, message);
     },
     async delete(id, { deleteTracingProject }) {
       try {

@@ -4,67 +4,49 @@
  * for, then acts on the final verdict: release the finalizer, wait while the platform deletes (or a late
  * create may commit), or stop.
  */
-import {
-  type DeletionCredentials,
-  type DeletionFacts,
-  type DeletionVerdict,
-  deletion,
-  deletionFactsOf,
-} from '../../reconcile/deletion.ts';
+import { EventReason } from '../../api/names.ts';
+import type { Deployment } from '../../controlplane/schemas.ts';
+import type { DeletionCredentials, DeletionFacts } from '../../reconcile/deletion.ts';
+import { deletionFactsOf } from '../../reconcile/deletion.ts';
+import { type FinalDeletionVerdict, runDeletion } from '../../reconcile/deletion-program.ts';
+import { followDeletion } from '../../reconcile/follow.ts';
+import { recordOwned } from '../../reconcile/status.ts';
 import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import type { ExternalDeployment } from './external.ts';
-import { followDeletion } from './follow.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
-
-/** A verdict the loop does not act on by itself: what the step does with it. */
-export type FinalDeletionVerdict = Exclude<
-  DeletionVerdict,
-  { kind: 'read' } | { kind: 'take' } | { kind: 'delete' } | { kind: 'none' }
->;
 
 /** What the finalize step needs from the other steps' helpers. */
 export interface FinalizeHelpers {
   external(pass: AgentDeploymentPass): ExternalDeployment;
-  /** Reads the object's Secrets and resolves its credentials into the pass. */
-  resolveCredentials(pass: AgentDeploymentPass): Promise<void>;
-  /** The claim of another object that wins over this object's, if any (claims.ts). */
-  conflictOf(pass: AgentDeploymentPass): { reason: string; message: string } | undefined;
+  /**
+   * Reads the object's Secrets, resolves its credentials into the pass and weighs the other objects'
+   * claims (reconcile/agentdeployment/deletion-credentials.ts); a wait or a stall is thrown.
+   */
+  credentials(pass: AgentDeploymentPass): Promise<DeletionCredentials>;
   /** Why the object may not use the default credentials; undefined when it may (or names its own). */
   defaultCredentialsRefused(pass: AgentDeploymentPass): string | undefined;
 }
 
 /**
- * Performs the reads and the actions the deletion verdict asks for until it decides. `credentials`
- * resolves the object's credentials; `external` is asked for only after that.
+ * The deletion program (reconcile/deletion-program.ts) through this object's external resource.
+ * `credentials` resolves the object's credentials; `external` is asked for only after that.
  */
 export async function settleDeletion(
   facts: DeletionFacts,
   credentials: () => Promise<DeletionCredentials>,
   external: () => ExternalDeployment,
+  take: (deployment: Deployment, message: string) => void,
 ): Promise<FinalDeletionVerdict> {
-  for (;;) {
-    const verdict = deletion(facts);
-    switch (verdict.kind) {
-      case 'read':
-        if (verdict.read === 'credentials') facts.credentials = await credentials();
-        else if (verdict.read === 'byName') facts.byName = await external().lookup();
-        else facts[verdict.read] = await external().find(facts.recordedId as string);
-        continue;
-      case 'take':
-        external().take(verdict.deployment, verdict.event.message);
-        facts.recordedId = verdict.deployment.id;
-        continue;
-      case 'delete':
-        await external().delete(verdict.id, { deleteTracingProject: verdict.deleteTracingProject });
-        facts.sent = true;
-        continue;
-      case 'none':
-        throw new Error('settleDeletion called for an object that is not being deleted');
-      default:
-        return verdict;
-    }
-  }
+  const verdict = await runDeletion(facts, {
+    credentials,
+    lookup: () => external().lookup(),
+    find: (id) => external().find(id),
+    take,
+    delete: (id, options) => external().delete(id, options),
+  });
+  if (verdict.kind === 'delete') throw new Error('a DELETE verdict came back from a port that deletes');
+  return verdict;
 }
 
 export function finalizeStep(
@@ -95,15 +77,14 @@ export function finalizeStep(
       try {
         verdict = await settleDeletion(
           facts,
-          async () => {
-            await helpers.resolveCredentials(pass);
-            return {
-              tenant: pass.tenant,
-              conflict: helpers.conflictOf(pass),
-              claimedBy: external().claimedBy,
-            };
-          },
+          () => helpers.credentials(pass),
           external,
+          (deployment, message) => {
+            // The create guard proved it this object's: recorded as owned, and said.
+            recordOwned(pass.status, deployment.id, pass.tenant);
+            deps.observer.remember(pass.identity as string, deployment, pass.key);
+            pass.events.push({ type: 'Normal', reason: EventReason.Found, message });
+          },
         );
       } catch (err) {
         // Credentials missing or unusable, Secrets over their budget: they say so themselves.

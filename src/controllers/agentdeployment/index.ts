@@ -12,14 +12,15 @@ import { CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
-import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import { Deployment } from '../../controlplane/schemas.ts';
-import { tenantDigest } from '../../controlplane/tenant.ts';
 import type { KubeAccess } from '../../kube/access.ts';
 import { ConflictError } from '../../kube/errors.ts';
 import { Interner } from '../../lib/interner.ts';
 import { knownFields } from '../../lib/known-fields.ts';
+import { ClaimIndex } from '../../reconcile/claim-index.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
+import { identityOf, usableCredentials as usableCredentialsOf } from '../../reconcile/credentials.ts';
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
@@ -38,7 +39,6 @@ import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
-import { ClaimIndex } from './claim-index.ts';
 import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
 import { heldWhileListing, recordedDeployments } from './first-listing.ts';
 import { internAgentDeployment, internDeployment } from './intern.ts';
@@ -199,24 +199,16 @@ export function startAgentDeploymentController(
     options.settings.defaultCredentials,
     options.settings.allowedControlPlanes,
   );
-  /** The credentials an object's pass would call with, from what the cache holds; undefined: none. */
+  /**
+   * The credentials an object's pass would call with, from what the cache holds (synchronous: an
+   * object's own pass reads its credentials Secret first); undefined when it calls nothing.
+   */
   const usableCredentials = (obj: AgentDeployment): Credentials | undefined => {
     const ns = obj.metadata.namespace ?? '';
-    // Default credentials its namespace may not use: it calls nothing.
-    if (!obj.spec.credentialsSecretRef && !scopeOf(ns).allowed) return undefined;
-    try {
-      // Synchronous: what the cache holds (an object's own pass reads its credentials Secret first).
-      const lookup = (name: string) => secrets.peek(ns, name);
-      return resolveCredentials(obj.spec.credentialsSecretRef, lookup, policy);
-    } catch {
-      return undefined; // its credentials do not resolve, or are not allowed: it cannot call anything
-    }
+    return usableCredentialsOf(obj, (name) => secrets.peek(ns, name), scopeOf(ns), policy);
   };
   // An object without usable credentials writes nothing, so it claims nothing.
-  const claims = new ClaimIndex((obj) => {
-    const credentials = usableCredentials(obj);
-    return credentials && { tenant: tenantDigest(credentials), identity: credentialsKey(credentials) };
-  });
+  const claims = new ClaimIndex((obj) => identityOf(usableCredentials(obj)));
 
   const arrivals = new CacheArrivals<AgentDeployment>((key) => {
     const { namespace, name } = splitKey(key);

@@ -14,6 +14,7 @@ import { credentialsKey } from '../../controlplane/credentials.ts';
 import { ControlPlanePools } from '../../controlplane/pools.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
+import { ClaimIndex } from '../../reconcile/claim-index.ts';
 import { LATE_COMMIT_WINDOW_MS } from '../../reconcile/deletion.ts';
 import { findCondition } from '../../runtime/conditions.ts';
 import type { ReconcileResult } from '../../runtime/controller.ts';
@@ -22,7 +23,6 @@ import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../../simulator/index.ts';
 import { defaultHostAllowList, parseHostAllowList } from '../../verification/host-allow-list.ts';
 import { Verifier } from '../../verification/verifier.ts';
-import { ClaimIndex } from './claim-index.ts';
 import { agentDeploymentReconciler, READY_RESYNC_FACTOR } from './reconciler.ts';
 
 const LISTENER = defaultListeners()[0]?.id as string;

@@ -27,7 +27,7 @@ export function agentDeploymentShell(
     kind: 'AgentDeployment',
     read: deps.getObject,
     ...(deps.storedObject ? { stored: deps.storedObject } : {}),
-    begin: (pass) => ({ ...pass, spec: pass.obj.spec, lookup: () => undefined }),
+    begin: (pass) => ({ ...pass, spec: pass.obj.spec }),
     steps: agentDeploymentSteps(deps),
     classify: outcomeOfControlPlaneError,
     summarize: (pass, outcome) => {
@@ -43,7 +43,7 @@ export function agentDeploymentShell(
       // A Ready deployment the batched poll watches comes back when the poll sees it change (and on
       // any change of the object or its Secrets): re-reading it every interval would cost a reconcile
       // per object per poll. A slow resync stays as a safety net; a per-object poll interval is kept.
-      if (outcome.kind === 'ready' && pass.observed && !hasPollIntervalAnnotation(pass.obj)) {
+      if (outcome.kind === 'ready' && pass.deployment && !hasPollIntervalAnnotation(pass.obj)) {
         return deps.pollIntervalMs * READY_RESYNC_FACTOR;
       }
       return pollIntervalOf(pass.obj, deps.pollIntervalMs);

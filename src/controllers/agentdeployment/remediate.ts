@@ -29,11 +29,11 @@ import {
   revertTarget,
   rolledBackMessage,
 } from '../../reconcile/remediation.ts';
+import { recordObserved } from '../../reconcile/status.ts';
 import { pendingRedeployRequest } from '../../runtime/annotations.ts';
 import { type Outcome, Stall } from '../../runtime/outcome.ts';
 import type { VerificationView } from '../../verification/view.ts';
 import type { ExternalDeployment } from './external.ts';
-import { recordObserved } from './status.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 const historyOf = (pass: AgentDeploymentPass): HistoryEntry[] => pass.status.history ?? [];
@@ -267,10 +267,10 @@ export async function afterVerification(
   observeVerified(deps, pass, revisionId, verified.status);
   if (verified.status === 'True') return rolledBackOutcome(pass, true) ?? outcome;
   // Only the agent's own failure counts (not a URL the controller may not call).
-  if (verified.status !== 'False' || verified.reason !== 'VerificationFailed' || !pass.observed)
+  if (verified.status !== 'False' || verified.reason !== 'VerificationFailed' || !pass.deployment)
     return outcome;
   const failures = step.record?.revisionId === revisionId ? (step.record.failures ?? 1) : 1;
-  const remedy = await remediate(deps, pass, external, pass.observed, {
+  const remedy = await remediate(deps, pass, external, pass.deployment, {
     id: revisionId,
     failure: 'verification',
     failures,

@@ -13,13 +13,12 @@ import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { Deployment, DeploymentCreateRequest } from '../../controlplane/schemas.ts';
+import type { ClaimQuery } from '../../reconcile/claim-index.ts';
 import type { Claim } from '../../reconcile/claims.ts';
 import type { AppliedDigests } from '../../reconcile/desired.ts';
 import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
-import type { SecretLookup } from '../../translate/secrets.ts';
 import type { Verifier } from '../../verification/verifier.ts';
 import type { VerifiedCondition } from '../../verification/view.ts';
-import type { ClaimQuery } from './claim-index.ts';
 import type { DeploymentObserver } from './observer.ts';
 
 /** The control-plane calls a reconcile makes. */
@@ -86,26 +85,27 @@ export interface AgentDeploymentDeps {
   now(): Date;
 }
 
+/**
+ * One pass's state across its steps. What the program decided on is in its facts
+ * (reconcile/agentdeployment/facts.ts, made once per pass); these are what the steps after it act with.
+ */
 export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeploymentStatus> {
   spec: AgentDeploymentSpec;
-  /** The Secrets of the object's namespace this pass read, by name. */
-  lookup: SecretLookup;
-  /** Set by the resolve step. */
+  /** The credentials, their tenant digest and identity (credentialsKey), and their client, once resolved. */
   credentials?: Credentials;
-  /** Digest of the tenant and base URL the credentials reach (set by the resolve step). */
   tenant?: string;
-  /** credentialsKey of the credentials: base URL, tenant and key (set by the resolve step). */
   identity?: string;
   client?: DeploymentClient;
+  /** The request the spec makes and its digests, once the program derived them (remediate.ts reads them). */
   desired?: DeploymentCreateRequest;
   digests?: AppliedDigests;
-  /** Set by the observe step: the deployment this object manages, when there is one. */
-  observed?: Deployment;
+  /** The deployment this object manages (or, observe-only, watches), once the program found one. */
+  deployment?: Deployment;
   /**
-   * Set by the observe step: `observed` is the observer's snapshot (a listing, or an earlier pass's
-   * create or PATCH answer), not a read of this pass.
+   * `deployment` is the observer's snapshot (a listing, or an earlier pass's create or PATCH answer), not a
+   * read of this pass.
    */
-  observedSnapshot?: boolean;
+  fromSnapshot?: boolean;
   /** Set by the verify step. */
   verified?: VerifiedCondition;
   /** Set by holdWhileStalled: the reconcile-requested-at annotation has a new value this pass. */

@@ -16,6 +16,7 @@ import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolv
 import type { KubeAccess } from '../../kube/access.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { kubeRequest } from '../../kube/request.ts';
+import { usableCredentials } from '../../reconcile/credentials.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
@@ -130,15 +131,11 @@ export function startSandboxTemplateController(
     const { namespace, name } = splitKey(key);
     const obj = objects.get(namespace, name);
     if (!obj) return undefined;
-    const ref = obj.spec.credentialsSecretRef;
-    const unresolved = `unresolved:${namespace}/${ref?.name ?? ''}`;
-    if (!ref && !scopeOf(namespace).allowed) return unresolved;
-    try {
-      // Synchronous: what the cache holds (the object's own pass reads its credentials Secret).
-      return credentialsKey(resolveCredentials(ref, (n) => secrets.peek(namespace, n), policy));
-    } catch {
-      return unresolved;
-    }
+    // Synchronous: what the cache holds (the object's own pass reads its credentials Secret).
+    const credentials = usableCredentials(obj, (n) => secrets.peek(namespace, n), scopeOf(namespace), policy);
+    return credentials
+      ? credentialsKey(credentials)
+      : `unresolved:${namespace}/${obj.spec.credentialsSecretRef?.name ?? ''}`;
   };
 
   const written = new ReadYourWrites<SandboxTemplate>((key) => {

@@ -1,7 +1,8 @@
 /**
- * The SandboxTemplate reconciler: observe only, as ordered steps in the runtime's reconcile shell. Each
- * pass resolves the object's credentials, reads the templates from the shared per-credential snapshot,
- * picks the exact name, copies what it observed into status and reports drift field by field. Nothing
+ * The SandboxTemplate reconciler: observe only, one step in the runtime's reconcile shell. Each pass
+ * runs the kind's program (reconcile/sandboxtemplate/: the credentials, the templates from the shared
+ * per-credential snapshot, the exact name, the drift) and acts on its verdict: copies what it observed
+ * into status and reports drift field by field. Nothing
  * is ever written to the control plane (the interface shows no write endpoint for templates), so
  * deletion needs no finalizer. The Drifted condition and its event are summary.ts's.
  */
@@ -11,20 +12,18 @@ import type { ControlPlaneAllowList } from '../../controlplane/allowed-control-p
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
-import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolve-credentials.ts';
+import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import type { SandboxTemplate as ListedTemplate } from '../../controlplane/schemas.ts';
 import { canonicalJson } from '../../lib/canonical-json.ts';
-import { templateDrift } from '../../reconcile/template-drift.ts';
-import { observedFacts } from '../../reconcile/template-observed.ts';
-import { resolveTemplate } from '../../reconcile/template-resolve.ts';
 import {
-  checkPollInterval,
-  pausedOutcome,
-  pollIntervalOf,
-  takeReconcileRequest,
-} from '../../runtime/annotations.ts';
+  type FinalTemplateVerdict,
+  runTemplate,
+  type TemplateFacts,
+} from '../../reconcile/sandboxtemplate/program.ts';
+import { observedFacts } from '../../reconcile/template-observed.ts';
+import { pollIntervalOf, takeReconcileRequest } from '../../runtime/annotations.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
-import { Stall, Wait } from '../../runtime/outcome.ts';
+import { type Outcome, Stall, Wait } from '../../runtime/outcome.ts';
 import {
   type KindShell,
   type Pass,
@@ -79,82 +78,83 @@ const TEMPLATE_FIELDS = [
 ] as const satisfies readonly (keyof SandboxTemplateStatus)[];
 
 function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
-  const paused: TemplateStep = {
-    name: 'paused',
-    run(pass) {
-      const outcome = pausedOutcome(pass.obj);
-      if (!outcome) checkPollInterval(pass.obj);
-      return outcome;
-    },
-  };
-
-  const observe: TemplateStep = {
-    name: 'observe',
+  const policy = credentialsPolicy(deps.defaultCredentials, deps.allowedControlPlanes);
+  /** Gather and decide (reconcile/sandboxtemplate/), then act: record what was observed, report drift. */
+  const decide: TemplateStep = {
+    name: 'decide',
     async run(pass) {
       const { obj, status } = pass;
-      // A requested reconcile wants what the control plane has now, not the last pass.
-      const requested = takeReconcileRequest(obj, status);
       const namespace = obj.metadata.namespace ?? '';
-      const ref = obj.spec.credentialsSecretRef;
-      if (!ref) {
-        const scope = deps.defaultCredentialsScope(namespace);
-        if (!scope.allowed) throw new Stall('DefaultCredentialsNotAllowed', scope.message);
-      }
-      const data = ref ? await deps.readSecret(namespace, ref.name) : undefined;
-      const credentials = resolveCredentials(
-        ref,
-        () => data,
-        credentialsPolicy(deps.defaultCredentials, deps.allowedControlPlanes),
-      );
-      const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);
-      // Under the pass deadline (--reconcile-timeout), as every AgentDeployment call: a server that
-      // answers each page just inside the call deadline cannot hold the worker for hundreds of pages.
-      const from = ref ? namespace : undefined;
-      const snapshot = await deps.snapshots.get(
-        credentialsKey(credentials),
-        maxAgeMs,
-        (maxBytes, deadline) =>
-          deps.listTemplates(credentials, {
-            ...(from === undefined ? {} : { namespace: from }),
-            ...(maxBytes === undefined ? {} : { maxBytes }),
-            ...(deadline === undefined ? {} : { deadline }),
-          }),
-        from,
-        pass.deadline,
-      );
-      status.lastSyncTime = new Date(snapshot.takenAt).toISOString();
+      // A requested reconcile wants what the control plane has now, not the last pass.
+      const requested = takeReconcileRequest(obj, { ...status });
+      const facts: TemplateFacts = {
+        object: { metadata: obj.metadata, spec: obj.spec },
+        settings: {
+          defaultCredentialsScope: deps.defaultCredentialsScope(namespace),
+          credentialsPolicy: policy,
+        },
+      };
+      const verdict = await runTemplate(facts, {
+        async read(read, f) {
+          const ref = obj.spec.credentialsSecretRef;
+          if (read === 'credentialsSecret') {
+            f.credentialsSecret = { data: ref ? await deps.readSecret(namespace, ref.name) : undefined };
+            return;
+          }
+          if (!f.credentials?.ok) throw new Error('templates listed before the credentials resolved');
+          const { credentials } = f.credentials;
+          const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);
+          // Under the pass deadline (--reconcile-timeout), as every AgentDeployment call: a server that
+          // answers each page just inside the call deadline cannot hold the worker for hundreds of pages.
+          const from = ref ? namespace : undefined;
+          const snapshot = await deps.snapshots.get(
+            credentialsKey(credentials),
+            maxAgeMs,
+            (maxBytes, deadline) =>
+              deps.listTemplates(credentials, {
+                ...(from === undefined ? {} : { namespace: from }),
+                ...(maxBytes === undefined ? {} : { maxBytes }),
+                ...(deadline === undefined ? {} : { deadline }),
+              }),
+            from,
+            pass.deadline,
+          );
+          status.lastSyncTime = new Date(snapshot.takenAt).toISOString();
+          f.templates = snapshot.templates;
+        },
+      });
+      if (verdict.gate !== 'paused') takeReconcileRequest(obj, status);
+      return act(pass, verdict);
+    },
+  };
+  return [decide];
+}
 
-      const name = obj.spec.templateName;
-      const found = resolveTemplate(snapshot.templates, name);
-      if (found.kind !== 'found') {
-        for (const k of TEMPLATE_FIELDS) delete status[k];
-      }
-      if (found.kind === 'notFound') {
-        const similar = found.similar.length ? `; names containing it: ${found.similar.join(', ')}` : '';
-        throw new Wait('NotFound', `no sandbox template named "${name}" on the control plane${similar}`);
-      }
-      if (found.kind === 'ambiguous') {
-        throw new Stall(
-          'Ambiguous',
-          `${found.ids.length} sandbox templates are named "${name}" (ids ${found.ids.join(', ')}); the name must be unique`,
-        );
-      }
-      Object.assign(status, observedFacts(found.template));
-      const drift = templateDrift(obj.spec, { ...status.observed, registryName: status.registryName });
+function act(pass: TemplatePass, verdict: FinalTemplateVerdict): Outcome {
+  const { status } = pass;
+  // Not (uniquely) there: status says nothing of a template.
+  if (verdict.gate === 'resolve') for (const k of TEMPLATE_FIELDS) delete status[k];
+  switch (verdict.kind) {
+    case 'paused':
+      return { kind: 'paused', reason: 'Paused', message: verdict.message };
+    case 'wait':
+      throw new Wait(verdict.reason, verdict.message);
+    case 'stall':
+      throw new Stall(verdict.reason, verdict.message);
+    case 'found': {
+      const { template, drift } = verdict;
+      Object.assign(status, observedFacts(template));
       status.drift = drift;
-      pass.found = { id: found.template.id, drift };
-      if (drift.length > 0) {
-        // Needs a person (change the spec or the template), but the template keeps being observed.
-        throw new Stall('DriftDetected', driftMessage(found.template.id, drift));
-      }
+      pass.found = { id: template.id, drift };
+      // Needs a person (change the spec or the template), but the template keeps being observed.
+      if (drift.length > 0) throw new Stall('DriftDetected', driftMessage(template.id, drift));
       return {
         kind: 'ready',
         reason: 'Succeeded',
-        message: `template ${found.template.id} found and matches the spec`,
+        message: `template ${template.id} found and matches the spec`,
       };
-    },
-  };
-  return [paused, observe];
+    }
+  }
 }
 
 /** A newer listing that changed nothing is not worth a write: steady objects cost no status writes. */

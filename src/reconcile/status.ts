@@ -1,7 +1,7 @@
 /** Status bookkeeping of an AgentDeployment: what was observed on the control plane, and what was applied. */
-import type { AgentDeploymentStatus } from '../../api/agentdeployment.ts';
-import type { Deployment } from '../../controlplane/schemas.ts';
-import type { AppliedDigests } from '../../reconcile/desired.ts';
+import type { AgentDeploymentStatus } from '../api/agentdeployment.ts';
+import type { Deployment } from '../controlplane/schemas.ts';
+import type { AppliedDigests } from './desired.ts';
 
 /** Descriptive values cut to the status schema's limits, so a long one cannot fail every status write. */
 const withinLimit = (value: string | null | undefined, max: number): string | undefined =>
@@ -52,4 +52,18 @@ const DEPLOYMENT_FIELDS = [
 
 export function forgetDeployment(s: AgentDeploymentStatus): void {
   for (const k of DEPLOYMENT_FIELDS) delete s[k];
+}
+
+/**
+ * This object owns `deploymentId` from now on: the id, and the tenant its credentials reach (the
+ * ownership record claims read); a create that was pending is answered.
+ */
+export function recordOwned(
+  s: AgentDeploymentStatus,
+  deploymentId: string,
+  tenant: string | undefined,
+): void {
+  s.deploymentId = deploymentId;
+  if (tenant) s.credentialsDigest = tenant;
+  delete s.createPendingSince;
 }

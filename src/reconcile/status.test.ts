@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentDeploymentStatus } from '../../api/agentdeployment.ts';
-import type { Deployment } from '../../controlplane/schemas.ts';
+import type { AgentDeploymentStatus } from '../api/agentdeployment.ts';
+import type { Deployment } from '../controlplane/schemas.ts';
 import { recordObserved } from './status.ts';
 
 const deployment = (over: { url?: string; image?: string; sha?: string }) =>

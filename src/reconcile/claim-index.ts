@@ -4,30 +4,14 @@
  * A claim's tenant is computed when asked: the digest recorded with its id, else the tenant its current
  * credentials reach (resolved from the Secret cache; unknown while they do not resolve).
  *
- * A claim without a recorded id (a name, a pending create, an adopt annotation) counts only for objects
- * of the same credential identity (base URL, tenant and key): a Secret that names another tenant's base
- * URL and tenant id with a junk key must not claim that tenant's names. A recorded id counts for its
- * whole tenant when the tenant is named by a tenant id: it proves the object's credentials made or
- * adopted the deployment in that workspace. Without a tenant id a base URL is no tenant (every account's
- * keys share it): a recorded id then counts only for the identity that holds it now, so another
- * platform account's deployments never hold a name or an id here (issue 32). Objects whose
- * credentials are not allowed (a control plane not on the list, default credentials their namespace may
- * not use) claim nothing. An observe-only object claims no name (it never creates), only an id it records
- * or asks to adopt.
+ * Which claims a query sees is claims.ts's rule (visibleClaim); the controller indexes the informer
+ * cache with it, the plan the objects it lists, so both see the same claims.
  */
-import type { AgentDeployment } from '../../api/agentdeployment.ts';
-import { Annotation } from '../../api/names.ts';
-import { type Claim, claimOf, deploymentNameOf } from '../../reconcile/claims.ts';
-import { isObserveOnly } from '../../reconcile/management.ts';
-import { objectKey } from '../../runtime/keys.ts';
+import type { AgentDeployment } from '../api/agentdeployment.ts';
+import { Annotation } from '../api/names.ts';
+import { type Claim, type CredentialIdentity, deploymentNameOf, visibleClaim } from './claims.ts';
 
-/** What an object's current credentials are: the tenant they reach, and the identity (key included). */
-export interface CredentialIdentity {
-  /** tenantDigest: base URL and tenant id. */
-  tenant: string;
-  /** credentialsKey: base URL, tenant id and key. */
-  identity: string;
-}
+const objectKey = (obj: AgentDeployment) => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
 
 /** Claims in one tenant, as seen by an object of credential identity `identity`. */
 export interface ClaimQuery {
@@ -77,18 +61,8 @@ export class ClaimIndex {
     for (const key of keys) {
       const obj = this.#objects.get(key);
       if (!obj) continue;
-      if (obj.status?.deploymentId && obj.status.credentialsDigest) {
-        const claim = claimOf(obj, undefined);
-        if (claim.tenant !== query.tenant) continue;
-        if (query.tenanted || this.#identityOf(obj)?.identity === query.identity) out.push(claim);
-        continue;
-      }
-      const current = this.#identityOf(obj);
-      if (current?.tenant !== query.tenant || current.identity !== query.identity) continue;
-      const claim = claimOf(obj, current.tenant);
-      // Observe-only never creates: its name is no claim (an adoption it asks for still is).
-      if (isObserveOnly(obj.spec) && !claim.adoptId) continue;
-      out.push(claim);
+      const claim = visibleClaim(obj, this.#identityOf, query);
+      if (claim) out.push(claim);
     }
     return out;
   }

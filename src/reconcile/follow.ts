@@ -8,8 +8,8 @@ import {
   type AgentDeploymentSpec,
   DEFAULT_PROGRESS_DEADLINE,
   DEFAULT_RETRY_BACKOFF,
-} from '../../api/agentdeployment.ts';
-import { Annotation } from '../../api/names.ts';
+} from '../api/agentdeployment.ts';
+import { Annotation } from '../api/names.ts';
 import {
   type RetryPolicy,
   readiness,
@@ -17,9 +17,10 @@ import {
   revisionAgeMs,
   revisionPhase,
   revisionPollDelayMs,
-} from '../../controlplane/progress.ts';
-import { formatDuration, parseDuration } from '../../lib/duration.ts';
-import type { Outcome } from '../../runtime/outcome.ts';
+} from '../controlplane/progress.ts';
+import { REVISION_SUCCEEDED } from '../controlplane/schemas.ts';
+import { formatDuration, parseDuration } from '../lib/duration.ts';
+import type { Outcome } from '../runtime/outcome.ts';
 
 export interface FollowInput {
   deployment: { id: string; status: string };
@@ -187,4 +188,25 @@ export function followDeletion(input: DeletionInput): { outcome: Outcome; requeu
 /** An instant as RFC 3339 to the second. */
 function secondsOf(ms: number): string {
   return new Date(Math.ceil(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/**
+ * The latest revision's status when it need not be read: one that ran to the end is not read again; one
+ * the deployment shows active is the one deployed (`trustActive`: under full management; an observe-only
+ * object reads the revision itself). Undefined: read it (its times drive deadline and retry).
+ */
+export function knownRevision(
+  status: { latestRevisionId?: string | undefined; revisionStatus?: string | undefined },
+  deployment: {
+    latest_revision_id?: string | null | undefined;
+    active_revision_id?: string | null | undefined;
+  },
+  trustActive: boolean,
+): FollowInput['revision'] | undefined {
+  const id = deployment.latest_revision_id;
+  if (!id) return undefined;
+  const known = status.latestRevisionId === id ? status.revisionStatus : undefined;
+  if (known && REVISION_SUCCEEDED.has(known)) return { id, status: known };
+  if (trustActive && deployment.active_revision_id === id) return { id, status: 'DEPLOYED' };
+  return undefined;
 }

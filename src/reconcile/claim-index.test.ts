@@ -1,6 +1,6 @@
 /** The claim index over the informer cache: what a query returns, by name, id and tenant. */
 import { describe, expect, it } from 'vitest';
-import type { AgentDeployment } from '../../api/agentdeployment.ts';
+import type { AgentDeployment } from '../api/agentdeployment.ts';
 import { ClaimIndex } from './claim-index.ts';
 
 const obj = (

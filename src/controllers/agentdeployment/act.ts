@@ -1,0 +1,197 @@
+/**
+ * The `decide` step: gather and decide (reconcile/agentdeployment/program.ts, with the controller's port,
+ * gather.ts), then act on the verdict: paused, wait or stall end the pass; create, patch and redeploy
+ * are sent through the external resource; a revision in progress is looked at again, one deployed is
+ * Ready (or verified next); observe-only reports (observe-only.ts).
+ */
+import { Annotation, EventReason } from '../../api/names.ts';
+import type { Deployment } from '../../controlplane/schemas.ts';
+import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
+import { claimConflictOf } from '../../reconcile/agentdeployment/gates/claims.ts';
+import { ownedDeployment } from '../../reconcile/agentdeployment/gates/ownership.ts';
+import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
+import type { FinalVerdict, Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
+import { createContest } from '../../reconcile/claims.ts';
+import { isObserveOnly } from '../../reconcile/management.ts';
+import { recordApplied, recordObserved } from '../../reconcile/status.ts';
+import { takeReconcileRequest } from '../../runtime/annotations.ts';
+import { type Outcome, Stall, Wait } from '../../runtime/outcome.ts';
+import type { Step } from '../../runtime/reconcile-shell.ts';
+import { controllerPort, passExternal, recordFound, recordWatched } from './gather.ts';
+import { afterFailure, fastRevert, noteRevision, rolledBackOutcome, wouldRemediate } from './remediate.ts';
+import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
+
+const progressing = (message: string): Outcome => ({ kind: 'progressing', reason: 'Progressing', message });
+
+/** `factsOf`: the pass's facts (made once per pass: the later steps act with the same). */
+export function decideStep(
+  deps: AgentDeploymentDeps,
+  factsOf: (pass: AgentDeploymentPass) => AgentDeploymentFacts,
+  gates?: readonly (readonly [GateName, Gate])[],
+): Step<AgentDeploymentPass> {
+  return {
+    name: 'decide',
+    async run(pass) {
+      const facts = factsOf(pass);
+      pass.reconcileRequested = facts.reconcileRequested;
+      const verdict = await runAgentDeployment(facts, controllerPort(deps, pass), gates);
+      if (verdict.gate !== 'paused') takeReconcileRequest(pass.obj, pass.status);
+      if (facts.desired?.ok) {
+        pass.desired = facts.desired.request;
+        pass.digests = facts.desired.digests;
+      }
+      return act(deps, pass, facts, verdict);
+    },
+  };
+}
+
+async function act(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+  verdict: FinalVerdict,
+): Promise<Outcome | undefined> {
+  const { status } = pass;
+  // Under full management there is no drift report; an observe-only object's is rewritten below.
+  const found = ['ownership', 'observeOnly', 'converge', 'followRevision'].includes(verdict.gate);
+  if (found && !isObserveOnly(pass.spec)) delete status.drift;
+  if (verdict.gate === 'observeOnly' && verdict.kind === 'wait') {
+    // Nothing to observe (NotFound), or it is being deleted: no drift to report.
+    recordWatched(deps, pass, facts, status.deploymentId === ownedDeployment(facts)?.id);
+    delete status.drift;
+  } else if (verdict.gate === 'converge') {
+    const deployment = recordFound(deps, pass, facts);
+    if (deployment) recordObserved(status, deployment);
+  }
+  if (verdict.kind === 'patch' && verdict.secretsTakenAsCurrent) {
+    pass.events.push({
+      type: 'Normal',
+      reason: EventReason.SecretsTakenAsCurrent,
+      message: `the platform does not reveal secret values: took ${(facts.desired?.ok ? facts.desired.request.secrets : []).map((s) => s.name).join(', ')} as current instead of redeploying; the next change to a secret is sent`,
+    });
+  }
+  switch (verdict.kind) {
+    case 'paused':
+      return { kind: 'paused', reason: 'Paused', message: verdict.message };
+    case 'stall':
+      // Refused the default credentials: the batched poll read its deployment with them before: no more.
+      if (verdict.gate === 'defaultCredentialsScope') deps.observer.untrack(pass.key);
+      redeploySkipped(pass, verdict);
+      if (verdict.gate === 'followRevision' && verdict.reason === 'RevisionFailed' && verdict.revision) {
+        // spec.remediation (issue 33): roll back, or say why not; observe-only only says what it would do.
+        const deployment = facts.followed?.deployment as Deployment;
+        const failure = {
+          id: verdict.revision.id,
+          failure: 'deploy',
+          status: verdict.revision.status,
+        } as const;
+        if (facts.observation)
+          throw new Stall(verdict.reason, `${verdict.message}${wouldRemediate(pass, deployment, failure)}`);
+        return afterFailure(
+          deps,
+          pass,
+          passExternal(deps, pass, facts),
+          deployment,
+          failure,
+          verdict.message,
+        );
+      }
+      throw new Stall(verdict.reason, verdict.message);
+    case 'wait':
+      throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
+    case 'create': {
+      const { digests } = verdict;
+      // The mark made durable, then the contest: objects that got past the gate together (neither saw
+      // the other yet) are all visible once the mark's own write is, and the older creates.
+      const persist = async () => {
+        const marked = JSON.parse(JSON.stringify(status));
+        pass.written = await deps.writeStatus(pass.written ?? pass.obj, marked, pass.signal);
+        if (!(await deps.cacheShows(pass.written, pass.signal))) {
+          pass.log.warn(
+            'the informer did not show the create mark in time: contesting the name on what it holds',
+          );
+        }
+        const contest = claimConflictOf(facts, createContest);
+        if (contest) throw new Stall(contest.reason, contest.message);
+      };
+      const external = passExternal(deps, pass, facts);
+      const created = await external.create(verdict.request, persist);
+      // Nothing else before the shell's status write: it records the id the moment the POST answered.
+      deps.observer.track(pass.key, external.credentials, created.id);
+      recordApplied(status, created, digests);
+      noteRevision(deps, pass, created, 'Spec');
+      return progressing(
+        `deployment ${created.id} created; following revision ${created.latest_revision_id}`,
+      );
+    }
+    case 'patch': {
+      const external = passExternal(deps, pass, facts);
+      // A spec equal to a revision that deployed (a revert) is a redeploy of it, no build (remediate.ts).
+      const reverted = await fastRevert(deps, pass, external, verdict.deployment, verdict);
+      if (reverted) {
+        recordApplied(status, reverted, verdict.digests);
+        return progressing(`reverted by a redeploy; following revision ${reverted.latest_revision_id}`);
+      }
+      const patched = await external.update(verdict.deployment.id, verdict.patch, verdict.changed);
+      recordApplied(status, patched, verdict.digests);
+      if (verdict.createsRevision) {
+        noteRevision(deps, pass, patched, 'Spec');
+        return progressing(
+          `patched ${verdict.changed.join(', ')}; following revision ${patched.latest_revision_id}`,
+        );
+      }
+      pass.deployment = patched;
+      return undefined;
+    }
+    case 'redeploy': {
+      const { deployment, revision, why } = verdict;
+      const redeployed = await passExternal(deps, pass, facts).redeploy(deployment.id, revision.id, why);
+      if (verdict.trigger === 'retry') status.retries = (status.retries ?? 0) + 1;
+      if (verdict.handled) status.lastHandledRedeployAt = verdict.handled;
+      recordObserved(status, redeployed);
+      noteRevision(deps, pass, redeployed, verdict.trigger === 'retry' ? 'Retry' : 'Request', revision.id);
+      return progressing(
+        `revision ${revision.id} redeployed (${why}); following revision ${redeployed.latest_revision_id}`,
+      );
+    }
+    case 'progressing':
+      redeploySkipped(pass, verdict);
+      observedAsApplied(pass, facts);
+      if (verdict.requeueAfterMs !== undefined) pass.requeueAfterMs = verdict.requeueAfterMs;
+      return progressing(verdict.message);
+    case 'ready':
+      redeploySkipped(pass, verdict);
+      observedAsApplied(pass, facts);
+      // Verified next, when asked for (an observe-only object runs nothing on the agent server).
+      if (pass.spec.verification && !facts.observation) return undefined;
+      if (facts.observation) return { kind: 'ready', reason: 'Succeeded', message: verdict.message };
+      // While a rollback made for this spec serves: RolledBack (remediate.ts).
+      return (
+        rolledBackOutcome(pass, false) ?? { kind: 'ready', reason: 'Succeeded', message: verdict.message }
+      );
+  }
+}
+
+/** A redeploy request the revision's state answers without a redeploy: recorded as handled, and said. */
+function redeploySkipped(
+  pass: AgentDeploymentPass,
+  verdict: { handled?: string | undefined; revision?: { id: string; status: string } | undefined },
+): void {
+  if (!verdict.handled || !verdict.revision) return;
+  pass.status.lastHandledRedeployAt = verdict.handled;
+  pass.events.push({
+    type: 'Normal',
+    reason: EventReason.RedeploySkipped,
+    message: `annotation ${Annotation.RedeployRequestedAt}=${verdict.handled}: revision ${verdict.revision.id} is ${verdict.revision.status}, nothing to redeploy`,
+  });
+}
+
+/**
+ * Observe-only, no drift and the revision not failed: what the platform has is what the spec says,
+ * recorded as applied as a full pass would, so switching to full management later patches nothing.
+ */
+function observedAsApplied(pass: AgentDeploymentPass, facts: AgentDeploymentFacts): void {
+  if (!facts.observation || facts.observation.drift.length > 0) return;
+  pass.status.secretsDigest = facts.observation.digests.secrets;
+  pass.status.appliedConfigDigest = facts.observation.digests.unechoed;
+}

@@ -1,0 +1,281 @@
+/**
+ * The controller's gather for the AgentDeployment program (reconcile/agentdeployment/): the facts of a
+ * pass, and the port that reads the world for them (the Secret cache within its budgets, the claim
+ * index, the batched poll's snapshot or a GET, the name lookup) and acts on the chain's bookkeeping (the
+ * finalizer, the credentials Secret's in-use finalizer, the events of a forgotten, adopted or found
+ * deployment).
+ */
+import { Annotation, EventReason } from '../../api/names.ts';
+import { lookupName, readById } from '../../controlplane/deployment-reads.ts';
+import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.ts';
+import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
+import type { AgentDeploymentFacts, SecretsRead } from '../../reconcile/agentdeployment/facts.ts';
+import { ownedDeployment, ownershipFactsOf } from '../../reconcile/agentdeployment/gates/ownership.ts';
+import type { ProgramPort } from '../../reconcile/agentdeployment/program.ts';
+import { deploymentNameOf } from '../../reconcile/claims.ts';
+import { knownRevision } from '../../reconcile/follow.ts';
+import type { ReadById } from '../../reconcile/ownership.ts';
+import { OBJECT_SECRET_BUDGET } from '../../reconcile/settings.ts';
+import { recordObserved } from '../../reconcile/status.ts';
+import { takeReconcileRequest } from '../../runtime/annotations.ts';
+import { SecretBudgetError } from '../../runtime/secret-cache.ts';
+import { referencedSecretNames } from '../../translate/secrets.ts';
+import { type ExternalDeployment, externalDeployment } from './external.ts';
+import { observeRevision } from './remediate.ts';
+import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
+
+/** The facts a pass starts from: the object, the controller's settings for its namespace, nothing read. */
+export function passFacts(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  policy: CredentialsPolicy,
+): AgentDeploymentFacts {
+  const namespace = pass.obj.metadata.namespace ?? '';
+  return {
+    object: {
+      metadata: { ...pass.obj.metadata, generation: pass.generation },
+      spec: pass.spec,
+      status: pass.status,
+    },
+    settings: {
+      defaultCredentialsScope: deps.defaultCredentialsScope(namespace),
+      credentialsPolicy: policy,
+      objectSecretBudget: OBJECT_SECRET_BUDGET,
+    },
+    // Asked without recording it: the pass records it once it gets past the pause (takeRequest).
+    reconcileRequested: takeReconcileRequest(pass.obj, { ...pass.status }),
+    statusKnown: true,
+    appliedUnknown: false,
+    digestKey: deps.digestKey,
+    now: deps.now(),
+    revisionPollMs: deps.revisionPollMs,
+    prepared: new Set(),
+  };
+}
+
+/** The Secrets the object references, within its namespace's budget (the Secret cache's). */
+export async function readSecrets(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+): Promise<SecretsRead> {
+  const namespace = pass.obj.metadata.namespace ?? '';
+  const names = referencedSecretNames(pass.spec);
+  try {
+    const data = await Promise.all(names.map((name) => deps.readSecret(namespace, name)));
+    const byName = new Map(names.map((name, i) => [name, data[i]]));
+    return { byName };
+  } catch (err) {
+    if (err instanceof SecretBudgetError) return { byName: new Map(), namespaceBudgetExceeded: err.message };
+    throw err;
+  }
+}
+
+/** The client of the credentials the facts resolved; made once per pass. */
+export function passClient(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+) {
+  if (!facts.credentials?.ok) throw new Error('the control plane was asked for before credentials resolved');
+  const { credentials, tenant, identity } = facts.credentials;
+  if (!pass.client || pass.identity !== identity) {
+    pass.credentials = credentials;
+    pass.tenant = tenant;
+    pass.identity = identity;
+    // Credentials from the namespace's own Secret count against its identities (pools.ts).
+    const from = pass.spec.credentialsSecretRef ? (pass.obj.metadata.namespace ?? '') : undefined;
+    pass.client = deps.controlPlane(credentials, pass.deadline, from);
+  }
+  return pass.client;
+}
+
+export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentPass): ProgramPort {
+  const { observer } = deps;
+  const namespace = pass.obj.metadata.namespace ?? '';
+  const note = (reason: EventReason, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
+    pass.events.push({ type, reason, message });
+  /** What this pass read first-hand, held as the object's snapshot if its namespace's budget has room. */
+  const remembered = (identity: string, read: ReadById): ReadById => {
+    if (read === 'missing') return read;
+    const overBudget = observer.remember(identity, read, pass.key);
+    if (overBudget) throw overBudget;
+    return read;
+  };
+  return {
+    async read(read, facts) {
+      if (read === 'secrets') {
+        facts.secrets = await readSecrets(deps, pass);
+        return;
+      }
+      if (read === 'claims') {
+        facts.claims = { claims: deps.claims };
+        return;
+      }
+      const client = passClient(deps, pass, facts);
+      const identity = pass.identity as string;
+      switch (read) {
+        case 'recorded': {
+          const id = facts.object.status.deploymentId as string;
+          const snapshot = observer.fresh(identity, id);
+          facts.recorded = snapshot ?? remembered(identity, await readById(client, id));
+          pass.fromSnapshot = snapshot !== undefined;
+          if (facts.recorded === 'missing') observer.forget(identity, id);
+          return;
+        }
+        case 'adopted': {
+          const id = facts.object.metadata.annotations?.[Annotation.AdoptDeploymentId] as string;
+          facts.adopted = remembered(identity, await readById(client, id));
+          return;
+        }
+        case 'byName':
+          facts.byName = await lookupName(client, deploymentNameOf({ ...pass.obj, spec: pass.spec }));
+          return;
+        case 'revision':
+          facts.followed = await readRevision(deps, pass, facts, passExternal(deps, pass, facts));
+          return;
+      }
+    },
+    async act(verdict, facts) {
+      switch (verdict.kind) {
+        case 'prepare':
+          if (verdict.prepare === 'addFinalizer') {
+            await deps.addFinalizer(pass.obj, pass.signal);
+            return;
+          }
+          {
+            // The credentials must outlive this object (a namespace deletion removes both at once).
+            const ref = pass.spec.credentialsSecretRef;
+            if (ref && facts.secrets?.byName.get(ref.name))
+              await deps.protectCredentials(namespace, ref.name, pass.signal);
+            await deps.releaseCredentials(namespace, undefined, pass.signal);
+          }
+          return;
+        case 'forget':
+          pass.fromSnapshot = false;
+          note(EventReason.DeploymentMissing, verdict.message, 'Warning');
+          return;
+        case 'own':
+          observer.remember(pass.identity as string, verdict.deployment, pass.key);
+          if (verdict.message)
+            note(verdict.how === 'adopted' ? EventReason.Adopted : EventReason.Found, verdict.message);
+          return;
+        case 'observed':
+          recordWatched(deps, pass, facts, verdict.owned);
+          pass.status.drift = verdict.drift;
+          return;
+        case 'inSync': {
+          // Found and in sync: watched from here, and what status shows of it.
+          const deployment = recordFound(deps, pass, facts);
+          if (deployment) recordObserved(pass.status, deployment);
+          if (verdict.secretsTakenAsCurrent) {
+            const names = facts.desired?.ok ? facts.desired.request.secrets.map((s) => s.name) : [];
+            note(
+              EventReason.SecretsTakenAsCurrent,
+              `the platform does not reveal secret values: took ${names.join(', ')} as current instead of redeploying; the next change to a secret is sent`,
+            );
+          }
+          return;
+        }
+      }
+    },
+  };
+}
+
+/** The external resource of a pass whose credentials resolved. */
+export function passExternal(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+): ExternalDeployment {
+  return externalDeployment(deps, pass, passClient(deps, pass, facts), () => ownershipFactsOf(facts));
+}
+
+/** What the pass found and watches from here: recorded in status, and polled by the observer. */
+export function recordFound(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+) {
+  const deployment = ownedDeployment(facts);
+  if (!deployment || !pass.credentials) return undefined;
+  const { status } = pass;
+  // A record from before digests were kept: the deployment answers, so these are its credentials.
+  if (status.deploymentId === deployment.id && !status.credentialsDigest && pass.tenant)
+    status.credentialsDigest = pass.tenant;
+  deps.observer.track(pass.key, pass.credentials, deployment.id);
+  pass.deployment = deployment;
+  return deployment;
+}
+
+/**
+ * The deployment as it is now and its latest revision, read as little as will do: a snapshot the
+ * revision was never looked at with is read again first (one read tells whether the revision runs and
+ * all status shows); a revision not known to have ended, and not shown active, is read (its times drive
+ * deadline and retry), and when it turns out deployed since the snapshot, the deployment once more.
+ * Status records what was read.
+ */
+async function readRevision(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+  external: ExternalDeployment,
+): Promise<NonNullable<AgentDeploymentFacts['followed']>> {
+  const { status } = pass;
+  let deployment = pass.deployment ?? ownedDeployment(facts);
+  if (!deployment) throw new Error('a revision was asked for without a deployment');
+  // Observe-only reads the revision as it is, and no more (nothing it does depends on the deployment's).
+  const managed = !facts.observation;
+  if (managed && pass.fromSnapshot && isFirstLook(status, deployment)) {
+    deployment = await external.refresh(deployment.id);
+    recordObserved(status, deployment);
+  }
+  const revisionId = deployment.latest_revision_id;
+  if (!revisionId) return { deployment, revision: undefined };
+  let revision = knownRevision(status, deployment, managed);
+  if (!revision) {
+    const read = await external.revision(deployment.id, revisionId);
+    revision = {
+      id: revisionId,
+      status: read.status,
+      createdAt: read.created_at,
+      updatedAt: read.updated_at,
+    };
+    if (managed && REVISION_SUCCEEDED.has(read.status) && deployment.active_revision_id !== revisionId) {
+      // The snapshot predates the deploy: read the deployment once so status shows what now runs.
+      deployment = await external.refresh(deployment.id);
+      recordObserved(status, deployment);
+    }
+  }
+  status.latestRevisionId = revisionId;
+  status.revisionStatus = revision.status;
+  pass.deployment = deployment;
+  // The history (issue 33) records what the revision is doing, with the configuration around it.
+  if (facts.desired?.ok) {
+    pass.desired = facts.desired.request;
+    pass.digests = facts.desired.digests;
+  }
+  observeRevision(deps, pass, deployment, revision.status);
+  return { deployment, revision };
+}
+
+/** The latest revision was never looked at, and the deployment as known does not show it active. */
+const isFirstLook = (status: AgentDeploymentPass['status'], deployment: Deployment): boolean =>
+  !!deployment.latest_revision_id &&
+  deployment.active_revision_id !== deployment.latest_revision_id &&
+  !(status.latestRevisionId === deployment.latest_revision_id && status.revisionStatus);
+
+/**
+ * What an observe-only object watches: recorded in status as observed and polled; the id stays recorded
+ * only when it is the object's own (recorded or adopted), not a deployment merely seen by name.
+ */
+export function recordWatched(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+  owned: boolean,
+): void {
+  const deployment = recordFound(deps, pass, facts);
+  if (!deployment) return;
+  recordObserved(pass.status, deployment);
+  if (!owned) delete pass.status.deploymentId;
+}

@@ -1,0 +1,194 @@
+/**
+ * The two readers of a world (worlds.test-support.ts): the controller runs one real pass over it
+ * (Kubernetes in memory, the control plane the simulator); the plan runs over the same world with its
+ * read-only port. Each side's answer is reduced to the first write, or the wait or stall with its reason.
+ */
+import pino from 'pino';
+import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
+import { FINALIZER } from '../../api/names.ts';
+import { controlPlaneAllowList } from '../../controlplane/allowed-control-planes.ts';
+import { ControlPlaneClient } from '../../controlplane/client.ts';
+import { defaultCredentialsScope } from '../../controlplane/default-credentials-scope.ts';
+import { ControlPlanePools } from '../../controlplane/pools.ts';
+import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
+import { planAgentDeployment } from '../../plan/agentdeployment.ts';
+import type { LiveObject, PlanWorld } from '../../plan/model.ts';
+import { planRemoved } from '../../plan/prune.ts';
+import { readOnly } from '../../plan/read-only.ts';
+import type { Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
+import { ClaimIndex } from '../../reconcile/claim-index.ts';
+import { identityOf, usableCredentials } from '../../reconcile/credentials.ts';
+import { findCondition } from '../../runtime/conditions.ts';
+import { reconcileWithShell } from '../../runtime/reconcile-shell.ts';
+import { DEFAULT_API_KEY, type Simulator } from '../../simulator/index.ts';
+import { agentDeploymentShell } from './reconciler.ts';
+import { agentDeploymentSteps } from './steps.ts';
+import type { AgentDeploymentDeps } from './types.ts';
+import { type BuiltWorld, DIGEST_KEY, NOW, NS } from './worlds.test-support.ts';
+
+/** What one pass did, reduced: the first control-plane write, else `stall:Reason`, `wait:Reason`, none. */
+export async function controllerVerdict(
+  sim: Simulator,
+  world: BuiltWorld,
+  gates?: readonly (readonly [GateName, Gate])[],
+  /** Collects the pass's Kubernetes-side bookkeeping (finalizers), which the plan only assumes. */
+  kubeWrites: string[] = [],
+): Promise<string> {
+  let obj = structuredClone(world.obj);
+  const scope = defaultCredentialsScope({
+    namespaces: world.settings.defaultCredentials.namespaces,
+    namespaceSelector: '',
+  });
+  const policy = credentialsPolicy(
+    { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },
+    controlPlaneAllowList('', sim.url),
+  );
+  const claims = new ClaimIndex((o) => {
+    const ns = o.metadata.namespace ?? '';
+    return identityOf(
+      usableCredentials(o, (name) => world.secrets.get(`${ns}/${name}`), scope.decide(ns, undefined), policy),
+    );
+  });
+  for (const o of world.others) claims.set(o);
+  const pools = new ControlPlanePools({ clientDefaults: { getRetries: 0 }, breaker: { threshold: 1_000 } });
+  let gone = false;
+  const deps = {
+    getObject: () => (gone ? undefined : obj),
+    readSecret: async (namespace: string, name: string) => world.secrets.get(`${namespace}/${name}`),
+    writeStatus: async (_o: AgentDeployment, status: AgentDeploymentStatus) => {
+      obj = { ...obj, status: structuredClone(status) };
+      return obj;
+    },
+    addFinalizer: async () => {
+      kubeWrites.push('addFinalizer');
+      obj.metadata.finalizers = [...(obj.metadata.finalizers ?? []), FINALIZER];
+    },
+    removeFinalizer: async () => {
+      obj.metadata.finalizers = [];
+      gone = true;
+    },
+    recordEvent: () => {},
+    controlPlane: (credentials: Parameters<ControlPlanePools['clientFor']>[0]) =>
+      pools.clientFor(credentials),
+    observer: {
+      fresh: () => undefined,
+      remember: () => {},
+      forget: () => {},
+      track: () => {},
+      untrack: () => {},
+    },
+    defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },
+    allowedControlPlanes: controlPlaneAllowList('', sim.url),
+    claims: (query: Parameters<ClaimIndex['claims']>[0]) => claims.claims(query),
+    cacheShows: async () => true,
+    defaultCredentialsScope: (namespace: string) => scope.decide(namespace, undefined),
+    protectCredentials: async () => {
+      kubeWrites.push('protectCredentials');
+    },
+    releaseCredentials: async () => {
+      kubeWrites.push('releaseCredentials');
+    },
+    digestKey: DIGEST_KEY,
+    pollIntervalMs: 60_000,
+    revisionPollMs: 5_000,
+    verifier: { step: () => Promise.reject(new Error('no verification')), forget: () => {} },
+    now: () => new Date(NOW),
+  };
+  const typed = deps as unknown as AgentDeploymentDeps;
+  const shell = { ...agentDeploymentShell(typed), steps: agentDeploymentSteps(typed, gates) };
+  sim.resetRequests();
+  const signal = new AbortController().signal;
+  try {
+    await reconcileWithShell(shell, `${NS}/agent`, {
+      signal,
+      deadline: signal,
+      log: pino({ level: 'silent' }),
+    });
+  } catch {
+    // A transient failure (retried with backoff): its reason is in the conditions, read below.
+  } finally {
+    await pools.close();
+  }
+  const writes = sim
+    .requests()
+    .filter((r) => r.method !== 'GET')
+    .map((r) =>
+      r.method === 'POST' && r.route.endsWith('/redeploy')
+        ? 'redeploy'
+        : r.method === 'POST'
+          ? 'create'
+          : r.method.toLowerCase(),
+    );
+  if (writes[0]) return writes[0];
+  if (gone) return 'orphan';
+  const conditions = obj.status?.conditions;
+  // Paused: nothing sent (a Stalled condition from before is left as it was).
+  if (findCondition(conditions, 'Paused')?.status === 'True') return 'none';
+  const stalled = findCondition(conditions, 'Stalled');
+  if (stalled?.status === 'True') return `stall:${stalled.reason}`;
+  const reconciling = findCondition(conditions, 'Reconciling');
+  if (reconciling?.status === 'True' && reconciling.reason !== 'Progressing')
+    return `wait:${reconciling.reason}`;
+  return 'none';
+}
+
+/** What the plan prints for the same world, reduced the same way. */
+export async function planVerdict(sim: Simulator, world: BuiltWorld): Promise<string> {
+  const clients: ControlPlaneClient[] = [];
+  const live = structuredClone(world.obj) as unknown as LiveObject;
+  live.metadata.creationTimestamp = (world.obj.metadata.creationTimestamp as unknown as Date).toISOString();
+  if (world.obj.metadata.deletionTimestamp)
+    live.metadata.deletionTimestamp = (world.obj.metadata.deletionTimestamp as unknown as Date).toISOString();
+  const others = world.others.map((o) => {
+    const copy = structuredClone(o) as unknown as LiveObject;
+    copy.metadata.creationTimestamp = (o.metadata.creationTimestamp as unknown as Date).toISOString();
+    return copy;
+  });
+  const planWorld: PlanWorld = {
+    kube: {
+      live: async () => live,
+      secret: async (namespace, name) => world.secrets.get(`${namespace}/${name}`),
+      dryRun: async () => undefined,
+      agentDeployments: async () => [live, ...others],
+      agentDeploymentsMatching: async () => [live],
+      controllerSettings: async () => world.settings,
+      settingsLocation: 'test/settings',
+      namespaceLabels: async () => ({}),
+      maySeeSecrets: async () => true,
+    },
+    defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },
+    digestKey: DIGEST_KEY,
+    controlPlane(credentials) {
+      const client = new ControlPlaneClient({ credentials, getRetries: 0 });
+      clients.push(client);
+      return readOnly(client);
+    },
+  };
+  try {
+    const entry = world.obj.metadata.deletionTimestamp
+      ? await planRemoved(live, planWorld)
+      : await planAgentDeployment(
+          {
+            apiVersion: world.obj.apiVersion as string,
+            kind: 'AgentDeployment',
+            metadata: {
+              name: live.metadata.name,
+              namespace: NS,
+              annotations: live.metadata.annotations ?? {},
+            },
+            spec: world.obj.spec,
+          },
+          NS,
+          planWorld,
+        );
+    switch (entry.action) {
+      case 'stall':
+      case 'wait':
+        return `${entry.action}:${entry.reason}`;
+      default:
+        return entry.action;
+    }
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The AgentDeployment's gates, in the order they decide (DEVELOPMENT.md lists them, one line each). The
+ * first gate with a verdict decides; a gate adds here once, and the controller and the plan both run it.
+ */
+import type { AgentDeploymentFacts } from './facts.ts';
+import { budgets } from './gates/budgets.ts';
+import { claims } from './gates/claims.ts';
+import { converge } from './gates/converge.ts';
+import { credentials } from './gates/credentials.ts';
+import { credentialsInUse } from './gates/credentials-in-use.ts';
+import { defaultCredentialsScope } from './gates/default-credentials-scope.ts';
+import { desired } from './gates/desired.ts';
+import { finalizer } from './gates/finalizer.ts';
+import { followRevision } from './gates/follow-revision.ts';
+import { holdWhileStalled } from './gates/hold-while-stalled.ts';
+import { observeOnly } from './gates/observe-only.ts';
+import { ownership } from './gates/ownership.ts';
+import { paused } from './gates/paused.ts';
+import type { Gate, GateName, Verdict } from './verdict.ts';
+
+export const AGENT_DEPLOYMENT_GATES: readonly (readonly [GateName, Gate])[] = [
+  ['paused', paused],
+  ['holdWhileStalled', holdWhileStalled],
+  ['defaultCredentialsScope', defaultCredentialsScope],
+  ['finalizer', finalizer],
+  ['budgets', budgets],
+  ['credentialsInUse', credentialsInUse],
+  ['credentials', credentials],
+  ['desired', desired],
+  ['claims', claims],
+  ['ownership', ownership],
+  ['observeOnly', observeOnly],
+  ['converge', converge],
+  ['followRevision', followRevision],
+];
+
+/** The verdict of the first gate that has one. */
+export function decideAgentDeployment(
+  facts: AgentDeploymentFacts,
+  gates: readonly (readonly [GateName, Gate])[] = AGENT_DEPLOYMENT_GATES,
+): Verdict {
+  for (const [, gate] of gates) {
+    const verdict = gate(facts);
+    if (verdict) return verdict;
+  }
+  throw new Error('no gate decided: the chain must end with one that always does');
+}

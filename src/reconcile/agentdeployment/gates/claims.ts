@@ -1,0 +1,40 @@
+/**
+ * Gate `claims`: before anything is sent, the deployment id this object records or adopts, and its
+ * deployment name, must not be claimed by another object of the same tenant (reconcile/claims.ts: who
+ * sees which claim, and the tie-break): AlreadyManaged or NameConflict, Stalled, naming the other object.
+ */
+import { type Claim, type ClaimConflict, claimConflict, claimOf } from '../../claims.ts';
+import type { AgentDeploymentFacts } from '../facts.ts';
+import type { Gate } from '../verdict.ts';
+
+/** This object's claim, and the other objects' claims it meets; undefined before credentials resolve. */
+export function claimsMet(facts: AgentDeploymentFacts): { self: Claim; others: Claim[] } | undefined {
+  const creds = facts.credentials;
+  if (!creds?.ok || !facts.claims) return undefined;
+  const self = claimOf(facts.object, creds.tenant);
+  const ids = [self.deploymentId, self.adoptId].filter((id): id is string => id !== undefined);
+  const others = facts.claims.claims({
+    tenant: creds.tenant,
+    identity: creds.identity,
+    tenanted: creds.credentials.tenantId !== undefined,
+    name: self.name,
+    ids,
+  });
+  return { self, others };
+}
+
+/** Another object's claim that wins over this one's (`judge`: the gate's rule, or the create contest). */
+export function claimConflictOf(
+  facts: AgentDeploymentFacts,
+  judge: typeof claimConflict = claimConflict,
+): ClaimConflict | undefined {
+  const met = claimsMet(facts);
+  return met && judge(met.self, met.others);
+}
+
+export const claims: Gate = (facts) => {
+  if (!facts.claims) return { gate: 'claims', kind: 'read', read: 'claims' };
+  const conflict = claimConflictOf(facts);
+  if (!conflict) return undefined;
+  return { gate: 'claims', kind: 'stall', reason: conflict.reason, message: conflict.message };
+};

@@ -1,0 +1,147 @@
+/**
+ * Gate `followRevision` (reconcile/follow.ts): once the deployment matches the spec, follow its latest
+ * revision to the end: a redeploy request (annotation) or spec.retry on a failed one redeploys it; a
+ * failure, or a revision past spec.progressDeadline, is Stalled; one in progress is looked at again; the
+ * object is Ready with the revision DEPLOYED and the deployment READY.
+ */
+import { Reason } from '../../../api/names.ts';
+import { pendingRedeployRequest } from '../../../runtime/annotations.ts';
+import { decideFollow, progressDeadlineOf, retryPolicyOf } from '../../follow.ts';
+import { driftMessage } from '../../management.ts';
+import { currentRollback } from '../../remediation.ts';
+import type { AgentDeploymentFacts } from '../facts.ts';
+import type { Gate, Verdict } from '../verdict.ts';
+
+export const followRevision: Gate = (facts) => {
+  if (facts.observation) return followReadOnly(facts);
+  if (!facts.inSync) return undefined;
+  const { followed } = facts;
+  if (!followed) return { gate: 'followRevision', kind: 'read', read: 'revision' };
+  const { deployment, revision } = followed;
+  if (!revision)
+    return {
+      gate: 'followRevision',
+      kind: 'progressing',
+      message: `deployment ${deployment.id} has no revision yet`,
+    };
+  const { metadata, spec, status } = facts.object;
+  const request = pendingRedeployRequest({ metadata: { annotations: metadata.annotations } }, status);
+  const decision = decideFollow({
+    deployment,
+    revision,
+    progressDeadlineMs: progressDeadlineOf(spec),
+    // Never a retry of a rollback's revision (spec.retry stops where remediation took over).
+    retry: currentRollback(status.history ?? [])?.entry.id === revision.id ? undefined : retryPolicyOf(spec),
+    retries: status.retries ?? 0,
+    redeployRequest: request,
+    minPollMs: facts.revisionPollMs,
+    nowMs: facts.now.getTime(),
+  });
+  const followedRevision = revision && { id: revision.id, status: revision.status };
+  const handled = decision.requestHandled ? request : undefined;
+  switch (decision.action) {
+    case 'redeploy':
+      return {
+        gate: 'followRevision',
+        kind: 'redeploy',
+        deployment,
+        revision: followedRevision,
+        trigger: decision.trigger,
+        why: decision.why,
+        handled,
+      };
+    case 'stall':
+      return {
+        gate: 'followRevision',
+        kind: 'stall',
+        reason: decision.reason,
+        message: decision.message,
+        revision: followedRevision,
+        handled,
+      };
+    case 'progressing':
+      return {
+        gate: 'followRevision',
+        kind: 'progressing',
+        message: decision.message,
+        requeueAfterMs: decision.requeueAfterMs,
+        revision: followedRevision,
+        handled,
+      };
+    case 'ready':
+      return {
+        gate: 'followRevision',
+        kind: 'ready',
+        message: decision.message,
+        revision: followedRevision,
+        handled,
+      };
+  }
+};
+
+/**
+ * Observe-only: the revision followed without ever redeploying (no request, no retry); a failure or a
+ * revision past its deadline stalls first, then drift is DriftDetected; else what the revision says.
+ */
+function followReadOnly(facts: AgentDeploymentFacts): Verdict {
+  const observation = facts.observation as NonNullable<AgentDeploymentFacts['observation']>;
+  const { followed } = facts;
+  if (!followed) return { gate: 'followRevision', kind: 'read', read: 'revision' };
+  const { deployment, revision } = followed;
+  const decision = revision
+    ? decideFollow({
+        deployment,
+        revision,
+        progressDeadlineMs: progressDeadlineOf(facts.object.spec),
+        retry: undefined,
+        retries: 0,
+        redeployRequest: undefined,
+        minPollMs: facts.revisionPollMs,
+        nowMs: facts.now.getTime(),
+      })
+    : undefined;
+  // A failed revision says so first; then drift.
+  if (decision?.action !== 'stall' && observation.drift.length > 0) {
+    return {
+      gate: 'observeOnly',
+      kind: 'stall',
+      reason: Reason.DriftDetected,
+      message: driftMessage(deployment.id, observation.drift),
+      drift: { deployment, fields: observation.fields },
+    };
+  }
+  if (!decision || !revision)
+    return {
+      gate: 'followRevision',
+      kind: 'progressing',
+      message: `deployment ${deployment.id} has no revision yet`,
+    };
+  const followedRevision = { id: revision.id, status: revision.status };
+  switch (decision.action) {
+    case 'stall':
+      return {
+        gate: 'followRevision',
+        kind: 'stall',
+        reason: decision.reason,
+        message: decision.message,
+        revision: followedRevision,
+      };
+    case 'progressing':
+      return {
+        gate: 'followRevision',
+        kind: 'progressing',
+        message: decision.message,
+        requeueAfterMs: decision.requeueAfterMs,
+        revision: followedRevision,
+      };
+    case 'ready':
+      return {
+        gate: 'followRevision',
+        kind: 'ready',
+        message: `observe-only: ${decision.message}`,
+        revision: followedRevision,
+      };
+    case 'redeploy':
+      throw new Error('a read-only follow asked for a redeploy');
+  }
+}

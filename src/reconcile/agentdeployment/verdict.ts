@@ -1,0 +1,138 @@
+/**
+ * What the AgentDeployment chain decides, one discriminant (`kind`) for every verdict, each naming the
+ * gate that gave it. `read` and the bookkeeping kinds (`prepare`, `forget`, `own`, `inSync`, `observed`) do not end the
+ * program: the gatherer reads or acts, the facts advance (advance.ts) and the chain runs again. The
+ * others are final: what the controller does next (and the plan prints).
+ */
+import type { Reason } from '../../api/names.ts';
+import type {
+  Deployment,
+  DeploymentCreateRequest,
+  DeploymentPatchRequest,
+} from '../../controlplane/schemas.ts';
+import type { AppliedDigests } from '../desired.ts';
+import type { Preparation } from './facts.ts';
+
+/** A fact to gather from the world: the port reads it (the others are derived by advance.ts). */
+export type WorldRead = 'secrets' | 'claims' | 'recorded' | 'adopted' | 'byName' | 'revision';
+/** A fact computed from the facts already held. */
+export type DerivedRead = 'credentials' | 'desired';
+
+export type GateName =
+  | 'paused'
+  | 'holdWhileStalled'
+  | 'defaultCredentialsScope'
+  | 'finalizer'
+  | 'budgets'
+  | 'credentialsInUse'
+  | 'credentials'
+  | 'desired'
+  | 'claims'
+  | 'ownership'
+  | 'observeOnly'
+  | 'converge'
+  | 'followRevision';
+
+export type Verdict = { gate: GateName } & (
+  | { kind: 'read'; read: WorldRead | DerivedRead }
+  /** A Kubernetes-side preparation the controller makes before going on. */
+  | { kind: 'prepare'; prepare: Preparation }
+  /** The recorded deployment is gone under the same credentials: forget it (a Warning) and go on. */
+  | { kind: 'forget'; message: string }
+  /** This object owns the deployment from now on (adopted, or found by the create guard): an event. */
+  | { kind: 'own'; deployment: Deployment; how: 'adopted' | 'found'; message: string }
+  /** Paused by annotation: nothing is sent. */
+  | { kind: 'paused'; message: string }
+  | { kind: 'wait'; reason: Reason; message: string; retryAfterMs?: number | undefined }
+  /**
+   * `handled`: a redeploy request the verdict answers (recorded, with a RedeploySkipped event); `drift`:
+   * an observe-only object's deployment and the request paths that differ (DriftDetected).
+   */
+  | {
+      kind: 'stall';
+      reason: Reason;
+      message: string;
+      revision?: FollowedRevision | undefined;
+      handled?: string | undefined;
+      drift?: { deployment: Deployment; fields: string[] } | undefined;
+    }
+  /** POST the deployment, behind the create guard (`digests`: what status records as applied). */
+  | {
+      kind: 'create';
+      request: DeploymentCreateRequest;
+      digests: AppliedDigests;
+      secretsTakenAsCurrent?: undefined;
+    }
+  /** PATCH what differs. */
+  | {
+      kind: 'patch';
+      deployment: Deployment;
+      patch: DeploymentPatchRequest;
+      changed: string[];
+      createsRevision: boolean;
+      secretsTakenAsCurrent: boolean;
+      digests: AppliedDigests;
+    }
+  /**
+   * Bookkeeping: the deployment matches the spec (what it has is recorded as applied); its revision is
+   * followed next.
+   */
+  | {
+      kind: 'inSync';
+      deployment: Deployment;
+      secretsTakenAsCurrent: boolean;
+      digests: AppliedDigests;
+      /** Writes held after a rollback: nothing is recorded as applied. */
+      held?: boolean;
+    }
+  /** Redeploy the latest revision (a request by annotation, or spec.retry). */
+  | {
+      kind: 'redeploy';
+      deployment: Deployment;
+      revision: FollowedRevision;
+      trigger: 'annotation' | 'retry';
+      why: string;
+      handled?: string | undefined;
+    }
+  /** The revision is in progress (or none yet): nothing to send, looked at again after `requeueAfterMs`. */
+  | {
+      kind: 'progressing';
+      message: string;
+      requeueAfterMs?: number | undefined;
+      revision?: FollowedRevision | undefined;
+      handled?: string | undefined;
+    }
+  /** Deployed and READY: nothing to send (verification, when asked for, comes next). */
+  | { kind: 'ready'; message: string; revision: FollowedRevision; handled?: string | undefined }
+  /**
+   * Bookkeeping, observe-only: the deployment watched, and what differs from the spec (sent never):
+   * `drift` as spec paths, `fields` as request paths. `owned`: recorded or adopted, not only seen by name.
+   * Its revision is followed next, read-only.
+   */
+  | {
+      kind: 'observed';
+      deployment: Deployment;
+      drift: string[];
+      fields: string[];
+      owned: boolean;
+      digests: AppliedDigests;
+    }
+);
+
+/** A verdict that ends the chain. */
+export type FinalVerdict = Exclude<
+  Verdict,
+  { kind: 'read' | 'prepare' | 'forget' | 'own' | 'inSync' | 'observed' }
+>;
+
+/** A verdict that does not end the chain: the gatherer acts on it (or notes it) and the facts advance. */
+export type Bookkeeping = Extract<Verdict, { kind: 'prepare' | 'forget' | 'own' | 'inSync' | 'observed' }>;
+
+/** The latest revision as followed: its id and status. */
+export interface FollowedRevision {
+  id: string;
+  status: string;
+}
+
+/** A gate: a verdict, or undefined to let the next gate decide. */
+export type Gate = (facts: import('./facts.ts').AgentDeploymentFacts) => Verdict | undefined;
