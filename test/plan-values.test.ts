@@ -52,7 +52,7 @@ async function planAsCi(): Promise<string> {
     ...targetOf(loadKubeconfigFiles([testKubeconfigPath()])),
     impersonate: { user: CI_USER, groups: ['system:authenticated'], extra: {} },
   });
-  const world = { ...planWorld(h, DIGEST_KEY, clients), kube: kubePlanReads(ci) };
+  const world = { ...planWorld(h, DIGEST_KEY, clients), kube: kubePlanReads(ci, h.ns) };
   return formatPlan(await planObjects([object(1)], h.ns, world), 'text', false);
 }
 
@@ -74,6 +74,8 @@ describe("kubectl agd plan with the controller's key, as a CI user", () => {
     await createAgd(h, object(0.5, { upstream: LIVE_VALUE }) as unknown as Record<string, unknown>);
     await waitReady(h, 'agent');
     await grant('plan-reads', 'agentdeployments.deploy.agents.dev', 'get,list,patch');
+    // The controller's published settings (the harness's controller publishes them in its namespace).
+    await grant('plan-settings', 'configmaps', 'get');
 
     const hidden = await planAsCi();
     expect(hidden).toContain('source_config.resource_spec.labels: "(hidden)" → null');
