@@ -132,12 +132,16 @@ async function settled(
   done: (o: AgentDeployment) => boolean = readyOrStalled,
 ): Promise<AgentDeployment> {
   await eventually(async () => writes(since).length >= expectedWrites, `${name}: ${expectedWrites} write(s)`);
-  const obj = await eventually(async () => {
-    const o = await getAgd(h, name);
-    return done(o) ? o : undefined;
-  }, `${name} settled`);
+  const settledObject = () =>
+    eventually(async () => {
+      const o = await getAgd(h, name);
+      return done(o) ? o : undefined;
+    }, `${name} settled`);
+  await settledObject();
   await sleep(2_500); // several polls (1s): an unpredicted call has time to show
-  return obj;
+  // Read again: an annotation-only change bumps no generation, so the first read can still be the
+  // status of the pass before it (Stalled on the old annotation), which `done` cannot tell apart.
+  return settledObject();
 }
 
 /** Checks that what the simulator saw since `since` is exactly what the entry predicted. */
