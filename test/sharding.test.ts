@@ -36,8 +36,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.SHARDING_TEST_OUTPUT)
-    (await import('node:fs')).writeFileSync(process.env.SHARDING_TEST_OUTPUT, output.join('\n'));
   await Promise.all([...replicas.values()].map((r) => r.kill()));
   await history.stop();
   await h?.stop();
