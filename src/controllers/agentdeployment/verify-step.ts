@@ -3,13 +3,13 @@
  * goes into status and the history, and the chain decides again on it (the gates `rollback` and
  * `rolledBack`): a failure past spec.remediation's count rolls back, a verified rollback is RolledBack.
  */
+
+import { decideAgentDeployment } from '../../reconcile/agentdeployment/chain.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
-import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
 import type { Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
 import { pollIntervalOf } from '../../runtime/annotations.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import { act } from './act.ts';
-import { controllerPort } from './gather.ts';
 import { observeVerified } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
@@ -55,9 +55,10 @@ export function verifyStep(
         verified.status === 'True' ||
         (verified.status === 'False' && verified.reason === 'VerificationFailed');
       if (!counts) return outcome;
-      // The facts now hold the result (their status is the pass's): the chain decides on it.
+      // The facts, gathered by the decide step, now hold the result (their status is the pass's): the
+      // chain decides on them again, purely (nothing is left to read or to keep).
       const facts = factsOf(pass);
-      const verdict = await runAgentDeployment(facts, controllerPort(deps, pass), gates);
+      const verdict = decideAgentDeployment(facts, gates);
       if (verdict.kind === 'rollback' || (verdict.kind === 'stall' && verdict.gate === 'rollback'))
         return act(deps, pass, facts, verdict);
       if (verdict.kind !== 'ready' || verified.status !== 'True')
