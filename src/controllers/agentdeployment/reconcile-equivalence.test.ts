@@ -129,6 +129,21 @@ describe('the controller does first what the plan prints', () => {
     expect({ controller, plan }).toEqual({ controller: expected, plan: expected });
   });
 
+  it('a revert to a revision the platform pruned: the controller alone falls back to the PATCH', async () => {
+    const world = await buildWorld(sim, {
+      ...BASE,
+      platform: 'inSync',
+      record: 'recorded',
+      remediation: 'revertGone',
+    });
+    await controllerVerdict(sim, world);
+    const writes = sim
+      .requests()
+      .filter((r) => r.method !== 'GET')
+      .map((r) => `${r.method} ${r.status}`);
+    expect(writes).toEqual(['POST 404', 'PATCH 200']);
+  });
+
   it('in random combinations of every dimension', async () => {
     const choices: { [K in Exclude<keyof WorldSpec, 'remediation'>]: readonly WorldSpec[K][] } = {
       platform: ['none', 'inSync', 'inSync', 'drifted', 'immutable', 'deleting'],
