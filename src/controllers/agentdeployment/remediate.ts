@@ -9,19 +9,10 @@ import { Annotation, EventReason } from '../../api/names.ts';
 import type { HistoryEntry, RevisionTrigger } from '../../api/remediation.ts';
 import { NotFoundError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
+import type { HistoryContext } from '../../reconcile/agentdeployment/history-record.ts';
+import * as record from '../../reconcile/agentdeployment/history-record.ts';
 import type { Verdict } from '../../reconcile/agentdeployment/verdict.ts';
-import {
-  addRevision,
-  configOfRevision,
-  desiredConfig,
-  historyLimitOf,
-  lastGood,
-  markPruned,
-  markRolledBack,
-  observeStatus,
-  observeVerification,
-  type RevisionConfig,
-} from '../../reconcile/history.ts';
+import { desiredConfig, markPruned, markRolledBack } from '../../reconcile/history.ts';
 import { recordObserved } from '../../reconcile/status.ts';
 import { type Outcome, Stall } from '../../runtime/outcome.ts';
 import type { ExternalDeployment } from './external.ts';
@@ -29,70 +20,41 @@ import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 const historyOf = (pass: AgentDeploymentPass): HistoryEntry[] => pass.status.history ?? [];
 
-/** The secrets and resource spec the deployment runs with: the spec's, converge having applied them. */
-const around = (pass: AgentDeploymentPass): RevisionConfig =>
-  pass.desired && pass.digests ? desiredConfig(pass.desired, pass.digests.secrets) : {};
+/** The pass as history-record.ts keeps the history: the secrets and resources around are the spec's. */
+const contextOf = (deps: AgentDeploymentDeps, pass: AgentDeploymentPass): HistoryContext => ({
+  status: pass.status,
+  spec: pass.spec,
+  generation: pass.generation,
+  around: pass.desired && pass.digests ? desiredConfig(pass.desired, pass.digests.secrets) : {},
+  now: deps.now(),
+});
 
-function setHistory(pass: AgentDeploymentPass, history: HistoryEntry[]): void {
-  pass.status.history = history;
-  const good = lastGood(history, !!pass.spec.verification);
-  if (good) pass.status.lastGoodRevision = good;
-  else delete pass.status.lastGoodRevision;
-}
+const setHistory = (deps: AgentDeploymentDeps, pass: AgentDeploymentPass, history: HistoryEntry[]) =>
+  record.setHistory(contextOf(deps, pass), history);
 
-/**
- * A revision this pass made (create, PATCH, redeploy) or first sees: its source as the answer describes
- * the latest revision (the notes), with the secrets and resources around it.
- */
-export function noteRevision(
+/** A revision this pass made (create, PATCH, redeploy) or first sees. */
+export const noteRevision = (
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   deployment: Deployment,
   trigger: RevisionTrigger,
   redeployOf?: string,
-): void {
-  const id = deployment.latest_revision_id;
-  if (!id) return;
-  const history = addRevision(
-    historyOf(pass),
-    {
-      id,
-      config: configOfRevision(deployment.source_revision_config, around(pass)),
-      trigger,
-      redeployOf,
-      generation: pass.generation,
-      at: deps.now().toISOString(),
-    },
-    { limit: historyLimitOf(pass.spec), verificationRequired: !!pass.spec.verification },
-  );
-  setHistory(pass, history);
-}
+): void => record.noteRevision(contextOf(deps, pass), deployment, trigger, redeployOf);
 
-/** The latest revision's status as followRevision read it; one never seen was made by someone else. */
-export function observeRevision(
+/** The latest revision's status as the gather read it. */
+export const observeRevision = (
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   deployment: Deployment,
   status: string,
-): void {
-  const id = deployment.latest_revision_id;
-  if (!id) return;
-  // The first revision an object records (an upgrade, an adoption) is the spec's; later ones the platform's.
-  if (!historyOf(pass).some((e) => e.id === id))
-    noteRevision(deps, pass, deployment, historyOf(pass).length === 0 ? 'Spec' : 'Platform');
-  setHistory(pass, observeStatus(historyOf(pass), id, status, deps.now().toISOString()));
-}
+): void => record.observeRevision(contextOf(deps, pass), deployment, status);
 
-export function observeVerified(
+export const observeVerified = (
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   id: string,
   result: 'True' | 'False' | 'Unknown',
-): void {
-  if (result === 'Unknown') return;
-  const verdict = result === 'True' ? 'Succeeded' : 'Failed';
-  setHistory(pass, observeVerification(historyOf(pass), id, verdict, deps.now().toISOString()));
-}
+): void => record.observeVerified(contextOf(deps, pass), id, result);
 
 /**
  * The gate `rollback`'s verdict sent: the last good revision redeployed (RollingBack), recorded in the
@@ -109,14 +71,14 @@ export async function rollBack(
     redeployed = await external.redeploy(verdict.deployment.id, verdict.to, `rollback: ${verdict.message}`);
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
-    setHistory(pass, markPruned(historyOf(pass), verdict.to));
+    setHistory(deps, pass, markPruned(historyOf(pass), verdict.to));
     throw new Stall(
       'RollbackFailed',
       `${verdict.message}, but the platform no longer has revision ${verdict.to} (404: its history was pruned); nothing more is tried`,
     );
   }
   const at = deps.now().toISOString();
-  setHistory(pass, markRolledBack(historyOf(pass), verdict.from, at));
+  setHistory(deps, pass, markRolledBack(historyOf(pass), verdict.from, at));
   noteRevision(deps, pass, redeployed, 'Rollback', verdict.to);
   recordObserved(pass.status, redeployed);
   pass.events.push({ type: 'Warning', reason: EventReason.RollingBack, message: verdict.message });
@@ -143,7 +105,7 @@ export async function revert(
     redeployed = await external.redeploy(verdict.deployment.id, target, why);
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
-    setHistory(pass, markPruned(historyOf(pass), target));
+    setHistory(deps, pass, markPruned(historyOf(pass), target));
     pass.events.push({
       type: 'Normal',
       reason: EventReason.RevertFellBack,
