@@ -13,12 +13,9 @@ import type { AgentDeploymentFacts } from '../reconcile/agentdeployment/facts.ts
 import { ownedDeployment, ownershipOf } from '../reconcile/agentdeployment/gates/ownership.ts';
 import { runAgentDeployment } from '../reconcile/agentdeployment/program.ts';
 import type { FinalVerdict } from '../reconcile/agentdeployment/verdict.ts';
-import { decide } from '../reconcile/decide.ts';
-import { desiredConfig } from '../reconcile/history.ts';
 import { takeReconcileRequest } from '../runtime/annotations.ts';
 import { PlanStop, planPort, planSettings, stop } from './gather.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
-import { remediationPlan } from './remediation.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { admission } from './validation/admission.ts';
 import { platformValuesShown, shownChanges } from './value-visibility.ts';
@@ -86,21 +83,23 @@ async function plan(
     notes.push(
       "no cluster: the object's status is unknown, so the install and build commands are not compared",
     );
-  const liveStatus = structuredClone(status);
   const verdict = await runAgentDeployment(facts, planPort(world, namespace, spec, notes));
   // Without the controller's credentials the plan cannot call: it says so instead of the controller's wait.
   if (verdict.gate === 'credentials' && !spec.credentialsSecretRef && !world.defaultCredentials.baseUrl)
     stop('unknown', 'NoCredentials', NO_CREDENTIALS);
-  // Issue 33's safe rollouts, planned by their own hook (plan/remediation.ts), not yet a gate of the chain.
-  const remedy = remediationHook(verdict, facts, spec, liveStatus, live);
-  if (remedy) return remedy;
   const owner = ownershipOf(facts);
   if (owner.kind === 'owned' && owner.how === 'assumed') notes.push(`no cluster: ${owner.message}`);
   // The platform's values only for a reader who could read them anyway (value-visibility.ts).
-  const found =
-    verdict.gate === 'converge' || verdict.gate === 'observeOnly' || verdict.gate === 'followRevision'
-      ? (facts.followed?.deployment ?? ownedDeployment(facts))
-      : undefined;
+  const found = [
+    'observeOnly',
+    'fastRevert',
+    'converge',
+    'rollback',
+    'rolledBack',
+    'followRevision',
+  ].includes(verdict.gate)
+    ? (facts.followed?.deployment ?? ownedDeployment(facts))
+    : undefined;
   const drifted = verdict.kind === 'patch' || verdict.kind === 'stall';
   const shown =
     drifted &&
@@ -122,31 +121,6 @@ function generationOnApply(live: LiveObject | undefined, spec: Spec): number {
   const stored = live.metadata.generation ?? 0;
   const was = AgentDeploymentSpec.safeParse(live.spec);
   return was.success && canonicalJson(was.data) === canonicalJson(spec) ? stored : stored + 1;
-}
-
-/** What spec.remediation, the hold after a rollback or a revert would change (plan/remediation.ts). */
-function remediationHook(
-  verdict: FinalVerdict,
-  facts: AgentDeploymentFacts,
-  spec: Spec,
-  status: AgentDeploymentStatus,
-  live: LiveObject | undefined,
-): Printed | undefined {
-  if (facts.observation || !facts.desired?.ok) return undefined;
-  if (verdict.gate !== 'converge' && verdict.gate !== 'followRevision') return undefined;
-  const { request, digests } = facts.desired;
-  const observed = ownedDeployment(facts);
-  const generation = generationOnApply(live, spec);
-  const stored = live?.metadata.generation ?? 0;
-  return remediationPlan({
-    spec,
-    status,
-    unchangedGeneration: live && generation === stored ? stored : undefined,
-    generation,
-    decision: decide({ desired: request, observed, digests, applied: status }),
-    desired: desiredConfig(request, digests.secrets),
-    observed,
-  });
 }
 
 /** The verdict as the plan shows it; `shown`: the changes with the platform's values a reader may see. */
@@ -203,8 +177,39 @@ function printed(
         message: `redeploy revision ${verdict.revision.id} of deployment ${verdict.deployment.id} (${verdict.why})`,
         deploymentId: verdict.deployment.id,
       };
-    case 'progressing':
+    case 'revert':
+      return {
+        action: 'redeploy',
+        message: `would redeploy revision ${verdict.target} (no build): the spec's configuration equals it, instead of patching ${verdict.patch.changed.join(', ')}`,
+        deploymentId: verdict.deployment.id,
+        redeployRevision: verdict.target,
+        createsRevision: true,
+      };
+    case 'rollback':
+      return {
+        action: 'redeploy',
+        message: `would roll back to revision ${verdict.to} (a redeploy, no build): ${verdict.message}`,
+        deploymentId: verdict.deployment.id,
+        redeployRevision: verdict.to,
+        createsRevision: true,
+      };
     case 'ready':
+      if (verdict.rolledBack)
+        return {
+          action: 'none',
+          reason: 'RolledBack',
+          message: verdict.message,
+          ...(found ? { deploymentId: found.id } : {}),
+        };
+      return {
+        ...observeOnly,
+        action: 'none',
+        message: facts.observation
+          ? `observe-only: deployment ${found?.id} matches; nothing is sent (${verdict.message})`
+          : `deployment ${found?.id} matches; ${verdict.message}${verdict.noRollback ? `; its verification failed: ${verdict.noRollback}` : ''}`,
+        ...(found ? { deploymentId: found.id } : {}),
+      };
+    case 'progressing':
       return {
         ...observeOnly,
         action: 'none',

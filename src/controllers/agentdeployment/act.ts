@@ -1,16 +1,16 @@
 /**
  * The `decide` step: gather and decide (reconcile/agentdeployment/program.ts, with the controller's port,
  * gather.ts), then act on the verdict: paused, wait or stall end the pass; create, patch and redeploy
- * are sent through the external resource; a revision in progress is looked at again, one deployed is
- * Ready (or verified next); observe-only reports (observe-only.ts).
+ * are sent through the external resource, and so are a rollback and a revert (remediate.ts); a revision
+ * in progress is looked at again, one deployed is Ready (or verified next), or RolledBack; observe-only
+ * reports (observe-only.ts).
  */
 import { Annotation, EventReason } from '../../api/names.ts';
-import type { Deployment } from '../../controlplane/schemas.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
 import { claimConflictOf } from '../../reconcile/agentdeployment/gates/claims.ts';
 import { ownedDeployment } from '../../reconcile/agentdeployment/gates/ownership.ts';
 import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
-import type { FinalVerdict, Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
+import type { FinalVerdict, Gate, GateName, PatchVerdict } from '../../reconcile/agentdeployment/verdict.ts';
 import { createContest } from '../../reconcile/claims.ts';
 import { isObserveOnly } from '../../reconcile/management.ts';
 import { recordApplied, recordObserved } from '../../reconcile/status.ts';
@@ -18,7 +18,7 @@ import { takeReconcileRequest } from '../../runtime/annotations.ts';
 import { type Outcome, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import { controllerPort, passExternal, recordFound, recordWatched } from './gather.ts';
-import { afterFailure, fastRevert, noteRevision, rolledBackOutcome, wouldRemediate } from './remediate.ts';
+import { noteRevision, revert, rollBack } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 const progressing = (message: string): Outcome => ({ kind: 'progressing', reason: 'Progressing', message });
@@ -45,7 +45,7 @@ export function decideStep(
   };
 }
 
-async function act(
+export async function act(
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   facts: AgentDeploymentFacts,
@@ -53,17 +53,26 @@ async function act(
 ): Promise<Outcome | undefined> {
   const { status } = pass;
   // Under full management there is no drift report; an observe-only object's is rewritten below.
-  const found = ['ownership', 'observeOnly', 'converge', 'followRevision'].includes(verdict.gate);
+  const found = [
+    'ownership',
+    'observeOnly',
+    'fastRevert',
+    'converge',
+    'rollback',
+    'rolledBack',
+    'followRevision',
+  ].includes(verdict.gate);
   if (found && !isObserveOnly(pass.spec)) delete status.drift;
   if (verdict.gate === 'observeOnly' && verdict.kind === 'wait') {
     // Nothing to observe (NotFound), or it is being deleted: no drift to report.
     recordWatched(deps, pass, facts, status.deploymentId === ownedDeployment(facts)?.id);
     delete status.drift;
-  } else if (verdict.gate === 'converge') {
+  } else if (verdict.gate === 'converge' || verdict.gate === 'fastRevert') {
     const deployment = recordFound(deps, pass, facts);
     if (deployment) recordObserved(status, deployment);
   }
-  if (verdict.kind === 'patch' && verdict.secretsTakenAsCurrent) {
+  const patching = verdict.kind === 'revert' ? verdict.patch : verdict;
+  if (patching.kind === 'patch' && patching.secretsTakenAsCurrent) {
     pass.events.push({
       type: 'Normal',
       reason: EventReason.SecretsTakenAsCurrent,
@@ -77,25 +86,6 @@ async function act(
       // Refused the default credentials: the batched poll read its deployment with them before: no more.
       if (verdict.gate === 'defaultCredentialsScope') deps.observer.untrack(pass.key);
       redeploySkipped(pass, verdict);
-      if (verdict.gate === 'followRevision' && verdict.reason === 'RevisionFailed' && verdict.revision) {
-        // spec.remediation (issue 33): roll back, or say why not; observe-only only says what it would do.
-        const deployment = facts.followed?.deployment as Deployment;
-        const failure = {
-          id: verdict.revision.id,
-          failure: 'deploy',
-          status: verdict.revision.status,
-        } as const;
-        if (facts.observation)
-          throw new Stall(verdict.reason, `${verdict.message}${wouldRemediate(pass, deployment, failure)}`);
-        return afterFailure(
-          deps,
-          pass,
-          passExternal(deps, pass, facts),
-          deployment,
-          failure,
-          verdict.message,
-        );
-      }
       throw new Stall(verdict.reason, verdict.message);
     case 'wait':
       throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
@@ -124,25 +114,20 @@ async function act(
         `deployment ${created.id} created; following revision ${created.latest_revision_id}`,
       );
     }
-    case 'patch': {
+    case 'revert': {
       const external = passExternal(deps, pass, facts);
-      // A spec equal to a revision that deployed (a revert) is a redeploy of it, no build (remediate.ts).
-      const reverted = await fastRevert(deps, pass, external, verdict.deployment, verdict);
+      const reverted = await revert(deps, pass, external, verdict);
       if (reverted) {
-        recordApplied(status, reverted, verdict.digests);
+        recordApplied(status, reverted, verdict.patch.digests);
         return progressing(`reverted by a redeploy; following revision ${reverted.latest_revision_id}`);
       }
-      const patched = await external.update(verdict.deployment.id, verdict.patch, verdict.changed);
-      recordApplied(status, patched, verdict.digests);
-      if (verdict.createsRevision) {
-        noteRevision(deps, pass, patched, 'Spec');
-        return progressing(
-          `patched ${verdict.changed.join(', ')}; following revision ${patched.latest_revision_id}`,
-        );
-      }
-      pass.deployment = patched;
-      return undefined;
+      // The platform no longer has the revision (404): the PATCH converge would have sent.
+      return patch(deps, pass, external, verdict.patch);
     }
+    case 'patch':
+      return patch(deps, pass, passExternal(deps, pass, facts), verdict);
+    case 'rollback':
+      return rollBack(deps, pass, passExternal(deps, pass, facts), verdict);
     case 'redeploy': {
       const { deployment, revision, why } = verdict;
       const redeployed = await passExternal(deps, pass, facts).redeploy(deployment.id, revision.id, why);
@@ -165,11 +150,29 @@ async function act(
       // Verified next, when asked for (an observe-only object runs nothing on the agent server).
       if (pass.spec.verification && !facts.observation) return undefined;
       if (facts.observation) return { kind: 'ready', reason: 'Succeeded', message: verdict.message };
-      // While a rollback made for this spec serves: RolledBack (remediate.ts).
-      return (
-        rolledBackOutcome(pass, false) ?? { kind: 'ready', reason: 'Succeeded', message: verdict.message }
-      );
+      // While a rollback made for this spec serves: RolledBack (the gate rolledBack).
+      if (verdict.rolledBack) return { kind: 'stalled', reason: 'RolledBack', message: verdict.message };
+      return { kind: 'ready', reason: 'Succeeded', message: verdict.message };
   }
+}
+
+/** Converge's PATCH of what differs; a PATCH that makes a revision is followed next. */
+async function patch(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  external: ReturnType<typeof passExternal>,
+  verdict: PatchVerdict,
+): Promise<Outcome | undefined> {
+  const patched = await external.update(verdict.deployment.id, verdict.patch, verdict.changed);
+  recordApplied(pass.status, patched, verdict.digests);
+  if (verdict.createsRevision) {
+    noteRevision(deps, pass, patched, 'Spec');
+    return progressing(
+      `patched ${verdict.changed.join(', ')}; following revision ${patched.latest_revision_id}`,
+    );
+  }
+  pass.deployment = patched;
+  return undefined;
 }
 
 /** A redeploy request the revision's state answers without a redeploy: recorded as handled, and said. */

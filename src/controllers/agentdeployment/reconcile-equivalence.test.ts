@@ -74,6 +74,32 @@ const TABLE: [string, Partial<WorldSpec>, string][] = [
     { platform: 'inSync', record: 'recorded', revision: 'failedRequested' },
     'redeploy',
   ],
+  [
+    'its latest revision failed verification, spec.remediation Rollback: rolled back',
+    { platform: 'inSync', record: 'recorded', remediation: 'rollbackDue' },
+    'redeploy',
+  ],
+  [
+    'rolled back for this spec: held, RolledBack',
+    { platform: 'inSync', record: 'recorded', remediation: 'rolledBack' },
+    'stall:RolledBack',
+  ],
+  [
+    'rolled back, then a reconcile requested: the spec applied again',
+    { platform: 'inSync', record: 'recorded', remediation: 'rolledBack', annotation: 'reconcileRequested' },
+    'patch',
+  ],
+  [
+    'the spec back on a deployed revision: redeployed, no build',
+    { platform: 'inSync', record: 'recorded', remediation: 'revert' },
+    'redeploy',
+  ],
+  [
+    // The 404 is found only by sending (the controller then PATCHes): the plan says the redeploy.
+    'a revert to a revision the platform pruned: the redeploy tried first',
+    { platform: 'inSync', record: 'recorded', remediation: 'revertGone' },
+    'redeploy',
+  ],
   ['observe-only, in sync', { policy: 'observeOnly', platform: 'inSync' }, 'none'],
   ['observe-only, drifted', { policy: 'observeOnly', platform: 'drifted' }, 'stall:DriftDetected'],
   ['observe-only, nothing there', { policy: 'observeOnly' }, 'wait:NotFound'],
@@ -103,8 +129,23 @@ describe('the controller does first what the plan prints', () => {
     expect({ controller, plan }).toEqual({ controller: expected, plan: expected });
   });
 
+  it('a revert to a revision the platform pruned: the controller alone falls back to the PATCH', async () => {
+    const world = await buildWorld(sim, {
+      ...BASE,
+      platform: 'inSync',
+      record: 'recorded',
+      remediation: 'revertGone',
+    });
+    await controllerVerdict(sim, world);
+    const writes = sim
+      .requests()
+      .filter((r) => r.method !== 'GET')
+      .map((r) => `${r.method} ${r.status}`);
+    expect(writes).toEqual(['POST 404', 'PATCH 200']);
+  });
+
   it('in random combinations of every dimension', async () => {
-    const choices: { [K in keyof WorldSpec]: readonly WorldSpec[K][] } = {
+    const choices: { [K in Exclude<keyof WorldSpec, 'remediation'>]: readonly WorldSpec[K][] } = {
       platform: ['none', 'inSync', 'inSync', 'drifted', 'immutable', 'deleting'],
       record: [
         'none',
@@ -134,6 +175,8 @@ describe('the controller does first what the plan prints', () => {
       deleting: [false, false, false, true],
       revision: ['deployed', 'deployed', 'inProgress', 'failed', 'failedRequested'],
     };
+    // Safe rollouts drawn apart, so the worlds of the other dimensions stay the ones drawn before.
+    const remediation: WorldSpec['remediation'][] = ['none', 'none', 'rollbackDue', 'rolledBack', 'revert'];
     // A fixed seed (mulberry32): a failure names the world, and the same worlds run every time.
     let seed = 31;
     const next = (n: number) => {
@@ -148,6 +191,7 @@ describe('the controller does first what the plan prints', () => {
       const spec = Object.fromEntries(
         Object.entries(choices).map(([k, values]) => [k, values[next(values.length)]]),
       ) as unknown as WorldSpec;
+      spec.remediation = remediation[i % remediation.length] as WorldSpec['remediation'];
       const { plan, controller } = await agree(spec);
       seen.add(controller);
       if (plan !== controller)
@@ -158,7 +202,7 @@ describe('the controller does first what the plan prints', () => {
     expect([...seen].sort()).toEqual(
       expect.arrayContaining(['create', 'patch', 'none', 'delete', 'orphan', 'stall:NameConflict']),
     );
-  });
+  }, 60_000);
 
   it('taking any gate out changes what the controller does in some world', async () => {
     const unseen: string[] = [];

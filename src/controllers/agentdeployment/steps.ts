@@ -57,9 +57,5 @@ export function agentDeploymentSteps(
     (pass) => deploymentNameOf({ ...pass.obj, spec: pass.spec }),
   );
 
-  return [
-    finalize,
-    decideStep(deps, facts, gates),
-    verifyStep(deps, (pass) => passExternal(deps, pass, facts(pass))),
-  ];
+  return [finalize, decideStep(deps, facts, gates), verifyStep(deps, facts, gates)];
 }

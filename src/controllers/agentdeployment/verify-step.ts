@@ -1,8 +1,16 @@
-/** The verify step: with spec.verification, prove the running revision answers before Ready. */
+/**
+ * The verify step: with spec.verification, prove the running revision answers before Ready. The result
+ * goes into status and the history, and the chain decides again on it (the gates `rollback` and
+ * `rolledBack`): a failure past spec.remediation's count rolls back, a verified rollback is RolledBack.
+ */
+
+import { decideAgentDeployment } from '../../reconcile/agentdeployment/chain.ts';
+import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
+import type { Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
 import { pollIntervalOf } from '../../runtime/annotations.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
-import type { ExternalDeployment } from './external.ts';
-import { afterVerification } from './remediate.ts';
+import { act } from './act.ts';
+import { observeVerified } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 type AgdStep = Step<AgentDeploymentPass>;
@@ -10,7 +18,8 @@ type AgdStep = Step<AgentDeploymentPass>;
 /** The revision runs: prove it answers before calling the object Ready. */
 export function verifyStep(
   deps: AgentDeploymentDeps,
-  external: (pass: AgentDeploymentPass) => ExternalDeployment,
+  factsOf: (pass: AgentDeploymentPass) => AgentDeploymentFacts,
+  gates?: readonly (readonly [GateName, Gate])[],
 ): AgdStep {
   return {
     name: 'verify',
@@ -19,13 +28,14 @@ export function verifyStep(
       if (!spec.verification || !pass.credentials || !status.latestRevisionId) {
         throw new Error('verify ran without verification, credentials or a revision');
       }
+      const revisionId = status.latestRevisionId;
       const step = await deps.verifier.step({
         key: pass.key,
         namespace: obj.metadata.namespace ?? '',
         name: obj.metadata.name,
         uid: obj.metadata.uid ?? obj.metadata.name,
         spec: spec.verification,
-        revisionId: status.latestRevisionId,
+        revisionId,
         url: status.url,
         credentials: pass.credentials,
         credentialsOwner: spec.credentialsSecretRef ? 'namespace' : 'controller',
@@ -34,11 +44,30 @@ export function verifyStep(
         signal: pass.deadline,
       });
       status.verification = step.record;
-      pass.verified = step.view.verified;
+      const { outcome, verified } = step.view;
+      pass.verified = verified;
       const poll = pollIntervalOf(pass.obj, deps.pollIntervalMs);
       pass.requeueAfterMs = Math.min(poll, step.requeueAfterMs ?? poll);
-      // The result goes into the history; a failed one may roll back (remediate.ts, issue 33).
-      return afterVerification(deps, pass, external(pass), step);
+      observeVerified(deps, pass, revisionId, verified.status);
+      // Only the agent's own failure counts (not a URL the controller may not call); a success may end a
+      // rollback's verification (RolledBack).
+      const counts =
+        verified.status === 'True' ||
+        (verified.status === 'False' && verified.reason === 'VerificationFailed');
+      if (!counts) return outcome;
+      // The facts, gathered by the decide step, now hold the result (their status is the pass's): the
+      // chain decides on them again, purely (nothing is left to read or to keep).
+      const facts = factsOf(pass);
+      const verdict = decideAgentDeployment(facts, gates);
+      if (verdict.kind === 'rollback' || (verdict.kind === 'stall' && verdict.gate === 'rollback'))
+        return act(deps, pass, facts, verdict);
+      if (verdict.kind !== 'ready' || verified.status !== 'True')
+        return verdict.kind === 'ready' && verdict.noRollback
+          ? { ...outcome, message: `${outcome.message}; ${verdict.noRollback}` }
+          : outcome;
+      return verdict.rolledBack
+        ? { kind: 'stalled', reason: 'RolledBack', message: verdict.message }
+        : outcome;
     },
   };
 }

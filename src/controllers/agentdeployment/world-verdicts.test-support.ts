@@ -181,6 +181,8 @@ export async function planVerdict(sim: Simulator, world: BuiltWorld): Promise<st
           NS,
           planWorld,
         );
+    // Held after a rollback: nothing sent, and the object reported Stalled (RolledBack), as the plan says.
+    if (entry.action === 'none' && entry.reason === 'RolledBack') return 'stall:RolledBack';
     switch (entry.action) {
       case 'stall':
       case 'wait':

@@ -4,13 +4,19 @@
  * platform's deployments (on the simulator) and the controller's settings, built from a few dimensions.
  * world-verdicts.test-support.ts runs the controller's pass and the plan over it.
  */
-import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
+import {
+  type AgentDeployment,
+  AgentDeploymentSpec,
+  type AgentDeploymentStatus,
+} from '../../api/agentdeployment.ts';
 import { Annotation, FINALIZER } from '../../api/names.ts';
+import type { HistoryEntry } from '../../api/remediation.ts';
 import { controlPlaneAllowList } from '../../controlplane/allowed-control-planes.ts';
 import { ControlPlaneClient } from '../../controlplane/client.ts';
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import { identityOf, usableCredentials } from '../../reconcile/credentials.ts';
 import { desiredDeployment } from '../../reconcile/desired.ts';
+import { desiredConfig, type RevisionConfig } from '../../reconcile/history.ts';
 import { publishedSettingsOf } from '../../reconcile/settings.ts';
 import {
   DEFAULT_API_KEY,
@@ -51,6 +57,13 @@ export interface WorldSpec {
   deleting: boolean;
   /** The latest revision of the platform's deployment. */
   revision: 'deployed' | 'inProgress' | 'failed' | 'failedRequested';
+  /**
+   * Safe rollouts (issue 33), on a recorded deployment: its latest revision failed verification and an
+   * earlier one is good (`rollbackDue`, under spec.remediation Rollback); the good one redeployed for this
+   * spec (`rolledBack`); the spec went back to an earlier revision's configuration (`revert`), which the
+   * platform may no longer have (`revertGone`: a 404 only sending finds).
+   */
+  remediation: 'none' | 'rollbackDue' | 'rolledBack' | 'revert' | 'revertGone';
 }
 
 export const BASE: WorldSpec = {
@@ -65,6 +78,7 @@ export const BASE: WorldSpec = {
   held: false,
   deleting: false,
   revision: 'deployed',
+  remediation: 'none',
 };
 
 export interface BuiltWorld {
@@ -235,6 +249,8 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
     others.push(
       other(NS, {}, { deploymentId: made.id, ...(tenantNow ? { credentialsDigest: tenantNow } : {}) }),
     );
+  if (spec.remediation !== 'none' && spec.platform === 'inSync' && made)
+    await remediationWorld(sim, spec.remediation, obj, made.id, platformLookup);
   const settings = publishedSettingsOf({
     // team-b may never use the default credentials; team-a only when allowed.
     defaultCredentialsNamespaces: spec.scope === 'allowed' ? [NS] : ['team-c'],
@@ -242,4 +258,106 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
     defaultControlPlaneUrl: sim.url,
   });
   return { spec, obj, secrets, others, settings };
+}
+
+/**
+ * The platform's revisions and the object's history for a remediation world: the deployment (made with
+ * the spec's image, revision `spec`) gets a revision of another image (`other`), and, rolled back, a
+ * redeploy of `spec`'s revision... as each world needs.
+ */
+async function remediationWorld(
+  sim: Simulator,
+  kind: Exclude<WorldSpec['remediation'], 'none'>,
+  obj: AgentDeployment,
+  deploymentId: string,
+  lookup: (name: string) => Record<string, string> | undefined,
+): Promise<void> {
+  // Defaulted as the API server stores it (the plan parses its input the same way): the history's
+  // digests are of what both sides compute.
+  obj.spec = AgentDeploymentSpec.parse(obj.spec) as AgentDeployment['spec'];
+  if (kind === 'rollbackDue')
+    obj.spec.verification = { assistantId: 'agent' } as AgentDeployment['spec']['verification'];
+  const desired = desiredDeployment(obj, lookup, DIGEST_KEY);
+  if (!desired.ok) throw new Error(desired.message);
+  const config = desiredConfig(desired.request, desired.digests.secrets);
+  const status = obj.status as AgentDeploymentStatus;
+  const client = new ControlPlaneClient({ credentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY } });
+  const at = new Date(NOW - 600_000).toISOString();
+  const other = { ...config, image: 'registry.example.com/agent:0' };
+  const entry = (id: string, c: RevisionConfig, more: Partial<HistoryEntry>): HistoryEntry => ({
+    id,
+    ...c,
+    trigger: 'Spec',
+    generation: 1,
+    outcome: 'Deployed',
+    createdAt: at,
+    ...more,
+  });
+  const deployed = (d: { latest_revision_id?: string | null | undefined }) => {
+    const id = d.latest_revision_id as string;
+    sim.setRevisionStatus(deploymentId, id, 'DEPLOYED');
+    return id;
+  };
+  try {
+    const first = deployed(
+      sim.deployments().find((d) => d.id === deploymentId) as { latest_revision_id?: string },
+    );
+    const second = deployed(
+      await client.patchDeployment(deploymentId, {
+        source_revision_config: { image_uri: 'registry.example.com/agent:0' },
+      }),
+    );
+    const good = (id: string, c: RevisionConfig) => entry(id, c, { verification: 'Succeeded' });
+    switch (kind) {
+      case 'rollbackDue': {
+        // The spec's image (revision `third`, made by a PATCH back) fails verification; agent:0 is good.
+        const third = deployed(
+          await client.patchDeployment(deploymentId, {
+            source_revision_config: { image_uri: config.image as string },
+          }),
+        );
+        obj.spec.remediation = { strategy: 'Rollback' };
+        status.history = [entry(third, config, { verification: 'Failed' }), good(second, other)];
+        status.lastGoodRevision = second;
+        status.latestRevisionId = third;
+        status.revisionStatus = 'DEPLOYED';
+        status.verification = {
+          revisionId: third,
+          specDigest: 'v',
+          failures: 1,
+          last: { startedAt: at, completedAt: at, outcome: 'Failed' },
+        };
+        return;
+      }
+      case 'rolledBack': {
+        // The spec's image failed; agent:0's revision was redeployed for this very generation.
+        const redeployed = deployed(await client.redeployRevision(deploymentId, second));
+        obj.spec.remediation = { strategy: 'Rollback' };
+        status.history = [
+          entry(redeployed, other, { trigger: 'Rollback', redeployOf: second }),
+          entry(first, config, { outcome: 'RolledBack' }),
+          good(second, other),
+        ];
+        status.lastGoodRevision = redeployed;
+        status.latestRevisionId = redeployed;
+        status.revisionStatus = 'DEPLOYED';
+        return;
+      }
+      case 'revert':
+      case 'revertGone':
+        // Generation 2 moved to agent:0; generation 3 (the spec) is back on the first revision's image.
+        obj.metadata.generation = 3;
+        status.history = [good(second, other), good(first, config)].map((e, i) => ({
+          ...e,
+          generation: 2 - i,
+        }));
+        status.lastGoodRevision = second;
+        status.latestRevisionId = second;
+        status.revisionStatus = 'DEPLOYED';
+        if (kind === 'revertGone') sim.pruneRevisions(deploymentId, 1);
+        return;
+    }
+  } finally {
+    await client.close();
+  }
 }

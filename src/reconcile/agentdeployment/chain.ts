@@ -10,12 +10,15 @@ import { credentials } from './gates/credentials.ts';
 import { credentialsInUse } from './gates/credentials-in-use.ts';
 import { defaultCredentialsScope } from './gates/default-credentials-scope.ts';
 import { desired } from './gates/desired.ts';
+import { fastRevert } from './gates/fast-revert.ts';
 import { finalizer } from './gates/finalizer.ts';
 import { followRevision } from './gates/follow-revision.ts';
 import { holdWhileStalled } from './gates/hold-while-stalled.ts';
 import { observeOnly } from './gates/observe-only.ts';
 import { ownership } from './gates/ownership.ts';
 import { paused } from './gates/paused.ts';
+import { rollback } from './gates/rollback.ts';
+import { rolledBack } from './gates/rolled-back.ts';
 import type { Gate, GateName, Verdict } from './verdict.ts';
 
 export const AGENT_DEPLOYMENT_GATES: readonly (readonly [GateName, Gate])[] = [
@@ -30,7 +33,10 @@ export const AGENT_DEPLOYMENT_GATES: readonly (readonly [GateName, Gate])[] = [
   ['claims', claims],
   ['ownership', ownership],
   ['observeOnly', observeOnly],
+  ['fastRevert', fastRevert],
   ['converge', converge],
+  ['rollback', rollback],
+  ['rolledBack', rolledBack],
   ['followRevision', followRevision],
 ];
 

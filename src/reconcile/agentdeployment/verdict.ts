@@ -30,7 +30,10 @@ export type GateName =
   | 'claims'
   | 'ownership'
   | 'observeOnly'
+  | 'fastRevert'
   | 'converge'
+  | 'rollback'
+  | 'rolledBack'
   | 'followRevision';
 
 export type Verdict = { gate: GateName } & (
@@ -64,15 +67,14 @@ export type Verdict = { gate: GateName } & (
       secretsTakenAsCurrent?: undefined;
     }
   /** PATCH what differs. */
-  | {
-      kind: 'patch';
-      deployment: Deployment;
-      patch: DeploymentPatchRequest;
-      changed: string[];
-      createsRevision: boolean;
-      secretsTakenAsCurrent: boolean;
-      digests: AppliedDigests;
-    }
+  | PatchVerdict
+  /**
+   * A spec equal to a revision of status.history that deployed (a `git revert`): redeploy it, no build.
+   * `patch`: converge's PATCH, sent instead when the platform no longer has the revision (404).
+   */
+  | { kind: 'revert'; deployment: Deployment; target: string; why: string; patch: PatchVerdict }
+  /** spec.remediation Rollback: the latest revision failed past spec.retry: redeploy the last good one. */
+  | { kind: 'rollback'; deployment: Deployment; from: string; to: string; message: string }
   /**
    * Bookkeeping: the deployment matches the spec (what it has is recorded as applied); its revision is
    * followed next.
@@ -102,8 +104,19 @@ export type Verdict = { gate: GateName } & (
       revision?: FollowedRevision | undefined;
       handled?: string | undefined;
     }
-  /** Deployed and READY: nothing to send (verification, when asked for, comes next). */
-  | { kind: 'ready'; message: string; revision: FollowedRevision; handled?: string | undefined }
+  /**
+   * Deployed and READY: nothing to send (verification, when asked for, comes next). `rolledBack`: the
+   * revision is a rollback made for this spec, which holds every write (reported RolledBack, Stalled).
+   * `noRollback`: its verification failed and spec.remediation cannot roll back: why (said with it).
+   */
+  | {
+      kind: 'ready';
+      message: string;
+      revision: FollowedRevision;
+      handled?: string | undefined;
+      rolledBack?: boolean;
+      noRollback?: string | undefined;
+    }
   /**
    * Bookkeeping, observe-only: the deployment watched, and what differs from the spec (sent never):
    * `drift` as spec paths, `fields` as request paths. `owned`: recorded or adopted, not only seen by name.
@@ -127,6 +140,17 @@ export type FinalVerdict = Exclude<
 
 /** A verdict that does not end the chain: the gatherer acts on it (or notes it) and the facts advance. */
 export type Bookkeeping = Extract<Verdict, { kind: 'prepare' | 'forget' | 'own' | 'inSync' | 'observed' }>;
+
+/** PATCH what differs. */
+export interface PatchVerdict {
+  kind: 'patch';
+  deployment: Deployment;
+  patch: DeploymentPatchRequest;
+  changed: string[];
+  createsRevision: boolean;
+  secretsTakenAsCurrent: boolean;
+  digests: AppliedDigests;
+}
 
 /** The latest revision as followed: its id and status. */
 export interface FollowedRevision {

@@ -1,0 +1,76 @@
+/**
+ * Gate `rollback` (reconcile/remediation.ts, issue 33): the latest revision failed past spec.retry (its
+ * deploy, as followRevision says, or its verification, as status records it): under spec.remediation
+ * Rollback, redeploy the last good revision; a rollback's own revision failing is RollbackFailed (never a
+ * rollback of a rollback); no rollback possible is RevisionFailed saying why. Observe-only says what it
+ * would do and sends nothing.
+ */
+import { Reason } from '../../../api/names.ts';
+import { decideRemediation, type LatestFailure, type RemediationDecision } from '../../remediation.ts';
+import type { AgentDeploymentFacts } from '../facts.ts';
+import type { Gate, Verdict } from '../verdict.ts';
+import { followRevision } from './follow-revision.ts';
+
+export const rollback: Gate = (facts) => {
+  const follow = followRevision(facts);
+  if (!follow || !facts.followed) return undefined;
+  const latest = latestFailure(facts, follow);
+  if (!latest) return undefined;
+  const { spec, status } = facts.object;
+  const observeOnly = !!facts.observation;
+  if (observeOnly && spec.remediation?.strategy !== 'Rollback') return undefined;
+  const { deployment } = facts.followed;
+  const decision = decideRemediation({
+    strategy: spec.remediation?.strategy,
+    verificationFailures: spec.remediation?.verificationFailures,
+    latest,
+    history: status.history ?? [],
+    lastGoodRevision: status.lastGoodRevision,
+    activeRevisionId: deployment.active_revision_id ?? undefined,
+  });
+  if (follow.kind === 'stall' && observeOnly)
+    return { ...follow, gate: 'rollback', message: `${follow.message}${wouldDo(decision)}` };
+  switch (decision.action) {
+    case 'rollback':
+      return {
+        gate: 'rollback',
+        kind: 'rollback',
+        deployment,
+        from: decision.from,
+        to: decision.to,
+        message: decision.message,
+      };
+    case 'rollbackFailed':
+      return { gate: 'rollback', kind: 'stall', reason: Reason.RollbackFailed, message: decision.message };
+    case 'none':
+      // Why there is no rollback, said with the failure (a failed verification is verified again).
+      if (!decision.why) return undefined;
+      if (follow.kind === 'ready') return { ...follow, gate: 'rollback', noRollback: decision.why };
+      if (follow.kind !== 'stall') return undefined;
+      return { ...follow, gate: 'rollback', message: `${follow.message}; ${decision.why}` };
+  }
+};
+
+/**
+ * How the latest revision failed: a failed deploy spec.retry gave up on (followRevision's RevisionFailed),
+ * or a failed verification of it (the agent's own failure, as the verify step recorded it).
+ */
+function latestFailure(facts: AgentDeploymentFacts, follow: Verdict): LatestFailure | undefined {
+  if (follow.kind === 'stall' && follow.reason === Reason.RevisionFailed && follow.revision)
+    return { id: follow.revision.id, failure: 'deploy', status: follow.revision.status };
+  if (follow.kind !== 'ready' || facts.observation) return undefined;
+  const v = facts.object.status.verification;
+  if (v?.revisionId !== follow.revision.id || v.last?.outcome !== 'Failed') return undefined;
+  return { id: follow.revision.id, failure: 'verification', failures: v.failures ?? 1 };
+}
+
+/** Observe-only: what spec.remediation would do about the failed revision, said and never done. */
+function wouldDo(decision: RemediationDecision): string {
+  const what =
+    decision.action === 'rollback'
+      ? `would roll back to revision ${decision.to}`
+      : decision.action === 'rollbackFailed'
+        ? decision.message
+        : `would not roll back (${decision.why ?? 'nothing to roll back to'})`;
+  return `; observe-only: spec.remediation ${what}, and nothing is sent`;
+}
