@@ -16,30 +16,18 @@
  * What the snapshots of one namespace's objects weigh together is bounded (snapshot-budget.ts): one that
  * does not fit is not held, and its object's own read says BudgetExceeded naming the setting.
  */
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
-import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
+import type { Credentials } from '../../controlplane/credentials.ts';
 import { type BudgetExceededError, ResponseTooLargeError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
-import { splitKey } from '../../runtime/keys.ts';
-import { type Charge, SnapshotBudget, snapshotBytes } from './snapshot-budget.ts';
+import { SnapshotBudget } from './snapshot-budget.ts';
+import { fingerprintOf, SnapshotStore, snapshotKey } from './snapshot-store.ts';
+import { type Group, TrackedDeployments } from './tracked-deployments.ts';
 
 export const IDS_PER_LIST = 100;
 /** The shortest deadline of one identity's listing: a few calls' deadlines, whatever the poll interval. */
 export const MIN_LISTING_DEADLINE_MS = 90_000;
-
-interface Snapshot extends Charge {
-  deployment: Deployment;
-  /** A digest of the deployment as listed, to tell a change: not the JSON itself, 10,000 of which add up. */
-  fingerprint: string;
-  at: number;
-}
-
-const snapshotKey = (identity: string, deploymentId: string) => `${identity}/${deploymentId}`;
-
-const fingerprintOf = (deployment: Deployment): string =>
-  createHash('sha256').update(JSON.stringify(deployment)).digest('base64');
 
 /** An object's recorded deployment, as the first listing takes it. */
 export interface RecordedDeployment {
@@ -54,17 +42,6 @@ export interface RecordedDeployment {
 interface Priming {
   revisions: ReadonlyMap<string, string>;
   changed: Set<string>;
-}
-
-interface Group {
-  credentials: Credentials;
-  keysById: Map<string, string>;
-}
-
-interface Tracked {
-  /** credentialsKey of its credentials, kept once in #credentials. */
-  credentialsId: string;
-  deploymentId: string;
 }
 
 export interface DeploymentObserverOptions {
@@ -89,10 +66,8 @@ export interface DeploymentObserverOptions {
 export class DeploymentObserver {
   readonly #options: DeploymentObserverOptions;
   readonly #now: () => number;
-  readonly #budget: SnapshotBudget;
-  readonly #snapshots = new Map<string, Snapshot>();
-  readonly #tracked = new Map<string, Tracked>();
-  readonly #credentials = new Map<string, { id: string; credentials: Credentials; users: Set<string> }>();
+  readonly #store: SnapshotStore;
+  readonly #tracked = new TrackedDeployments();
   /** Identities prime() is listing still, each with the keys whose passes wait for it. */
   readonly #priming = new Map<string, Set<string>>();
   /** Credentials (by key) whose listing failed on their last poll. */
@@ -102,10 +77,6 @@ export class DeploymentObserver {
   /** Identities whose listing runs still, and those a poll found so (listed again as theirs ends). */
   readonly #inFlight = new Set<string>();
   readonly #due = new Set<string>();
-  /** Snapshot keys of deployments whose answer alone is over the size bound: listed alone, told once. */
-  readonly #overSize = new Set<string>();
-  /** Snapshot keys of deployments past their namespace's budget: not held, their objects told once. */
-  readonly #overBudget = new Set<string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = true;
   /** stop() was called after a start(): a poll in flight ends without reporting its cancelled calls. */
@@ -114,7 +85,11 @@ export class DeploymentObserver {
   constructor(options: DeploymentObserverOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.#budget = options.budget ?? new SnapshotBudget();
+    this.#store = new SnapshotStore(
+      options.budget ?? new SnapshotBudget(),
+      options.keep ?? ((deployment) => deployment),
+      this.#now,
+    );
   }
 
   /**
@@ -124,7 +99,7 @@ export class DeploymentObserver {
    * so a snapshot can be older than 1.5 intervals and still be the newest there is.
    */
   fresh(identity: string, deploymentId: string): Deployment | undefined {
-    const snap = this.#snapshots.get(snapshotKey(identity, deploymentId));
+    const snap = this.#store.get(snapshotKey(identity, deploymentId));
     if (!snap) return undefined;
     const polledAt = this.#lastPollStartedAt.get(identity);
     const polled = polledAt !== undefined && snap.at >= polledAt;
@@ -138,81 +113,24 @@ export class DeploymentObserver {
    */
   remember(identity: string, deployment: Deployment, key: string): BudgetExceededError | undefined {
     const at = snapshotKey(identity, deployment.id);
-    this.#overSize.delete(at);
-    const held = this.#hold(at, key, deployment, fingerprintOf(deployment));
+    this.#store.clearOverSize(at);
+    const held = this.#store.hold(at, key, deployment, fingerprintOf(deployment));
     return held === true ? undefined : held;
   }
 
-  /**
-   * Keeps `deployment` as the snapshot `at` for the object `key` if it fits in the budget of the
-   * object's namespace (the one place a snapshot is stored); if not, nothing of it stays.
-   */
-  #hold(
-    at: string,
-    key: string,
-    deployment: Deployment,
-    fingerprint: string,
-    before = this.#snapshots.get(at),
-  ): true | BudgetExceededError {
-    const kept = this.#options.keep ? this.#options.keep(deployment) : deployment;
-    // Unchanged, it weighs what it weighed: a steady poll measures nothing.
-    const bytes = before?.fingerprint === fingerprint ? before.bytes : snapshotBytes(kept);
-    const { namespace } = splitKey(key);
-    const account = this.#budget.charge(namespace, bytes, before);
-    if (!account) {
-      this.#snapshots.delete(at);
-      return this.#budget.exceeded(namespace, deployment.id, bytes);
-    }
-    this.#overBudget.delete(at);
-    this.#snapshots.set(at, { deployment: kept, fingerprint, account, bytes, at: this.#now() });
-    return true;
-  }
-
-  #drop(at: string): void {
-    const snapshot = this.#snapshots.get(at);
-    if (!snapshot) return;
-    this.#snapshots.delete(at);
-    this.#budget.release(snapshot);
-  }
-
   forget(identity: string, deploymentId: string): void {
-    const at = snapshotKey(identity, deploymentId);
-    this.#drop(at);
-    this.#overSize.delete(at);
-    this.#overBudget.delete(at);
+    this.#store.forget(snapshotKey(identity, deploymentId));
   }
 
   track(key: string, credentials: Credentials, deploymentId: string): void {
-    // Each pass resolves its credentials anew: keep one object per credential, not one per key.
-    let credentialsId = credentialsKey(credentials);
-    const shared = this.#credentials.get(credentialsId);
-    if (shared) {
-      shared.users.add(key);
-      credentialsId = shared.id; // the one copy of the id string, not this pass's
-    } else {
-      this.#credentials.set(credentialsId, { id: credentialsId, credentials, users: new Set([key]) });
-    }
-    const before = this.#tracked.get(key);
+    const replaced = this.#tracked.track(key, credentials, deploymentId);
     // The snapshot of what it tracked before goes with it (and its room in the namespace's budget).
-    if (before && (before.credentialsId !== credentialsId || before.deploymentId !== deploymentId)) {
-      this.forget(before.credentialsId, before.deploymentId);
-    }
-    if (before && before.credentialsId !== credentialsId) this.#release(key, before.credentialsId);
-    this.#tracked.set(key, { credentialsId, deploymentId });
+    if (replaced) this.forget(replaced.credentialsId, replaced.deploymentId);
   }
 
   untrack(key: string): void {
-    const tracked = this.#tracked.get(key);
-    this.#tracked.delete(key);
-    if (!tracked) return;
-    this.forget(tracked.credentialsId, tracked.deploymentId);
-    this.#release(key, tracked.credentialsId);
-  }
-
-  #release(key: string, credentialsId: string): void {
-    const shared = this.#credentials.get(credentialsId);
-    shared?.users.delete(key);
-    if (shared?.users.size === 0) this.#credentials.delete(credentialsId);
+    const tracked = this.#tracked.untrack(key);
+    if (tracked) this.forget(tracked.credentialsId, tracked.deploymentId);
   }
 
   start(): void {
@@ -262,7 +180,7 @@ export class DeploymentObserver {
       this.track(r.key, r.credentials, r.deploymentId);
       if (r.latestRevisionId) revisions.set(r.key, r.latestRevisionId);
     }
-    const groups = this.#groups();
+    const groups = this.#tracked.groups();
     for (const identity of groups.keys()) this.#priming.set(identity, new Set());
     await Promise.all(
       [...groups].map(async ([identity, group]) => {
@@ -303,7 +221,7 @@ export class DeploymentObserver {
    * identity on its own and in parallel; resolves when every listing it started ended.
    */
   async pollOnce(): Promise<void> {
-    const groups = this.#groups();
+    const groups = this.#tracked.groups();
     // Identities gone since (no object left) start afresh if they come back.
     for (const identity of [...this.#failing, ...this.#lastPollStartedAt.keys()]) {
       if (!groups.has(identity)) {
@@ -345,7 +263,7 @@ export class DeploymentObserver {
       this.#lastPollStartedAt.set(identity, startedAt);
     }
     if (this.#due.delete(identity) && !this.#stopped) {
-      const again = this.#groups().get(identity);
+      const again = this.#tracked.groups().get(identity);
       if (again) await this.#poll(identity, again);
     }
   }
@@ -357,18 +275,6 @@ export class DeploymentObserver {
   }
 
   /** The tracked deployments by credential identity, each with the object tracking it by id. */
-  #groups(): Map<string, Group> {
-    const groups = new Map<string, Group>();
-    for (const [key, t] of this.#tracked) {
-      const groupKey = t.credentialsId;
-      const credentials = this.#credentials.get(groupKey)?.credentials;
-      if (!credentials) continue;
-      const group = groups.get(groupKey) ?? { credentials, keysById: new Map<string, string>() };
-      group.keysById.set(t.deploymentId, key);
-      groups.set(groupKey, group);
-    }
-    return groups;
-  }
 
   /**
    * Lists one identity's deployments, 100 ids a call, keeping each as a snapshot and enqueueing the
@@ -395,7 +301,7 @@ export class DeploymentObserver {
     const alone: string[][] = [];
     const batched: string[] = [];
     for (const id of keysById.keys()) {
-      if (this.#overSize.has(snapshotKey(groupKey, id))) alone.push([id]);
+      if (this.#store.isOverSize(snapshotKey(groupKey, id))) alone.push([id]);
       else batched.push(id);
     }
     const chunks: string[][] = [];
@@ -432,8 +338,8 @@ export class DeploymentObserver {
       for (const deployment of page.resources) {
         seen.add(deployment.id);
         const at = snapshotKey(groupKey, deployment.id);
-        this.#overSize.delete(at);
-        const before = this.#snapshots.get(at);
+        this.#store.clearOverSize(at);
+        const before = this.#store.get(at);
         if (before && before.at > startedAt) continue;
         const key = keysById.get(deployment.id);
         if (!key) continue;
@@ -442,10 +348,9 @@ export class DeploymentObserver {
           // Unchanged: the snapshot kept stays, confirmed. Projecting and interning it again on every
           // poll made garbage in proportion to N, polls in proportion to N while N objects converge.
           before.at = this.#now();
-        } else if (this.#hold(at, key, deployment, fingerprint, before) !== true) {
+        } else if (this.#store.hold(at, key, deployment, fingerprint, before) !== true) {
           // Past its namespace's budget: its object finds out first-hand, once.
-          if (!this.#overBudget.has(at)) this.#options.onChange(key);
-          this.#overBudget.add(at);
+          if (this.#store.markOverBudget(at)) this.#options.onChange(key);
           continue;
         }
         if (before && before.fingerprint !== fingerprint) this.#options.onChange(key);
@@ -454,9 +359,9 @@ export class DeploymentObserver {
       }
       for (const id of chunk) {
         const at = snapshotKey(groupKey, id);
-        if (seen.has(id) || (this.#snapshots.get(at)?.at ?? 0) > startedAt) continue;
+        if (seen.has(id) || (this.#store.get(at)?.at ?? 0) > startedAt) continue;
         // Gone (or not listed): let the object's reconcile find out first-hand.
-        this.#drop(at);
+        this.#store.drop(at);
         const key = keysById.get(id);
         if (key) changedOrGone(key);
       }
@@ -477,9 +382,8 @@ export class DeploymentObserver {
     }
     const id = chunk[0] as string;
     const at = snapshotKey(identity, id);
-    this.#drop(at);
-    if (this.#overSize.has(at)) return;
-    this.#overSize.add(at);
+    this.#store.drop(at);
+    if (!this.#store.markOverSize(at)) return;
     const key = keysById.get(id);
     if (key) this.#options.onChange(key);
   }

@@ -1,0 +1,68 @@
+/**
+ * Which deployment each object records, under which credentials (observer.ts): what the batched poll
+ * lists, grouped by credential identity. Each pass resolves its credentials anew, so one copy is kept
+ * per credential identity, not one per object.
+ */
+import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
+
+/** One credential identity's objects: their deployments' ids, each to its object's key. */
+export interface Group {
+  credentials: Credentials;
+  keysById: Map<string, string>;
+}
+
+export interface Tracked {
+  /** credentialsKey of its credentials. */
+  credentialsId: string;
+  deploymentId: string;
+}
+
+export class TrackedDeployments {
+  readonly #tracked = new Map<string, Tracked>();
+  readonly #credentials = new Map<string, { id: string; credentials: Credentials; users: Set<string> }>();
+
+  /** Tracks `key`'s deployment; what it tracked before, when that was another one (its snapshot goes). */
+  track(key: string, credentials: Credentials, deploymentId: string): Tracked | undefined {
+    let credentialsId = credentialsKey(credentials);
+    const shared = this.#credentials.get(credentialsId);
+    if (shared) {
+      shared.users.add(key);
+      credentialsId = shared.id; // the one copy of the id string, not this pass's
+    } else {
+      this.#credentials.set(credentialsId, { id: credentialsId, credentials, users: new Set([key]) });
+    }
+    const before = this.#tracked.get(key);
+    if (before && before.credentialsId !== credentialsId) this.#release(key, before.credentialsId);
+    this.#tracked.set(key, { credentialsId, deploymentId });
+    const replaced =
+      before && (before.credentialsId !== credentialsId || before.deploymentId !== deploymentId);
+    return replaced ? before : undefined;
+  }
+
+  /** Stops tracking `key`; what it tracked, if anything. */
+  untrack(key: string): Tracked | undefined {
+    const tracked = this.#tracked.get(key);
+    this.#tracked.delete(key);
+    if (tracked) this.#release(key, tracked.credentialsId);
+    return tracked;
+  }
+
+  /** Every tracked deployment, grouped by credential identity. */
+  groups(): Map<string, Group> {
+    const groups = new Map<string, Group>();
+    for (const [key, t] of this.#tracked) {
+      const credentials = this.#credentials.get(t.credentialsId)?.credentials;
+      if (!credentials) continue;
+      const group = groups.get(t.credentialsId) ?? { credentials, keysById: new Map<string, string>() };
+      group.keysById.set(t.deploymentId, key);
+      groups.set(t.credentialsId, group);
+    }
+    return groups;
+  }
+
+  #release(key: string, credentialsId: string): void {
+    const shared = this.#credentials.get(credentialsId);
+    shared?.users.delete(key);
+    if (shared?.users.size === 0) this.#credentials.delete(credentialsId);
+  }
+}
