@@ -214,7 +214,7 @@ export function formatShardedReport(results: readonly ShardedResult[]): string {
       'objects owned per replica (max/mean)',
       (r) => `${r.perReplica.map((p) => p.owned).join(' / ')} (${r.ownedMaxOverMean.toFixed(3)})`,
     ],
-    ['RSS per replica', (r) => r.perReplica.map((p) => `${p.rssMiB.toFixed(0)}`).join(' / ') + ' MiB'],
+    ['RSS per replica', (r) => `${r.perReplica.map((p) => `${p.rssMiB.toFixed(0)}`).join(' / ')} MiB`],
     [
       'control-plane calls per poll interval, per replica',
       (r) => r.perReplica.map((p) => p.callsPerPoll.toFixed(1)).join(' / '),
