@@ -9,6 +9,7 @@ import { REVISION_POLL_MIN_MS } from '../controlplane/progress.ts';
 import type { Deployment, DeploymentCreateRequest } from '../controlplane/schemas.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { valueAt } from '../lib/paths.ts';
+import { decidedAfterOwnership } from '../reconcile/agentdeployment/chain.ts';
 import type { AgentDeploymentFacts } from '../reconcile/agentdeployment/facts.ts';
 import { ownedDeployment, ownershipOf } from '../reconcile/agentdeployment/gates/ownership.ts';
 import { runAgentDeployment } from '../reconcile/agentdeployment/program.ts';
@@ -90,14 +91,7 @@ async function plan(
   const owner = ownershipOf(facts);
   if (owner.kind === 'owned' && owner.how === 'assumed') notes.push(`no cluster: ${owner.message}`);
   // The platform's values only for a reader who could read them anyway (value-visibility.ts).
-  const found = [
-    'observeOnly',
-    'fastRevert',
-    'converge',
-    'rollback',
-    'rolledBack',
-    'followRevision',
-  ].includes(verdict.gate)
+  const found = decidedAfterOwnership(verdict.gate, 'after')
     ? (facts.followed?.deployment ?? ownedDeployment(facts))
     : undefined;
   const drifted = verdict.kind === 'patch' || verdict.kind === 'stall';

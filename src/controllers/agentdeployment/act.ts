@@ -6,6 +6,7 @@
  * reports (observe-only.ts).
  */
 import { Annotation, EventReason } from '../../api/names.ts';
+import { decidedAfterOwnership } from '../../reconcile/agentdeployment/chain.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
 import { claimConflictOf } from '../../reconcile/agentdeployment/gates/claims.ts';
 import { ownedDeployment } from '../../reconcile/agentdeployment/gates/ownership.ts';
@@ -53,15 +54,7 @@ export async function act(
 ): Promise<Outcome | undefined> {
   const { status } = pass;
   // Under full management there is no drift report; an observe-only object's is rewritten below.
-  const found = [
-    'ownership',
-    'observeOnly',
-    'fastRevert',
-    'converge',
-    'rollback',
-    'rolledBack',
-    'followRevision',
-  ].includes(verdict.gate);
+  const found = decidedAfterOwnership(verdict.gate);
   if (found && !isObserveOnly(pass.spec)) delete status.drift;
   if (verdict.gate === 'observeOnly' && verdict.kind === 'wait') {
     // Nothing to observe (NotFound), or it is being deleted: no drift to report.
