@@ -5,8 +5,9 @@
  * object is Ready with the revision DEPLOYED and the deployment READY.
  */
 import { Reason } from '../../../api/names.ts';
+import type { Deployment } from '../../../controlplane/schemas.ts';
 import { pendingRedeployRequest } from '../../../runtime/annotations.ts';
-import { decideFollow, progressDeadlineOf, retryPolicyOf } from '../../follow.ts';
+import { decideFollow, type FollowDecision, progressDeadlineOf, retryPolicyOf } from '../../follow.ts';
 import { driftMessage } from '../../management.ts';
 import { currentRollback } from '../../remediation.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
@@ -37,46 +38,9 @@ export const followRevision: Gate = (facts) => {
     minPollMs: facts.revisionPollMs,
     nowMs: facts.now.getTime(),
   });
-  const followedRevision = revision && { id: revision.id, status: revision.status };
+  const followedRevision = { id: revision.id, status: revision.status };
   const handled = decision.requestHandled ? request : undefined;
-  switch (decision.action) {
-    case 'redeploy':
-      return {
-        gate: 'followRevision',
-        kind: 'redeploy',
-        deployment,
-        revision: followedRevision,
-        trigger: decision.trigger,
-        why: decision.why,
-        handled,
-      };
-    case 'stall':
-      return {
-        gate: 'followRevision',
-        kind: 'stall',
-        reason: decision.reason,
-        message: decision.message,
-        revision: followedRevision,
-        handled,
-      };
-    case 'progressing':
-      return {
-        gate: 'followRevision',
-        kind: 'progressing',
-        message: decision.message,
-        requeueAfterMs: decision.requeueAfterMs,
-        revision: followedRevision,
-        handled,
-      };
-    case 'ready':
-      return {
-        gate: 'followRevision',
-        kind: 'ready',
-        message: decision.message,
-        revision: followedRevision,
-        handled,
-      };
-  }
+  return verdictOfFollow(decision, deployment, followedRevision, { handled });
 };
 
 /**
@@ -116,15 +80,41 @@ function followReadOnly(facts: AgentDeploymentFacts): Verdict {
       kind: 'progressing',
       message: `deployment ${deployment.id} has no revision yet`,
     };
+  if (decision.action === 'redeploy') throw new Error('a read-only follow asked for a redeploy');
   const followedRevision = { id: revision.id, status: revision.status };
+  const verdict = verdictOfFollow(decision, deployment, followedRevision, {});
+  return verdict.kind === 'ready' ? { ...verdict, message: `observe-only: ${verdict.message}` } : verdict;
+}
+
+/**
+ * The gate's verdict for reconcile/follow.ts's decision, the same for full management and observe-only;
+ * `extra`: what full management adds (the redeploy request the decision answered).
+ */
+function verdictOfFollow(
+  decision: FollowDecision,
+  deployment: Deployment,
+  revision: { id: string; status: string },
+  extra: { handled?: string | undefined },
+): Verdict {
   switch (decision.action) {
+    case 'redeploy':
+      return {
+        gate: 'followRevision',
+        kind: 'redeploy',
+        deployment,
+        revision,
+        trigger: decision.trigger,
+        why: decision.why,
+        ...extra,
+      };
     case 'stall':
       return {
         gate: 'followRevision',
         kind: 'stall',
         reason: decision.reason,
         message: decision.message,
-        revision: followedRevision,
+        revision,
+        ...extra,
       };
     case 'progressing':
       return {
@@ -132,16 +122,10 @@ function followReadOnly(facts: AgentDeploymentFacts): Verdict {
         kind: 'progressing',
         message: decision.message,
         requeueAfterMs: decision.requeueAfterMs,
-        revision: followedRevision,
+        revision,
+        ...extra,
       };
     case 'ready':
-      return {
-        gate: 'followRevision',
-        kind: 'ready',
-        message: `observe-only: ${decision.message}`,
-        revision: followedRevision,
-      };
-    case 'redeploy':
-      throw new Error('a read-only follow asked for a redeploy');
+      return { gate: 'followRevision', kind: 'ready', message: decision.message, revision, ...extra };
   }
 }
