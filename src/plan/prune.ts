@@ -100,19 +100,16 @@ async function decide(
         deploymentId: verdict.id,
       };
     case 'wait':
-      if (verdict.why === 'lateCommit')
-        return { action: 'wait', reason: 'Deleting', message: verdict.message };
+      if (verdict.why !== 'platformDeleting')
+        return { action: 'wait', reason: verdict.reason, message: verdict.message };
       return {
         action: 'wait',
-        reason: 'Deleting',
+        reason: verdict.reason,
         message: `the platform is already deleting deployment ${verdict.deployment.id} (${verdict.deployment.status}); nothing more is sent`,
         deploymentId: verdict.deployment.id,
       };
     case 'stall':
       return { action: 'stall', reason: verdict.reason, message: verdict.message };
-    case 'refused':
-      // The controller keeps the finalizer and retries (not Stalled) until a person allows it or orphans it.
-      return { action: 'wait', reason: verdict.reason, message: verdict.message };
     case 'release':
       return { action: 'orphan', message: orphanMessage(verdict, deleting), ...idOf(verdict.leftId) };
   }

@@ -74,9 +74,9 @@ const rows: [string, DeletionFacts, Partial<DeletionVerdict> & { kind: DeletionV
     },
   ],
   [
-    '4. a recorded id under default credentials no longer allowed: refused, retried',
+    '4. a recorded id under default credentials no longer allowed: waits, looked at again',
     { ...base, defaultCredentialsRefused: 'not allowed here' },
-    { kind: 'refused', reason: 'DefaultCredentialsNotAllowed' },
+    { kind: 'wait', why: 'defaultCredentialsNotAllowed', reason: 'DefaultCredentialsNotAllowed' },
   ],
   ['5. credentials first', base, { kind: 'read', read: 'credentials' }],
   [

@@ -7,8 +7,9 @@
  * 1. Not being deleted: nothing. Deleted without the finalizer: nothing to do but let it go.
  * 2. Never allowed the default credentials and owning no recorded id: it made nothing, release.
  * 3. deletionPolicy Orphan (an observe-only object always is): release, leaving the deployment.
- * 4. With a recorded id under default credentials it may no longer use: refused (retried: the
- *    administrator's scope, or the policy, may change).
+ * 4. With a recorded id under default credentials it may no longer use: wait (DefaultCredentialsNotAllowed,
+ *    looked at again: the administrator's scope, or the policy, may change; a wait, not a transient
+ *    error, so what the object showed before, a held stall included, gives way to it).
  * 5. The credentials are read. A recorded id another object holds and wins (AlreadyManaged: a copied
  *    status) is that object's: release without deleting.
  * 6. A create without an answer: the deployments of the name are looked up; one the create guard proves
@@ -123,20 +124,27 @@ export type DeletionVerdict =
   /** Send DELETE for this id, set `sent`, and ask again. */
   | { kind: 'delete'; id: string; deleteTracingProject: boolean }
   /**
-   * The finalizer stays: the platform is deleting `deployment` (`event` when the DELETE went this pass),
-   * or a create without an answer may still commit (`until`).
+   * The finalizer stays and the object is looked at again, `reason` saying why (the controller's
+   * condition, the plan's line): the platform is deleting `deployment` (`event` when the DELETE went this
+   * pass), a create without an answer may still commit (until `retryAfterMs`), or the default
+   * credentials are not allowed now (the administrator's scope, or the policy, may change).
    */
   | {
       kind: 'wait';
       why: 'platformDeleting';
+      reason: 'Deleting';
       deployment: Deployment;
       event?: DeletionEvent | undefined;
     }
-  | { kind: 'wait'; why: 'lateCommit'; message: string; retryAfterMs: number }
+  | { kind: 'wait'; why: 'lateCommit'; reason: 'Deleting'; message: string; retryAfterMs: number }
+  | {
+      kind: 'wait';
+      why: 'defaultCredentialsNotAllowed';
+      reason: 'DefaultCredentialsNotAllowed';
+      message: string;
+    }
   /** A person must settle it: nothing is deleted and the finalizer stays. */
   | { kind: 'stall'; reason: 'CredentialsChanged'; message: string }
-  /** Not allowed now; retried, since the administrator's scope (or the policy) may change. */
-  | { kind: 'refused'; reason: 'DefaultCredentialsNotAllowed'; message: string }
   /**
    * Let the object go: take the finalizer off (unless it has none) and release its credentials Secret.
    * `deleted`: the deployment it owned is gone; `orphaned`: left on the platform, or it owned none.
@@ -169,7 +177,8 @@ export function deletion(f: DeletionFacts): DeletionVerdict {
   }
   if (f.defaultCredentialsRefused) {
     return {
-      kind: 'refused',
+      kind: 'wait',
+      why: 'defaultCredentialsNotAllowed',
       reason: 'DefaultCredentialsNotAllowed',
       message: `cannot delete deployment ${f.recordedId}: ${f.defaultCredentialsRefused}; or set spec.deletionPolicy to Orphan to release the object`,
     };
@@ -222,6 +231,7 @@ function pendingCreate(
   return {
     kind: 'wait',
     why: 'lateCommit',
+    reason: 'Deleting',
     message: `a create sent at ${pendingSince} got no answer and nothing named ${f.name} exists yet; it may still commit, so the finalizer stays until ${new Date(until).toISOString()} and the name is looked up again then (set spec.deletionPolicy to Orphan to release it now)`,
     retryAfterMs: left,
   };
@@ -257,6 +267,7 @@ function deleteRecorded(f: DeletionFacts, id: string, creds: DeletionCredentials
   return {
     kind: 'wait',
     why: 'platformDeleting',
+    reason: 'Deleting',
     deployment: f.after,
     event: alreadyDeleting
       ? undefined

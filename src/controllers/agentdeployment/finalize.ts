@@ -1,8 +1,8 @@
 /**
  * The finalize step: a deleted object reads, decides and acts in one loop. The decision is
  * reconcile/deletion.ts's (shared with the plan); this module does the reads and the one write it asks
- * for, then acts on the final verdict: release the finalizer, wait while the platform deletes (or a late
- * create may commit), or stop.
+ * for, then acts on the final verdict: release the finalizer, wait (while the platform deletes, a late
+ * create may commit, or the default credentials are not allowed), or stop.
  */
 import { EventReason } from '../../api/names.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
@@ -117,7 +117,8 @@ async function act(
       return { kind: 'deleted', reason: 'Succeeded', message: 'deletion policy applied' };
     }
     case 'wait': {
-      if (verdict.why === 'lateCommit') throw new Wait('Deleting', verdict.message, verdict.retryAfterMs);
+      if (verdict.why === 'lateCommit') throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
+      if (verdict.why === 'defaultCredentialsNotAllowed') throw new Wait(verdict.reason, verdict.message);
       if (verdict.event) pass.events.push({ type: 'Normal', ...verdict.event });
       // The platform deletes asynchronously: until it is done the object says Deleting.
       const deleting = followDeletion({
@@ -132,7 +133,5 @@ async function act(
     }
     case 'stall':
       throw new Stall(verdict.reason, verdict.message);
-    case 'refused':
-      throw new Retry(verdict.reason, verdict.message);
   }
 }

@@ -114,6 +114,13 @@ const TABLE: [string, Partial<WorldSpec>, string][] = [
     { deleting: true, platform: 'deleting', record: 'recorded' },
     'wait:Deleting',
   ],
+  [
+    // A random world once found the controller left the held stall showing while it retried the
+    // deletion: both now wait on the administrator, and the stall of before is gone.
+    'deleted, held Rejected, default credentials its namespace may no longer use: waits',
+    { deleting: true, held: true, scope: 'notAllowed', platform: 'immutable', record: 'recorded' },
+    'wait:DefaultCredentialsNotAllowed',
+  ],
 ];
 
 const agree = async (spec: WorldSpec) => {
