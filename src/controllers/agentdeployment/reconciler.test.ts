@@ -341,6 +341,39 @@ const rows: Row[] = [
     },
   },
   {
+    // The chain's holdWhileStalled does not run for a deleted object: the wait replaces the held stall
+    // (it once stayed showing under a transient retry, while `kubectl agd plan --prune` said the wait).
+    name: 'deleted, held Rejected, its namespace no longer allowed the default credentials: waits, nothing sent, the stall gone',
+    given: async () => {
+      const scope = { defaultCredentialsAllowed: true };
+      const w = world(agent(), scope);
+      await w.pass();
+      deployLatest(w);
+      await w.pass();
+      const at = new Date(w.clockMs).toISOString();
+      const held = { status: 'True', reason: 'Rejected', message: 'refused', observedGeneration: 1 } as const;
+      w.obj.status = {
+        ...w.obj.status,
+        conditions: [
+          { type: 'Ready', ...held, status: 'False', lastTransitionTime: at },
+          { type: 'Stalled', ...held, lastTransitionTime: at },
+        ],
+      };
+      scope.defaultCredentialsAllowed = false;
+      w.obj.metadata.deletionTimestamp = new Date(w.clockMs);
+      return w;
+    },
+    calls: [],
+    conditions: ['Ready=False/DefaultCredentialsNotAllowed', 'Reconciling=True/DefaultCredentialsNotAllowed'],
+    events: ['Warning/DefaultCredentialsNotAllowed'],
+    statusWrites: 1,
+    also: (w, pass) => {
+      expect(pass.error).toBeUndefined();
+      expect(w.gone).toBe(false);
+      expect(w.obj.metadata.finalizers).toContain(FINALIZER);
+    },
+  },
+  {
     name: 'deleted with a create unanswered and nothing of its name yet: the finalizer waits out a late commit',
     given: () => deletedWhileCreating(1_000),
     calls: ['list'],
