@@ -88,6 +88,18 @@ describe.each([
     expect((await failure(call)).kind).toBe('aborted');
   });
 
+  it('a call that ended leaves no deadline behind to fire later', async () => {
+    // A deadline that fired after its call had ended aborted the call's signal anyway, making a
+    // DOMException and an abort event per call (visible per object in the controller's profiles).
+    let seen: AbortSignal | undefined;
+    await outboundCall({ ...limits, deadlineMs: 50 }, async (signal) => {
+      seen = signal;
+      return via('/ok')(signal);
+    });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(seen?.aborted).toBe(false);
+  });
+
   it('an already-aborted signal sends nothing', async () => {
     let sent = false;
     const call = outboundCall({ ...limits, signal: AbortSignal.abort() }, async (signal) => {

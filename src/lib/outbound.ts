@@ -60,7 +60,15 @@ export async function outboundCall(
   limits: OutboundLimits,
   send: (signal: AbortSignal) => Promise<RawResponse>,
 ): Promise<OutboundResponse> {
-  const deadline = AbortSignal.timeout(timerDelay(limits.deadlineMs));
+  // A timer of our own rather than AbortSignal.timeout: cleared when the call ends, where a timeout
+  // signal still alive fires at its deadline anyway (a DOMException and an abort event per call).
+  const timeout = new AbortController();
+  const deadline = timeout.signal;
+  const timer = setTimeout(
+    () => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    timerDelay(limits.deadlineMs),
+  );
+  timer.unref?.();
   const overflow = new AbortController();
   const signal = AbortSignal.any([deadline, overflow.signal, ...(limits.signal ? [limits.signal] : [])]);
   const why = (err: unknown): OutboundError => {
@@ -80,7 +88,10 @@ export async function outboundCall(
     const message = err instanceof Error ? err.message : String(err);
     return new OutboundError('transport', message, { cause: err, ...(code ? { code } : {}) });
   };
-  if (limits.signal?.aborted) throw why(undefined);
+  if (limits.signal?.aborted) {
+    clearTimeout(timer);
+    throw why(undefined);
+  }
   try {
     const response = await send(signal);
     const declared = Number(headerValue(response.headers['content-length']));
@@ -93,6 +104,8 @@ export async function outboundCall(
     return { status: response.status, headers: response.headers, text };
   } catch (err) {
     throw why(err);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

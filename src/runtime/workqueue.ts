@@ -1,6 +1,7 @@
 import { timerDelay } from '../lib/outbound.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { DelayedKeys } from './delayed-keys.ts';
+import { WaitingKeys } from './waiting-keys.ts';
 
 export interface WorkQueueOptions {
   clock?: Clock;
@@ -63,12 +64,11 @@ export class WorkQueue {
   readonly #qps: number;
   readonly #burst: number;
 
-  readonly #queue: string[] = [];
-  /** The first #continuing keys of #queue continue work under way (added with `first`). */
-  #continuing = 0;
+  /** Keys waiting to be handed out, with the tenant of each asked once as it joins (it may hash credentials). */
+  readonly #waiting = new WaitingKeys();
   /** Keys added while in flight that go first when they are queued again. */
   readonly #firstWhenDone = new Set<string>();
-  /** Keys that need processing: waiting in #queue, or added again while in flight. */
+  /** Keys that need processing: waiting, or added again while in flight. */
   readonly #dirty = new Set<string>();
   readonly #processing = new Set<string>();
   /** Keys added with a delay (addAfter), until their time comes. */
@@ -89,14 +89,6 @@ export class WorkQueue {
   readonly #tenantInFlight = new Map<string, number>();
   /** The tenant each key in flight was counted against. */
   readonly #tenantOfProcessing = new Map<string, string>();
-  /**
-   * The tenant of each waiting key, asked once as it joins the queue (asking is not free: it may hash the
-   * credentials), and how many waiting keys each tenant has: choosing the next key then never asks again
-   * nor scans the queue when every waiting tenant is at its share.
-   */
-  readonly #waitingTenant = new Map<string, string | undefined>();
-  readonly #waitingPerTenant = new Map<string | undefined, number>();
-  readonly #waitingPerNamespace = new Map<string, number>();
   readonly #sharedSlots: number;
   /** Keys in flight per namespace (the part of the key before '/'), for the reserve's rule. */
   readonly #namespaceInFlight = new Map<string, number>();
@@ -131,7 +123,7 @@ export class WorkQueue {
     if (this.#admit && !this.#admit(key)) return;
     if (this.#dirty.has(key)) {
       if (options.first && this.#processing.has(key)) this.#firstWhenDone.add(key);
-      else if (options.first) this.#moveToFirst(key);
+      else if (options.first) this.#waiting.putFirst(key);
       return;
     }
     this.#dirty.add(key);
@@ -145,40 +137,10 @@ export class WorkQueue {
     this.#pump();
   }
 
-  /** A waiting key that continues work moves up to the continuing keys. */
-  #moveToFirst(key: string): void {
-    const index = this.#queue.indexOf(key);
-    if (index < this.#continuing) return; // already among them
-    this.#queue.splice(index, 1);
-    this.#queue.splice(this.#continuing, 0, key);
-    this.#continuing += 1;
-  }
-
   #enqueue(key: string, first = false): void {
-    if (first) {
-      this.#queue.splice(this.#continuing, 0, key);
-      this.#continuing += 1;
-    } else {
-      this.#queue.push(key);
-    }
-    if (!this.#tenantOf) return;
-    const tenant = this.#tenantOf(key);
-    this.#waitingTenant.set(key, tenant);
-    this.#waitingPerTenant.set(tenant, (this.#waitingPerTenant.get(tenant) ?? 0) + 1);
-    bump(this.#waitingPerNamespace, namespaceOf(key), 1);
-  }
-
-  #dequeue(index: number): string {
-    const key = this.#queue.splice(index, 1)[0] as string;
-    if (index < this.#continuing) this.#continuing -= 1;
-    if (!this.#tenantOf) return key;
-    const tenant = this.#waitingTenant.get(key);
-    this.#waitingTenant.delete(key);
-    const left = (this.#waitingPerTenant.get(tenant) ?? 1) - 1;
-    if (left > 0) this.#waitingPerTenant.set(tenant, left);
-    else this.#waitingPerTenant.delete(tenant);
-    bump(this.#waitingPerNamespace, namespaceOf(key), -1);
-    return key;
+    // Without fairness every key is of one group: nothing decides but the order.
+    const tenant = this.#tenantOf?.(key);
+    this.#waiting.add(key, first, tenant, this.#tenantOf ? namespaceOf(key) : '');
   }
 
   /** Adds the key after ms (see add for `first`); when the key is already scheduled, the earlier time wins. */
@@ -215,7 +177,7 @@ export class WorkQueue {
 
   /** Keys waiting to be handed out (not in flight, not delayed). */
   len(): number {
-    return this.#queue.length;
+    return this.#waiting.size;
   }
 
   /**
@@ -266,21 +228,17 @@ export class WorkQueue {
    * tenant may use every worker, and a tenant that arrives while they are all busy takes the first one
    * that frees (at worst after a call's deadline, when the busy tenant's server hangs).
    */
-  #nextIndex(): number {
-    if (!this.#tenantOf) return 0;
-    if (this.#sharedInUse() >= this.#sharedSlots) return this.#reserveIndex();
+  #next(): string | undefined {
+    if (!this.#tenantOf) return this.#waiting.oldest();
+    if (this.#sharedInUse() >= this.#sharedSlots) return this.#reserveKey();
     // A key goes ahead when its tenant and its namespace are both below their share: one namespace
     // naming eight credentials is not eight tenants. Nobody below both: the oldest (work-conserving).
-    const tenantMayGo = (tenant: string | undefined) =>
-      tenant === undefined || this.inFlightFor(tenant) < this.#maxPerTenant;
-    const namespaceMayGo = (ns: string) => ns === '' || this.#namespaceLoad(ns) < this.#maxPerTenant;
-    if (![...this.#waitingPerTenant.keys()].some(tenantMayGo)) return 0;
-    if (![...this.#waitingPerNamespace.keys()].some(namespaceMayGo)) return 0;
-    const index = this.#queue.findIndex(
-      (key) => tenantMayGo(this.#waitingTenant.get(key)) && namespaceMayGo(namespaceOf(key)),
-    );
-    return Math.max(index, 0);
+    return this.#waiting.firstThatMayGo(this.#tenantMayGo, this.#namespaceMayGo) ?? this.#waiting.oldest();
   }
+
+  readonly #tenantMayGo = (tenant: string | undefined) =>
+    tenant === undefined || this.inFlightFor(tenant) < this.#maxPerTenant;
+  readonly #namespaceMayGo = (ns: string) => ns === '' || this.#namespaceLoad(ns) < this.#maxPerTenant;
 
   #namespaceLoad(ns: string): number {
     return this.#namespaceInFlight.get(ns) ?? 0;
@@ -290,17 +248,14 @@ export class WorkQueue {
     return this.#processing.size - this.#onReserve.size;
   }
 
-  /** The first key a reserve worker may take (see sharedSlots), or -1. */
-  #reserveIndex(): number {
-    if (![...this.#waitingPerTenant.keys()].some((t) => t === undefined || this.inFlightFor(t) === 0)) {
-      return -1;
-    }
-    return this.#queue.findIndex((key) => {
-      const tenant = this.#waitingTenant.get(key);
-      if (tenant !== undefined && this.inFlightFor(tenant) > 0) return false;
-      return this.#namespaceLoad(namespaceOf(key)) < this.#maxPerTenant;
-    });
+  /** The first key a reserve worker may take (see sharedSlots), if any. */
+  #reserveKey(): string | undefined {
+    return this.#waiting.firstThatMayGo(this.#tenantIdle, this.#namespaceMayTakeReserve);
   }
+
+  readonly #tenantIdle = (tenant: string | undefined) =>
+    tenant === undefined || this.inFlightFor(tenant) === 0;
+  readonly #namespaceMayTakeReserve = (ns: string) => this.#namespaceLoad(ns) < this.#maxPerTenant;
 
   #countTenant(key: string): void {
     const tenant = this.#tenantOf?.(key);
@@ -332,9 +287,9 @@ export class WorkQueue {
 
   /** Hands waiting keys to waiting getters while tokens last; otherwise waits for the next token. */
   #pump(): void {
-    while (this.#waiters.length > 0 && this.#queue.length > 0) {
-      const index = this.#nextIndex();
-      if (index < 0) return;
+    while (this.#waiters.length > 0 && this.#waiting.size > 0) {
+      const key = this.#next();
+      if (key === undefined) return;
       this.#refill();
       if (this.#tokens < 1) {
         this.#scheduleRefill();
@@ -342,7 +297,7 @@ export class WorkQueue {
       }
       this.#tokens -= 1;
       const onReserve = this.#sharedInUse() >= this.#sharedSlots;
-      const key = this.#dequeue(index);
+      this.#waiting.remove(key);
       this.#dirty.delete(key);
       if (onReserve) this.#onReserve.add(key);
       this.#processing.add(key);
