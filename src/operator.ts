@@ -7,9 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { startAgentDeploymentController } from './controllers/agentdeployment/index.ts';
+import { fullObject } from './controllers/agentdeployment/projection.ts';
 import { startSandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
 import { circuitReporter } from './controlplane/circuit-report.ts';
 import { defaultCredentialsScope } from './controlplane/default-credentials-scope.ts';
@@ -21,7 +23,7 @@ import { OperatorMetrics } from './metrics.ts';
 import { OperatorShards, TEMPLATE_SHARD_PREFIX } from './operator-shards.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
-import { splitKey } from './runtime/keys.ts';
+import { objectKey, splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
@@ -197,6 +199,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       namespaceSelector: config.defaultCredentialsNamespaceSelector,
     }),
     namespaceDeploymentBudget: config.namespaceDeploymentBudget,
+    // What this replica does not own is cached as a projection (cached-share.ts).
+    ...(sharded ? { owns: (key: string) => sharded.admits('', key) } : {}),
     settings: {
       defaultCredentials,
       allowedControlPlanes: config.allowedControlPlanes,
@@ -225,8 +229,19 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     passDeadlineMs: config.reconcileTimeout,
   });
   tenants.SandboxTemplate = sandboxTemplates.tenantOf;
-  metrics.watchObjects('AgentDeployment', () => agentDeployments.objects.list());
-  metrics.watchObjects('SandboxTemplate', () => sandboxTemplates.objects.list());
+  // Under --sharding=auto a replica counts the objects it owns, so the sums across replicas are right
+  // (what it caches of the others are projections, without conditions).
+  const counted = (prefix: string) => (obj: KubernetesObject) =>
+    !sharded || sharded.admits(prefix, objectKey(obj));
+  metrics.watchObjects('AgentDeployment', () =>
+    agentDeployments.objects
+      .list()
+      .flatMap((obj) => fullObject(obj) ?? [])
+      .filter(counted('')),
+  );
+  metrics.watchObjects('SandboxTemplate', () =>
+    sandboxTemplates.objects.list().filter(counted(TEMPLATE_SHARD_PREFIX)),
+  );
 
   const namespaces = new NamespaceSync([
     agentDeployments.objects,
