@@ -17,16 +17,6 @@ import { type CachedAgentDeployment, isProjection } from './projection.ts';
 /** The cache's side the share needs: the entry of a key, and putting a read object in its place. */
 export type ObjectCache = Pick<RunningInformer<CachedAgentDeployment, AgentDeployment>, 'get' | 'recache'>;
 
-/** A projection is replaced by a read at most this many times before a pass gives up (then retried). */
-const READ_ATTEMPTS = 3;
-
-export class ProjectionCachedError extends Error {
-  constructor(key: string) {
-    super(`only a projection of ${key} is cached (it changed while being read in full); retried`);
-    this.name = 'ProjectionCachedError';
-  }
-}
-
 export class CachedShare {
   readonly #passing = new Set<string>();
   readonly #owned: (key: string) => boolean;
@@ -89,15 +79,11 @@ export class CachedShare {
     const objects = this.#objects;
     if (!objects) return;
     const { namespace, name } = splitKey(key);
-    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
-      const cached = objects.get(namespace, name);
-      if (!cached || !isProjection(cached)) return;
-      const read = await this.#read(namespace, name, signal);
-      // Gone: the watch's delete follows; the pass finds nothing to do.
-      if (!read) return;
-      if (objects.recache(cached, read)) return;
-    }
     const cached = objects.get(namespace, name);
-    if (cached && isProjection(cached)) throw new ProjectionCachedError(key);
+    if (!cached || !isProjection(cached)) return;
+    const read = await this.#read(namespace, name, signal);
+    // Gone: the watch's delete follows, the pass finds no object. Else it takes the projection's place,
+    // unless a watch event came meanwhile: kept in full since this pass began, it is the newer.
+    if (read) objects.recache(cached, read);
   }
 }
