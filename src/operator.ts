@@ -7,11 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { startAgentDeploymentController } from './controllers/agentdeployment/index.ts';
-import { fullObject } from './controllers/agentdeployment/projection.ts';
 import { startSandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
 import { circuitReporter } from './controlplane/circuit-report.ts';
 import { defaultCredentialsScope } from './controlplane/default-credentials-scope.ts';
@@ -20,10 +18,11 @@ import { startHttpEndpoints } from './http.ts';
 import type { KubeAccess } from './kube/access.ts';
 import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
+import { watchObjectMetrics } from './operator-metrics.ts';
 import { OperatorShards, TEMPLATE_SHARD_PREFIX } from './operator-shards.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
-import { objectKey, splitKey } from './runtime/keys.ts';
+import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
@@ -229,19 +228,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     passDeadlineMs: config.reconcileTimeout,
   });
   tenants.SandboxTemplate = sandboxTemplates.tenantOf;
-  // Under --sharding=auto a replica counts the objects it owns, so the sums across replicas are right
-  // (what it caches of the others are projections, without conditions).
-  const counted = (prefix: string) => (obj: KubernetesObject) =>
-    !sharded || sharded.admits(prefix, objectKey(obj));
-  metrics.watchObjects('AgentDeployment', () =>
-    agentDeployments.objects
-      .list()
-      .flatMap((obj) => fullObject(obj) ?? [])
-      .filter(counted('')),
-  );
-  metrics.watchObjects('SandboxTemplate', () =>
-    sandboxTemplates.objects.list().filter(counted(TEMPLATE_SHARD_PREFIX)),
-  );
+  watchObjectMetrics(metrics, agentDeployments, sandboxTemplates, sharded);
 
   const namespaces = new NamespaceSync([
     agentDeployments.objects,
