@@ -63,6 +63,7 @@ export class OperatorMetrics {
 
   #shardObjects: () => readonly { kind: string; owned: number; unowned: number }[] = () => [];
   #shardMembers: () => number = () => 0;
+  #cachedObjects: () => readonly { kind: string; form: 'full' | 'projection'; count: number }[] = () => [];
 
   #namespaceStates: () => readonly { namespace: string; informer: string; synced: boolean }[] = () => [];
   readonly #objectSources = new Map<string, () => readonly ObservedObject[]>();
@@ -89,6 +90,17 @@ export class OperatorMetrics {
       collect() {
         this.reset();
         for (const s of shardObjects()) this.set({ kind: s.kind }, s.unowned);
+      },
+    });
+    const cachedObjects = () => this.#cachedObjects();
+    new Gauge({
+      name: 'agent_operator_cached_objects',
+      help: "Objects of a kind in this replica's cache, in full or as a projection (under --sharding=auto, the objects of other replicas: only what claims read), read when scraped.",
+      labelNames: ['kind', 'form'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const c of cachedObjects()) this.set({ kind: c.kind, form: c.form }, c.count);
       },
     });
     new Gauge({
@@ -171,6 +183,11 @@ export class OperatorMetrics {
   ): void {
     this.#shardObjects = objects;
     this.#shardMembers = members;
+  }
+
+  /** What the informer caches hold, in full and as projections, read when scraped. */
+  watchCache(counts: () => readonly { kind: string; form: 'full' | 'projection'; count: number }[]): void {
+    this.#cachedObjects = counts;
   }
 
   /** Objects of a kind by condition and by state, counted from the informer cache when scraped. */

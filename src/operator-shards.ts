@@ -70,9 +70,8 @@ export class OperatorShards {
           wiring.primeListing(keys);
           for (const key of keys) queue.add(key);
         },
-        lost: (keys) => {
-          for (const key of keys) agentDeployments.observer.untrack(key);
-        },
+        // The poll forgets them; the cache keeps projections of them (cached-share.ts).
+        lost: (keys) => agentDeployments.release(keys),
       },
       {
         prefix: TEMPLATE_SHARD_PREFIX,

@@ -18,6 +18,7 @@ import { startHttpEndpoints } from './http.ts';
 import type { KubeAccess } from './kube/access.ts';
 import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
+import { watchObjectMetrics } from './operator-metrics.ts';
 import { OperatorShards, TEMPLATE_SHARD_PREFIX } from './operator-shards.ts';
 import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
@@ -197,6 +198,9 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       namespaceSelector: config.defaultCredentialsNamespaceSelector,
     }),
     namespaceDeploymentBudget: config.namespaceDeploymentBudget,
+    // What this replica does not own is cached as a projection (cached-share.ts). Until it joins, all
+    // in full: its first member list projects what it does not own, and what it owns needs no GET.
+    ...(shards && sharded ? { owns: (key: string) => !shards.joined || sharded.admits('', key) } : {}),
     settings: {
       defaultCredentials,
       allowedControlPlanes: config.allowedControlPlanes,
@@ -225,8 +229,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     passDeadlineMs: config.reconcileTimeout,
   });
   tenants.SandboxTemplate = sandboxTemplates.tenantOf;
-  metrics.watchObjects('AgentDeployment', () => agentDeployments.objects.list());
-  metrics.watchObjects('SandboxTemplate', () => sandboxTemplates.objects.list());
+  watchObjectMetrics(metrics, agentDeployments, sandboxTemplates, sharded);
 
   const namespaces = new NamespaceSync([
     agentDeployments.objects,

@@ -4,7 +4,10 @@
  * would), one is added, one removed, and all three are replaced one by one (a rolling update). The
  * simulator's log, told apart by User-Agent, and the member Leases' history (watched) show that no
  * deployment was written by a replica that did not hold its object then, nor taken from another before
- * that one let go; every object converges on its last spec, and none is left without an owner.
+ * that one let go; every object converges on its last spec, and none is left without an owner. Each
+ * replica caches its own share in full and the other objects as projections (its metrics say how
+ * many of each), and a spec change made while an object's owner is dead is applied by the replica that
+ * takes it over, which held only a projection of it until then.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
@@ -26,6 +29,8 @@ let h: Harness;
 const history = new LeaseHistory();
 const output: string[] = [];
 const replicas = new Map<string, ControllerProcess>();
+/** Each replica's metrics port. */
+const ports = new Map<string, number>();
 /** The image each object's spec asks for last. */
 const expected = new Map<string, string>();
 let version = 1;
@@ -63,8 +68,32 @@ async function startReplica(pod: string): Promise<void> {
   };
   const started = startControllerProcess(env, output, pod);
   replicas.set(pod, started);
+  const listening = started.waitForLine((line) => line.includes('health and metrics endpoints listening'));
   await started.waitForLine((line) => line.includes('caches synced; starting workers'));
+  ports.set(pod, (JSON.parse(await listening) as { port: number }).port);
 }
+
+/** What a replica's AgentDeployment cache holds, in full and as projections (its metrics). */
+async function cachedObjects(pod: string): Promise<{ full: number; projection: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${ports.get(pod)}/metrics`)).text();
+  const count = (form: string) => {
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`agent_operator_cached_objects{kind="AgentDeployment",form="${form}"}`));
+    return Number(line?.split(' ').at(-1));
+  };
+  return { full: count('full'), projection: count('projection') };
+}
+
+/** The live member a pod runs as (its identity is the pod name and a suffix). */
+function memberOf(pod: string): { identity: string; acknowledged: string[] } {
+  const member = history.liveAt(Date.now()).find((m) => m.identity.startsWith(`${pod}_`));
+  if (!member) throw new Error(`${pod} is no live member`);
+  return member;
+}
+
+const shareOf = (member: { identity: string; acknowledged: string[] }) =>
+  names.filter((name) => ownerOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
 
 /** SIGTERM: the replica finishes its passes and leaves (its Lease deleted). */
 async function stopReplica(pod: string): Promise<void> {
@@ -156,9 +185,28 @@ describe('--sharding=auto with three replicas', () => {
     }
     await converged('created');
     await eventually(async () => everyObjectOwned(), 'every object owned', 20_000);
+    // Memory divides: each replica holds its share in full, every other object as a projection.
+    for (const pod of ['replica-a', 'replica-b', 'replica-c']) {
+      await eventually(
+        async () => {
+          const share = shareOf(memberOf(pod)).length;
+          expect(await cachedObjects(pod)).toEqual({ full: share, projection: OBJECTS - share });
+          return true;
+        },
+        `${pod} caches its share in full, the rest as projections`,
+        20_000,
+      );
+    }
 
     // A crash: its objects move once its Lease expired; Kubernetes starts a new pod in its place.
+    const orphaned = shareOf(memberOf('replica-b'));
     await Promise.all([changeSome(4, 0), sleep(300).then(() => killReplica('replica-b'))]);
+    // Changed while their owner is dead (its Lease not expired yet): the others hold only projections
+    // of these, so whoever takes one over must read it in full to apply its new image.
+    version += 1;
+    for (let i = 0; i < orphaned.length; i += 25) {
+      await Promise.all(orphaned.slice(i, i + 25).map((name) => apply(name, image(version), false)));
+    }
     await startReplica('replica-b2');
     await converged('after a SIGKILL');
 

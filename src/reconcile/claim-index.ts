@@ -9,9 +9,15 @@
  */
 import type { AgentDeployment } from '../api/agentdeployment.ts';
 import { Annotation } from '../api/names.ts';
-import { type Claim, type CredentialIdentity, deploymentNameOf, visibleClaim } from './claims.ts';
+import {
+  type Claim,
+  type ClaimSource,
+  type CredentialIdentity,
+  deploymentNameOf,
+  visibleClaim,
+} from './claims.ts';
 
-const objectKey = (obj: AgentDeployment) => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+const objectKey = (obj: ClaimSource) => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
 
 /** Claims in one tenant, as seen by an object of credential identity `identity`. */
 export interface ClaimQuery {
@@ -23,17 +29,18 @@ export interface ClaimQuery {
   ids?: readonly string[];
 }
 
-export class ClaimIndex {
-  readonly #objects = new Map<string, AgentDeployment>();
+/** `T`: the objects indexed (AgentDeployments, or what a replica caches of them: projection.ts). */
+export class ClaimIndex<T extends ClaimSource = AgentDeployment> {
+  readonly #objects = new Map<string, T>();
   readonly #byName = new KeysBy();
   readonly #byId = new KeysBy();
-  readonly #identityOf: (obj: AgentDeployment) => CredentialIdentity | undefined;
+  readonly #identityOf: (obj: T) => CredentialIdentity | undefined;
 
-  constructor(identityOf: (obj: AgentDeployment) => CredentialIdentity | undefined) {
+  constructor(identityOf: (obj: T) => CredentialIdentity | undefined) {
     this.#identityOf = identityOf;
   }
 
-  set(obj: AgentDeployment): void {
+  set(obj: T): void {
     const key = objectKey(obj);
     this.delete(key);
     this.#objects.set(key, obj);
@@ -68,7 +75,7 @@ export class ClaimIndex {
   }
 }
 
-function idsOf(obj: AgentDeployment): string[] {
+function idsOf(obj: ClaimSource): string[] {
   const adopt = obj.metadata.annotations?.[Annotation.AdoptDeploymentId];
   return [obj.status?.deploymentId, adopt].filter((id): id is string => !!id);
 }

@@ -8,7 +8,8 @@
  * create or an adoption asked for by annotation, then a bare name; between equal ranks the object created
  * first (metadata.creationTimestamp) wins, then the lower uid. The loser writes nothing.
  */
-import type { AgentDeployment } from '../api/agentdeployment.ts';
+import type { AgentDeploymentSpec, AgentDeploymentStatus } from '../api/agentdeployment.ts';
+import type { ObjectMeta } from '../api/common.ts';
 import { Annotation } from '../api/names.ts';
 import { isObserveOnly } from './management.ts';
 
@@ -39,9 +40,22 @@ export type ClaimConflict =
   | { reason: 'AlreadyManaged'; other: Claim; deploymentId: string; message: string }
   | { reason: 'NameConflict'; other: Claim; message: string };
 
-type ClaimSource = Pick<AgentDeployment, 'metadata' | 'spec' | 'status'>;
+/**
+ * What a claim reads of an object: all that another replica's object is cached with under
+ * --sharding=auto (controllers/agentdeployment/projection.ts), besides its credentials.
+ */
+export interface ClaimSource {
+  metadata: Pick<ObjectMeta, 'name' | 'namespace' | 'uid' | 'annotations'> & { [field: string]: unknown };
+  spec: Pick<AgentDeploymentSpec, 'name' | 'managementPolicies'>;
+  status?:
+    | Pick<AgentDeploymentStatus, 'deploymentId' | 'credentialsDigest' | 'createPendingSince'>
+    | undefined;
+}
 
-export function deploymentNameOf(obj: Pick<AgentDeployment, 'metadata' | 'spec'>): string {
+export function deploymentNameOf(obj: {
+  metadata: { name: string };
+  spec: { name?: string | undefined };
+}): string {
   return obj.spec.name ?? obj.metadata.name;
 }
 

@@ -403,6 +403,43 @@ describe('informer: metadata only', () => {
   });
 });
 
+describe('informer: recache (a transform that decides per object)', () => {
+  it("changes an entry's form only while the cache still holds that very entry; told as an update", async () => {
+    const c = await cluster();
+    c.script('a', {
+      snapshots: [
+        { objects: [cm('x', '1', 'a', { k: 'v' }), cm('y', '2', 'a', { k: 'w' })], resourceVersion: '10' },
+      ],
+      watches: [{ events: [], after: 'hold' }],
+    });
+    // Kept in full: the names in `full`; the rest without their data (a projection).
+    const full = new Set<string>();
+    const r = recorder();
+    const informer = start(c, {
+      ...r.handlers,
+      transform: (o) => (full.has(o.metadata?.name ?? '') ? o : { metadata: o.metadata }),
+    });
+    await expect.poll(() => informer.hasSynced()).toBe(true);
+    expect(informer.get('a', 'x')?.data).toBeUndefined();
+
+    // The caller read x in full; the cache still holds the projection it saw: replaced.
+    full.add('x');
+    const projected = informer.get('a', 'x') as Obj;
+    expect(informer.recache(projected, cm('x', '1', 'a', { k: 'v' }))).toBe(true);
+    expect(informer.get('a', 'x')?.data).toEqual({ k: 'v' });
+    expect(r.updated()).toEqual(['x@1 -> x@1']);
+    // A second read of the old projection comes too late: the entry is no longer that one.
+    expect(informer.recache(projected, cm('x', '0', 'a', { k: 'old' }))).toBe(false);
+    expect(informer.get('a', 'x')).toMatchObject({ metadata: { resourceVersion: '1' }, data: { k: 'v' } });
+
+    // No longer kept in full: the entry itself, put through the transform again, becomes a projection.
+    full.delete('x');
+    const entry = informer.get('a', 'x') as Obj;
+    expect(informer.recache(entry, entry)).toBe(true);
+    expect(informer.get('a', 'x')?.data).toBeUndefined();
+  });
+});
+
 describe('informer: handlers', () => {
   it('a throwing onAdd stops neither the list nor the watch', async () => {
     const c = await cluster();

@@ -8,7 +8,8 @@ import { objectKey } from './keys.ts';
 import { listPath } from './list-pages.ts';
 import { WatchBackoff } from './watch-backoff.ts';
 
-export interface InformerOptions<T extends KubernetesObject> {
+/** `C`: what the cache holds of a `T` (the transform's result; the object itself by default). */
+export interface InformerOptions<T extends KubernetesObject, C extends KubernetesObject = T> {
   access: KubeAccess;
   /** Cluster-wide collection path, e.g. /api/v1/secrets or /apis/deploy.agents.dev/v1alpha1/agentdeployments */
   path: string;
@@ -22,9 +23,9 @@ export interface InformerOptions<T extends KubernetesObject> {
    * Secrets never reach the process).
    */
   metadataOnly?: boolean;
-  onAdd?: (obj: T) => void;
-  onUpdate?: (oldObj: T, newObj: T) => void;
-  onDelete?: (obj: T) => void;
+  onAdd?: (obj: C) => void;
+  onUpdate?: (oldObj: C, newObj: C) => void;
+  onDelete?: (obj: C) => void;
   /**
    * Called once, when every namespace has been listed or has failed to list (one that cannot be listed
    * must not hold up what waits for the others).
@@ -33,9 +34,10 @@ export interface InformerOptions<T extends KubernetesObject> {
   /**
    * What of an object is kept, applied to every listed and watched object before it is cached or
    * handed to a handler. Whatever it returns, managedFields and kubectl's last-applied copy are dropped
-   * (never read here, and often larger than the rest of the object).
+   * (never read here, and often larger than the rest of the object). It may keep less than the object
+   * (a projection, `C`), deciding per object each time one is put in the cache (see `recache`).
    */
-  transform?: (obj: T) => T;
+  transform?: (obj: T) => C;
   logger: Logger;
   /**
    * The wait before listing or watching again after a failure (watch-backoff.ts): client-go's 800 ms,
@@ -54,7 +56,7 @@ export interface NamespaceState {
   error?: string | undefined;
 }
 
-export interface RunningInformer<T extends KubernetesObject> {
+export interface RunningInformer<T extends KubernetesObject, R extends KubernetesObject = T> {
   /** True once every namespace has been listed. */
   hasSynced(): boolean;
   /** Each namespace on its own: one that cannot be listed must not hold up the others. */
@@ -62,6 +64,13 @@ export interface RunningInformer<T extends KubernetesObject> {
   /** Cached objects, in one namespace or all. */
   list(namespace?: string): T[];
   get(namespace: string, name: string): T | undefined;
+  /**
+   * Puts `obj` (read by the caller, or the cached entry itself when that is an `R`) through the transform in place of
+   * `expected`, told to the handlers as an update, only while the cache still holds `expected` for its
+   * key (the very entry: any watch event since is newer). False when it no longer does. With the
+   * transform deciding what is kept per object, this is how a cached entry changes form between events.
+   */
+  recache(expected: T, obj: R): boolean;
   stop(): Promise<void>;
 }
 
@@ -121,7 +130,9 @@ class Expired extends Error {}
  * server or proxy that answers 200 and closes), and the relist after a 410. Only a watch that ran its
  * course is resumed at once.
  */
-export function startInformer<T extends KubernetesObject>(options: InformerOptions<T>): RunningInformer<T> {
+export function startInformer<T extends KubernetesObject, C extends KubernetesObject = T>(
+  options: InformerOptions<T, C>,
+): RunningInformer<C, T> {
   const { access, path, labelSelector, logger } = options;
   const stopping = new AbortController();
   const list =
@@ -137,9 +148,11 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
     throw new Error('informer: namespaces must be all-namespaces ("") or a list of namespaces, not both');
   }
   /** namespace -> name -> object */
-  const cache = new Map<string, Map<string, T>>();
-  // Slimmed first: a transform may remember the very object it returns (secret-cache.ts does).
-  const keep = (obj: T): T => (options.transform ? options.transform(slimObject(obj)) : slimObject(obj));
+  const cache = new Map<string, Map<string, C>>();
+  // Slimmed first: a transform may remember the very object it returns (secret-cache.ts does). Without
+  // a transform, C is T.
+  const keep = (obj: T): C =>
+    options.transform ? options.transform(slimObject(obj)) : (slimObject(obj) as unknown as C);
   let reportedSynced = false;
   const reportSynced = () => {
     if (reportedSynced || !watchers.every((w) => w.synced() || w.state().error !== undefined)) return;
@@ -147,19 +160,19 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
     options.onSettled?.();
   };
   const cached = (namespace: string, name: string) => cache.get(namespace)?.get(name);
-  const put = (obj: T) => {
+  const put = (obj: C) => {
     const ns = obj.metadata?.namespace ?? '';
     const names = cache.get(ns);
     if (names) names.set(obj.metadata?.name ?? '', obj);
     else cache.set(ns, new Map([[obj.metadata?.name ?? '', obj]]));
   };
-  const remove = (obj: T) => {
+  const remove = (obj: C) => {
     const ns = obj.metadata?.namespace ?? '';
     const names = cache.get(ns);
     names?.delete(obj.metadata?.name ?? '');
     if (names?.size === 0) cache.delete(ns);
   };
-  const all = (): T[] => [...cache.values()].flatMap((names) => [...names.values()]);
+  const all = (): C[] => [...cache.values()].flatMap((names) => [...names.values()]);
 
   function watchNamespace(namespace: string): {
     synced(): boolean;
@@ -182,12 +195,12 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
         log.error({ error: describe(err) }, `${what} handler failed`);
       }
     };
-    const added = (obj: T) => notify('add', () => options.onAdd?.(obj));
-    const updated = (old: T, obj: T) => notify('update', () => options.onUpdate?.(old, obj));
-    const deleted = (obj: T) => notify('delete', () => options.onDelete?.(obj));
+    const added = (obj: C) => notify('add', () => options.onAdd?.(obj));
+    const updated = (old: C, obj: C) => notify('update', () => options.onUpdate?.(old, obj));
+    const deleted = (obj: C) => notify('delete', () => options.onDelete?.(obj));
 
     /** A relist: what changed since the cache was filled reaches the handlers. */
-    const replace = (items: T[]) => {
+    const replace = (items: C[]) => {
       const listed = new Set<string>();
       for (const obj of items) {
         listed.add(objectKey(obj));
@@ -314,11 +327,23 @@ export function startInformer<T extends KubernetesObject>(options: InformerOptio
   return {
     hasSynced: () => watchers.every((w) => w.synced()),
     namespaceStates: () => watchers.map((w) => w.state()),
-    list(namespace?: string): T[] {
+    list(namespace?: string): C[] {
       if (namespace === undefined) return all();
       return [...(cache.get(namespace)?.values() ?? [])];
     },
     get: cached,
+    recache(expected: C, obj: T): boolean {
+      const key = { namespace: expected.metadata?.namespace ?? '', name: expected.metadata?.name ?? '' };
+      if (cached(key.namespace, key.name) !== expected) return false;
+      const next = keep(obj);
+      put(next);
+      try {
+        options.onUpdate?.(expected, next);
+      } catch (err) {
+        logger.error({ informer: path, error: describe(err) }, 'update handler failed');
+      }
+      return true;
+    },
     async stop(): Promise<void> {
       stopping.abort();
       await Promise.all(watchers.map((w) => w.done));

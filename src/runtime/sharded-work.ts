@@ -17,7 +17,7 @@ export interface ShardedKind {
   keys: () => Iterable<string>;
   /** Keys this replica may now work on that it could not before (a takeover): enqueue them. */
   gained: (keys: string[]) => void;
-  /** Keys of the kind no longer this replica's: drop what is kept for them (polled snapshots). */
+  /** Keys of the kind no longer this replica's: drop what is kept for them (polled snapshots, the object in full). */
   lost: (keys: string[]) => void;
 }
 

@@ -6,17 +6,23 @@
  * CREDENTIALS_IN_USE_FINALIZER while such an object exists.
  */
 import type { V1Secret } from '@kubernetes/client-node';
-import type { AgentDeployment } from '../../api/agentdeployment.ts';
+import type { ObjectMeta } from '../../api/common.ts';
 import { CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
 import { objectKey } from '../../runtime/keys.ts';
 
+/** What is read of an object (a projection of another replica's object holds it: projection.ts). */
+interface CredentialsUser {
+  metadata: Pick<ObjectMeta, 'name' | 'namespace' | 'finalizers'> & { [field: string]: unknown };
+  spec: { credentialsSecretRef?: { name: string } | undefined };
+}
+
 /** Whether an object may still call the control plane: not deleted, or deleted with its finalizer on. */
-function mayStillCall(obj: AgentDeployment): boolean {
+function mayStillCall(obj: CredentialsUser): boolean {
   return !obj.metadata.deletionTimestamp || (obj.metadata.finalizers?.includes(FINALIZER) ?? false);
 }
 
 /** The credentials Secret names objects of the namespace still need, leaving out the object `exceptKey`. */
-export function credentialsInUse(objects: readonly AgentDeployment[], exceptKey?: string): Set<string> {
+export function credentialsInUse(objects: readonly CredentialsUser[], exceptKey?: string): Set<string> {
   const names = new Set<string>();
   for (const obj of objects) {
     const ref = obj.spec.credentialsSecretRef?.name;

@@ -3,17 +3,19 @@
  * the reconciler that holds an object's pass until the listing of its credentials ended (observer.ts,
  * prime), so the pass finds a fresh snapshot instead of reading its deployment with a GET.
  */
-import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import { objectKey } from '../../runtime/keys.ts';
 import type { DeploymentObserver, RecordedDeployment } from './observer.ts';
+import type { CachedAgentDeployment } from './projection.ts';
 
-type CredentialsOf = (obj: AgentDeployment) => Credentials | undefined;
+/** What the listing reads of an object a projection holds too (a key just gained: projection.ts). */
+type ListedObject = CachedAgentDeployment;
+type CredentialsOf = (obj: ListedObject) => Credentials | undefined;
 
 /** Objects that record a deployment, are not being deleted, and whose credentials resolve. */
 export function recordedDeployments(
-  objects: readonly AgentDeployment[],
+  objects: readonly ListedObject[],
   credentialsOf: CredentialsOf,
 ): RecordedDeployment[] {
   return objects.flatMap((obj) => {
@@ -31,7 +33,7 @@ export function recordedDeployments(
 export function heldWhileListing(
   reconcile: Reconciler,
   observer: Pick<DeploymentObserver, 'priming' | 'holdUntilPrimed'>,
-  objectOf: (key: string) => AgentDeployment | undefined,
+  objectOf: (key: string) => ListedObject | undefined,
   credentialsOf: CredentialsOf,
 ): Reconciler {
   return async (key, ctx) => {

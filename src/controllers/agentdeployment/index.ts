@@ -8,14 +8,14 @@ import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
-import { CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
+import { Annotation, CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import { Deployment } from '../../controlplane/schemas.ts';
 import type { KubeAccess } from '../../kube/access.ts';
-import { ConflictError } from '../../kube/errors.ts';
+import { ConflictError, isNotFound } from '../../kube/errors.ts';
 import { Interner } from '../../lib/interner.ts';
 import { knownFields } from '../../lib/known-fields.ts';
 import { ClaimIndex } from '../../reconcile/claim-index.ts';
@@ -28,6 +28,7 @@ import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../
 import { objectKey, splitKey } from '../../runtime/keys.ts';
 import {
   addFinalizer,
+  getObject,
   type ObjectRef,
   patchStatus,
   removeFinalizer,
@@ -38,12 +39,19 @@ import { createSecretCache, type SecretCache } from '../../runtime/secret-cache.
 import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
-import { referencedSecretNames } from '../../translate/secrets.ts';
+import { CachedShare } from './cached-share.ts';
 import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
 import { heldWhileListing, recordedDeployments } from './first-listing.ts';
-import { internAgentDeployment, internDeployment } from './intern.ts';
+import { internAgentDeployment, internDeployment, internProjection } from './intern.ts';
 import { DeploymentObserver } from './observer.ts';
+import {
+  type CachedAgentDeployment,
+  fullObject,
+  isProjection,
+  projectAgentDeployment,
+} from './projection.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';
+import { SecretIndex } from './secret-index.ts';
 import { SnapshotBudget } from './snapshot-budget.ts';
 import type { AgentDeploymentDeps } from './types.ts';
 
@@ -61,6 +69,11 @@ export interface AgentDeploymentControllerOptions {
   namespaceSecretBudget?: number;
   /** Bytes of deployment snapshots held per namespace (snapshot-budget.ts); default 32 MiB. */
   namespaceDeploymentBudget?: number;
+  /**
+   * Under --sharding=auto: whether this replica owns a key. The objects it does not own are cached as
+   * projections (projection.ts, cached-share.ts). Default: every object is owned.
+   */
+  owns?: (key: string) => boolean;
   settings: Pick<
     AgentDeploymentDeps,
     | 'defaultCredentials'
@@ -82,7 +95,10 @@ export interface AgentDeploymentController {
    * with `keys`, those objects only (a takeover under --sharding=auto).
    */
   prime(keys?: readonly string[]): Promise<void>;
-  objects: RunningInformer<AgentDeployment>;
+  /** The objects this replica owns in full, the others as projections (cached-share.ts). */
+  objects: RunningInformer<CachedAgentDeployment, AgentDeployment>;
+  /** Keys no longer this replica's: the poll forgets them, the cache keeps projections of them. */
+  release(keys: readonly string[]): void;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
   /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
@@ -104,70 +120,6 @@ const secretsResource = { group: '', version: 'v1', plural: 'secrets' };
 
 function refOf(obj: AgentDeployment): ObjectRef {
   return { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name };
-}
-
-/** `namespace/secret` -> keys of the objects that read it; kept current by the object informer. */
-export class SecretIndex {
-  readonly #readers = new Map<string, Set<string>>();
-  readonly #reads = new Map<string, string[]>();
-  readonly #told: { firstReader(secretKey: string): void; lastReaderGone(secretKey: string): void };
-
-  /** Told when a Secret gains its first reader, and when its last reader goes. */
-  constructor(told: { firstReader(secretKey: string): void; lastReaderGone(secretKey: string): void }) {
-    this.#told = told;
-  }
-
-  set(obj: AgentDeployment): void {
-    const key = objectKey(obj);
-    const before = this.#reads.get(key) ?? [];
-    this.#drop(key);
-    const ns = obj.metadata.namespace ?? '';
-    const secrets = referencedSecretNames(obj.spec).map((name) => `${ns}/${name}`);
-    // Most objects read no Secret: no entry for them.
-    if (secrets.length > 0) this.#reads.set(key, secrets);
-    for (const s of secrets) {
-      const readers = this.#readers.get(s);
-      if (readers) {
-        readers.add(key);
-        continue;
-      }
-      this.#readers.set(s, new Set([key]));
-      this.#told.firstReader(s);
-    }
-    this.#releaseUnread(before);
-  }
-
-  delete(key: string): void {
-    const before = this.#reads.get(key) ?? [];
-    this.#drop(key);
-    this.#releaseUnread(before);
-  }
-
-  /** Secrets with readers, for tests. */
-  get size(): number {
-    return this.#readers.size;
-  }
-
-  readersOf(secretKey: string): string[] {
-    return [...(this.#readers.get(secretKey) ?? [])];
-  }
-
-  isRead(secretKey: string): boolean {
-    return (this.#readers.get(secretKey)?.size ?? 0) > 0;
-  }
-
-  #drop(key: string): void {
-    for (const s of this.#reads.get(key) ?? []) this.#readers.get(s)?.delete(key);
-    this.#reads.delete(key);
-  }
-
-  #releaseUnread(secretKeys: readonly string[]): void {
-    for (const s of secretKeys) {
-      if (this.isRead(s)) continue;
-      this.#readers.delete(s);
-      this.#told.lastReaderGone(s);
-    }
-  }
 }
 
 export function startAgentDeploymentController(
@@ -194,7 +146,7 @@ export function startAgentDeploymentController(
   const interner = new Interner();
   // What a pass applied when its status write failed: the next pass must not send it again.
   const unwritten = new UnwrittenStatus<AgentDeployment>();
-  const enqueue = (obj: AgentDeployment) => queue.add(objectKey(obj));
+  const enqueue = (obj: CachedAgentDeployment) => queue.add(objectKey(obj));
   const policy = credentialsPolicy(
     options.settings.defaultCredentials,
     options.settings.allowedControlPlanes,
@@ -203,21 +155,35 @@ export function startAgentDeploymentController(
    * The credentials an object's pass would call with, from what the cache holds (synchronous: an
    * object's own pass reads its credentials Secret first); undefined when it calls nothing.
    */
-  const usableCredentials = (obj: AgentDeployment): Credentials | undefined => {
+  const usableCredentials = (obj: CachedAgentDeployment): Credentials | undefined => {
     const ns = obj.metadata.namespace ?? '';
     return usableCredentialsOf(obj, (name) => secrets.peek(ns, name), scopeOf(ns), policy);
   };
   // An object without usable credentials writes nothing, so it claims nothing.
-  const claims = new ClaimIndex((obj) => identityOf(usableCredentials(obj)));
+  const claims = new ClaimIndex<CachedAgentDeployment>((obj) => identityOf(usableCredentials(obj)));
 
-  const arrivals = new CacheArrivals<AgentDeployment>((key) => {
+  const arrivals = new CacheArrivals<CachedAgentDeployment>((key) => {
     const { namespace, name } = splitKey(key);
     return objects.get(namespace, name);
   });
-  const objects = startInformer<AgentDeployment>({
+  const share = new CachedShare({
+    owned: options.owns ?? (() => true),
+    read: async (namespace, name, signal) => {
+      try {
+        return await getObject<AgentDeployment>(access, { resource, namespace, name }, signal);
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+  });
+  const objects = startInformer<AgentDeployment, CachedAgentDeployment>({
     access,
     path: resourcePath(resource),
-    transform: (obj) => internAgentDeployment(interner, obj),
+    transform: (obj) =>
+      share.keepsInFull(objectKey(obj))
+        ? internAgentDeployment(interner, obj)
+        : internProjection(interner, projectAgentDeployment(obj)),
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
     logger: logger.child({ informer: 'agentdeployments' }),
@@ -229,11 +195,13 @@ export function startAgentDeploymentController(
       enqueue(obj);
     },
     onUpdate: (oldObj, newObj) => {
-      written.delivered(newObj);
+      const full = fullObject(newObj);
+      if (full) written.delivered(full);
+      else written.forget(objectKey(newObj));
       index.set(newObj);
       claims.set(newObj);
       arrivals.delivered(newObj);
-      if (shouldEnqueueUpdate(oldObj, newObj)) enqueue(newObj);
+      if (changedEnough(oldObj, newObj)) enqueue(newObj);
       // It gave up a name (another name, or a create it stood down from): whoever lost it looks again now.
       if (releasesName(oldObj, newObj)) {
         for (const other of claims.keysNamed(deploymentNameOf(oldObj))) queue.add(other);
@@ -256,6 +224,7 @@ export function startAgentDeploymentController(
   // Namespace labels, read only when the default credentials are scoped by a namespace selector. A label
   // change re-reconciles the namespace's objects: they may now use the default credentials, or not.
   const scope = options.defaultCredentialsScope;
+  share.attach(objects);
   const namespaceLabelsChanged = (ns: V1Namespace) => {
     for (const obj of objects.list(ns.metadata?.name ?? '')) enqueue(obj);
   };
@@ -306,7 +275,7 @@ export function startAgentDeploymentController(
 
   const written = new ReadYourWrites<AgentDeployment>((key) => {
     const { namespace, name } = splitKey(key);
-    return objects.get(namespace, name);
+    return fullObject(objects.get(namespace, name));
   });
   const reconcileObject = agentDeploymentReconciler({
     observer,
@@ -324,7 +293,8 @@ export function startAgentDeploymentController(
         await patchCredentialsFinalizer(removeFinalizer, secret, signal);
       }
     },
-    getObject: (namespace, name) => unwritten.overlay(written.read(objects.get(namespace, name))),
+    // A projection is never a pass's object (the share reads it in full first).
+    getObject: (namespace, name) => unwritten.overlay(written.read(fullObject(objects.get(namespace, name)))),
     storedObject: (obj) => unwritten.stored(obj),
     readSecret: (namespace, name) => secrets.read(namespace, name),
     writeStatus: (obj, status, signal) =>
@@ -365,7 +335,12 @@ export function startAgentDeploymentController(
     return objects.get(namespace, name);
   };
   // While the first listing of its credentials runs (prime), an object's pass waits for it.
-  const reconcile = heldWhileListing(reconcileObject, observer, objectOf, usableCredentials);
+  const reconcile = heldWhileListing(
+    share.reconciler(reconcileObject),
+    observer,
+    objectOf,
+    usableCredentials,
+  );
 
   return {
     reconcile,
@@ -378,6 +353,10 @@ export function startAgentDeploymentController(
         ),
       ),
     objects,
+    release: (keys) => {
+      for (const key of keys) observer.untrack(key);
+      share.release(keys);
+    },
     secrets,
     defaultCredentialsScope: scopeOf,
     tenantOf: (key) => {
@@ -398,7 +377,22 @@ export function startAgentDeploymentController(
   };
 }
 
-function releasesName(oldObj: AgentDeployment, newObj: AgentDeployment): boolean {
+/**
+ * shouldEnqueueUpdate, but between a projection and the object (either way) only what a projection
+ * keeps is compared: a change of form alone is no change.
+ */
+function changedEnough(oldObj: CachedAgentDeployment, newObj: CachedAgentDeployment): boolean {
+  if (!isProjection(oldObj) && !isProjection(newObj)) return shouldEnqueueUpdate(oldObj, newObj);
+  const [before, after] = [projectAgentDeployment(oldObj), projectAgentDeployment(newObj)];
+  return (
+    before.metadata.generation !== after.metadata.generation ||
+    String(before.metadata.deletionTimestamp ?? '') !== String(after.metadata.deletionTimestamp ?? '') ||
+    before.metadata.annotations?.[Annotation.AdoptDeploymentId] !==
+      after.metadata.annotations?.[Annotation.AdoptDeploymentId]
+  );
+}
+
+function releasesName(oldObj: CachedAgentDeployment, newObj: CachedAgentDeployment): boolean {
   if (deploymentNameOf(oldObj) !== deploymentNameOf(newObj)) return true;
   return (
     !!oldObj.status?.createPendingSince && !newObj.status?.createPendingSince && !newObj.status?.deploymentId

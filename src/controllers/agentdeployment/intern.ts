@@ -7,6 +7,7 @@
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import type { Interner } from '../../lib/interner.ts';
+import type { AgentDeploymentProjection } from './projection.ts';
 
 export function internAgentDeployment(interner: Interner, obj: AgentDeployment): AgentDeployment {
   interner.fields(obj, ['apiVersion', 'kind']);
@@ -27,6 +28,19 @@ export function internAgentDeployment(interner: Interner, obj: AgentDeployment):
     'repoCommitSha',
   ]);
   for (const condition of status?.conditions ?? []) interner.fields(condition, ['type', 'status', 'reason']);
+  return obj;
+}
+
+/** A projection's repeated values: its namespace, finalizers, credentials Secret name and digest. */
+export function internProjection(
+  interner: Interner,
+  obj: AgentDeploymentProjection,
+): AgentDeploymentProjection {
+  interner.fields(obj.metadata, ['namespace']);
+  if (obj.metadata.finalizers)
+    obj.metadata.finalizers = obj.metadata.finalizers.map((f) => interner.intern(f));
+  interner.fields(obj.spec.credentialsSecretRef, ['name']);
+  interner.fields(obj.status, ['credentialsDigest']);
   return obj;
 }
 

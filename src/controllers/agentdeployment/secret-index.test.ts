@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
-import { SecretIndex } from './index.ts';
+import { SecretIndex } from './secret-index.ts';
 
 const agd = (name: string, secret: string) =>
   ({

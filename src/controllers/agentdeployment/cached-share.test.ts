@@ -1,0 +1,174 @@
+import pino from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import type { AgentDeployment } from '../../api/agentdeployment.ts';
+import type { ReconcileContext } from '../../runtime/controller.ts';
+import { objectKey } from '../../runtime/keys.ts';
+import { CachedShare } from './cached-share.ts';
+import {
+  type CachedAgentDeployment,
+  fullObject,
+  isProjection,
+  projectAgentDeployment,
+} from './projection.ts';
+
+const obj = (name: string, resourceVersion: string, image = 'agent:1'): AgentDeployment =>
+  ({
+    apiVersion: 'deploy.agents.dev/v1alpha1',
+    kind: 'AgentDeployment',
+    metadata: { name, namespace: 'ns', resourceVersion, uid: `uid-${name}` },
+    spec: { source: 'external_image', sourceRevisionConfig: { imageUri: image } },
+  }) as unknown as AgentDeployment;
+
+const ctx = (): ReconcileContext => {
+  const signal = new AbortController().signal;
+  return { signal, deadline: signal, log: pino({ level: 'silent' }) };
+};
+
+/**
+ * The informer's cache as the controller wires it: its transform keeps an object in full while the
+ * share says so, and recache swaps an entry only while it is still the one the caller saw.
+ */
+function world(owned: Set<string>) {
+  const stored = new Map<string, AgentDeployment>();
+  const read = vi.fn(async (_namespace: string, name: string) => stored.get(name));
+  const share = new CachedShare({ owned: (key) => owned.has(key), read });
+  const cache = new Map<string, CachedAgentDeployment>();
+  const transform = (o: AgentDeployment): CachedAgentDeployment =>
+    share.keepsInFull(objectKey(o)) ? o : projectAgentDeployment(o);
+  /** A watch event: the API server's object, through the transform. */
+  const event = (o: AgentDeployment) => {
+    stored.set(o.metadata.name, o);
+    cache.set(objectKey(o), transform(o));
+  };
+  share.attach({
+    get: (namespace, name) => cache.get(`${namespace}/${name}`),
+    recache: (expected, o) => {
+      const key = objectKey(expected);
+      if (cache.get(key) !== expected) return false;
+      cache.set(key, transform(o));
+      return true;
+    },
+  });
+  const entry = (name: string) => cache.get(`ns/${name}`);
+  return { share, read, event, entry, stored };
+}
+
+describe('CachedShare: a pass never runs on a projection', () => {
+  it('reads a projected object in full before the pass, and keeps it in full while owned', async () => {
+    const owned = new Set<string>();
+    const w = world(owned);
+    w.event(obj('a', '5'));
+    expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(true);
+
+    owned.add('ns/a'); // gained
+    const seen: (AgentDeployment | undefined)[] = [];
+    const pass = w.share.reconciler(async () => {
+      seen.push(fullObject(w.entry('a')));
+      return {};
+    });
+    await pass('ns/a', ctx());
+    expect(w.read).toHaveBeenCalledTimes(1);
+    expect(seen[0]?.spec.sourceRevisionConfig).toEqual({ imageUri: 'agent:1' });
+    expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(false);
+
+    // Already in full: no read.
+    await pass('ns/a', ctx());
+    expect(w.read).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not put its read over a newer watch event that came meanwhile', async () => {
+    const owned = new Set<string>();
+    const w = world(owned);
+    w.event(obj('a', '5', 'agent:old'));
+    owned.add('ns/a');
+    // The GET answers with version 5 only after the watch delivered version 6.
+    w.read.mockImplementationOnce(async () => {
+      w.event(obj('a', '6', 'agent:new'));
+      return obj('a', '5', 'agent:old');
+    });
+    let seen: AgentDeployment | undefined;
+    await w.share.reconciler(async () => {
+      seen = fullObject(w.entry('a'));
+      return {};
+    })('ns/a', ctx());
+    expect(seen?.metadata.resourceVersion).toBe('6');
+    expect(seen?.spec.sourceRevisionConfig).toEqual({ imageUri: 'agent:new' });
+  });
+
+  it('a watch event that comes while the pass runs is kept in full, even once the key is lost', async () => {
+    const owned = new Set<string>();
+    const w = world(owned);
+    w.event(obj('a', '5'));
+    owned.add('ns/a');
+    w.read.mockImplementationOnce(async () => {
+      owned.delete('ns/a'); // lost while its pass runs: the handover waits for the pass
+      w.event(obj('a', '6', 'agent:6'));
+      return obj('a', '5');
+    });
+    let seen: AgentDeployment | undefined;
+    await w.share.reconciler(async () => {
+      seen = fullObject(w.entry('a'));
+      return {};
+    })('ns/a', ctx());
+    expect(seen?.metadata.resourceVersion).toBe('6');
+    // The pass over, the lost key is a projection again.
+    expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(true);
+  });
+
+  it('an object gone from the API server: the pass runs and finds no object (the watch deletes it)', async () => {
+    const owned = new Set<string>();
+    const w = world(owned);
+    w.event(obj('a', '5'));
+    w.stored.delete('a');
+    owned.add('ns/a');
+    let seen: AgentDeployment | undefined = obj('x', '1');
+    await w.share.reconciler(async () => {
+      seen = fullObject(w.entry('a'));
+      return {};
+    })('ns/a', ctx());
+    expect(seen).toBeUndefined();
+  });
+});
+
+describe('CachedShare: keys lost', () => {
+  it('are projected at once, except while a pass of theirs runs: then when it ends', async () => {
+    const owned = new Set(['ns/a', 'ns/b']);
+    const w = world(owned);
+    w.event(obj('a', '1'));
+    w.event(obj('b', '1'));
+    const inPass = Promise.withResolvers<void>();
+    const release = Promise.withResolvers<void>();
+    let seenDuring: AgentDeployment | undefined;
+    const running = w.share.reconciler(async () => {
+      inPass.resolve();
+      await release.promise;
+      // A watch event during the pass, after the key was lost: still kept in full (the pass reads it).
+      w.event(obj('b', '2', 'agent:2'));
+      seenDuring = fullObject(w.entry('b'));
+      return {};
+    })('ns/b', ctx());
+    await inPass.promise;
+
+    owned.clear();
+    w.share.release(['ns/a', 'ns/b']);
+    expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(true);
+    expect(isProjection(w.entry('b') as CachedAgentDeployment)).toBe(false);
+
+    release.resolve();
+    await running;
+    expect(seenDuring?.metadata.resourceVersion).toBe('2');
+    expect(isProjection(w.entry('b') as CachedAgentDeployment)).toBe(true);
+    expect(w.entry('b')?.metadata.resourceVersion).toBe('2');
+  });
+
+  it('an owned key is never projected, a projection is left as it is', () => {
+    const owned = new Set(['ns/a']);
+    const w = world(owned);
+    w.event(obj('a', '1'));
+    w.event(obj('b', '1'));
+    const before = w.entry('b');
+    w.share.release(['ns/a', 'ns/b']);
+    expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(false);
+    expect(w.entry('b')).toBe(before);
+  });
+});

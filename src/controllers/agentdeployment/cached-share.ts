@@ -1,0 +1,89 @@
+/**
+ * Which AgentDeployments the informer keeps in full under --sharding=auto, and the rule that a pass
+ * never runs on a projection (projection.ts). The transform asks, each time it puts an object in the
+ * cache, whether the object is kept in full: this replica owns it (the member list it sees), or a pass
+ * of it runs here now (a handover waits for that pass; what it reads must not shrink under it).
+ * Everything else is a projection. Keys lost are projected (memory given back) once no pass of theirs
+ * runs; before a pass on a key whose entry is a projection, the object is read with a GET and put in
+ * the cache in its place only if the entry is still that projection (a watch event that came
+ * meanwhile is newer). Without sharding every object is owned and nothing is projected.
+ */
+import type { AgentDeployment } from '../../api/agentdeployment.ts';
+import type { Reconciler } from '../../runtime/controller.ts';
+import type { RunningInformer } from '../../runtime/informer.ts';
+import { splitKey } from '../../runtime/keys.ts';
+import { type CachedAgentDeployment, isProjection } from './projection.ts';
+
+/** The cache's side the share needs: the entry of a key, and putting a read object in its place. */
+export type ObjectCache = Pick<RunningInformer<CachedAgentDeployment, AgentDeployment>, 'get' | 'recache'>;
+
+export class CachedShare {
+  readonly #passing = new Set<string>();
+  readonly #owned: (key: string) => boolean;
+  #objects: ObjectCache | undefined;
+  readonly #read: (
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+  ) => Promise<AgentDeployment | undefined>;
+
+  /**
+   * `owned`: whether this replica owns a key (always, without sharding). `read`: the object from the API
+   * server, undefined when it is gone.
+   */
+  constructor(deps: {
+    owned: (key: string) => boolean;
+    read: (namespace: string, name: string, signal: AbortSignal) => Promise<AgentDeployment | undefined>;
+  }) {
+    this.#owned = deps.owned;
+    this.#read = deps.read;
+  }
+
+  /** The cache, once started (its transform asks keepsInFull, so it is made after this). */
+  attach(objects: ObjectCache): void {
+    this.#objects = objects;
+  }
+
+  /** Whether the transform keeps this key's object in full. */
+  keepsInFull(key: string): boolean {
+    return this.#passing.has(key) || this.#owned(key);
+  }
+
+  /** Keys no longer this replica's: their cached objects become projections, but not while a pass runs. */
+  release(keys: Iterable<string>): void {
+    const objects = this.#objects;
+    if (!objects) return;
+    for (const key of keys) {
+      if (this.keepsInFull(key)) continue;
+      const { namespace, name } = splitKey(key);
+      const cached = objects.get(namespace, name);
+      if (cached && !isProjection(cached)) objects.recache(cached, cached);
+    }
+  }
+
+  /** `reconcile`, run only on the object in full; afterwards, projected again if the key was lost meanwhile. */
+  reconciler(reconcile: Reconciler): Reconciler {
+    return async (key, ctx) => {
+      this.#passing.add(key);
+      try {
+        await this.#inFull(key, ctx.signal);
+        return await reconcile(key, ctx);
+      } finally {
+        this.#passing.delete(key);
+        this.release([key]);
+      }
+    };
+  }
+
+  async #inFull(key: string, signal: AbortSignal): Promise<void> {
+    const objects = this.#objects;
+    if (!objects) return;
+    const { namespace, name } = splitKey(key);
+    const cached = objects.get(namespace, name);
+    if (!cached || !isProjection(cached)) return;
+    const read = await this.#read(namespace, name, signal);
+    // Gone: the watch's delete follows, the pass finds no object. Else it takes the projection's place,
+    // unless a watch event came meanwhile: kept in full since this pass began, it is the newer.
+    if (read) objects.recache(cached, read);
+  }
+}

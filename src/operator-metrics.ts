@@ -1,0 +1,43 @@
+/**
+ * Where the object gauges count from: each kind's informer cache, read when scraped. Under
+ * --sharding=auto a replica counts only the objects it owns, so the sums across replicas are right (what
+ * it caches of the others are projections, without conditions); and what the AgentDeployment cache
+ * holds in full and as projections (agent_operator_cached_objects).
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { AgentDeploymentController } from './controllers/agentdeployment/index.ts';
+import { fullObject, isProjection } from './controllers/agentdeployment/projection.ts';
+import type { SandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
+import type { OperatorMetrics } from './metrics.ts';
+import { TEMPLATE_SHARD_PREFIX } from './operator-shards.ts';
+import { objectKey } from './runtime/keys.ts';
+import type { ShardedWork } from './runtime/sharded-work.ts';
+
+export function watchObjectMetrics(
+  metrics: OperatorMetrics,
+  agentDeployments: Pick<AgentDeploymentController, 'objects'>,
+  sandboxTemplates: Pick<SandboxTemplateController, 'objects'>,
+  sharded: ShardedWork | undefined,
+): void {
+  const counted = (prefix: string) => (obj: KubernetesObject) =>
+    !sharded || sharded.admits(prefix, objectKey(obj));
+  metrics.watchObjects('AgentDeployment', () =>
+    agentDeployments.objects
+      .list()
+      .flatMap((obj) => fullObject(obj) ?? [])
+      .filter(counted('')),
+  );
+  metrics.watchObjects('SandboxTemplate', () =>
+    sandboxTemplates.objects.list().filter(counted(TEMPLATE_SHARD_PREFIX)),
+  );
+  metrics.watchCache(() => {
+    const objects = agentDeployments.objects.list();
+    const projections = objects.filter(isProjection).length;
+    return [
+      { kind: 'AgentDeployment', form: 'full', count: objects.length - projections },
+      { kind: 'AgentDeployment', form: 'projection', count: projections },
+      // Few, and read whole by the template import: always cached in full.
+      { kind: 'SandboxTemplate', form: 'full', count: sandboxTemplates.objects.list().length },
+    ];
+  });
+}
