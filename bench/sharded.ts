@@ -221,13 +221,13 @@ export async function runShardedScenario(options: {
     replicas.delete(victim);
     await waitFor(async () => ((await state(survivors)).owned === n ? true : undefined), {
       timeoutMs: settleTimeoutMs,
-      everyMs: 50,
+      everyMs: 200,
       describe: () => 'the survivors did not take the killed replica’s objects',
     });
     const killToOwnedMs = Date.now() - killedAt;
     await waitFor(() => settled(survivors, orphaned, passesBefore), {
       timeoutMs: settleTimeoutMs,
-      everyMs: 50,
+      everyMs: 200,
       describe: () => 'the survivors did not reconcile the killed replica’s objects',
     });
     const killToReconciledMs = Date.now() - killedAt;
