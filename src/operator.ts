@@ -257,7 +257,6 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       const joined = shards.join({
         agentDeployments,
         sandboxTemplates,
-        queue,
         templateQueue,
         primeListing: (keys) => void primeListing(keys),
         onLost: () => {

@@ -357,7 +357,8 @@ export class WorkQueue {
     while (this.#waiters.length > 0 && this.#queue.length > 0) {
       const index = this.#nextIndex();
       if (index < 0) return;
-      if (!this.#unpaced.has(this.#queue[index] as string)) {
+      const unpaced = this.#unpaced.has(this.#queue[index] as string);
+      if (!unpaced) {
         this.#refill();
         if (this.#tokens < 1) {
           this.#scheduleRefill();
@@ -377,7 +378,11 @@ export class WorkQueue {
       const now = this.#clock.now();
       this.#handedOutAt.set(key, now);
       if (addedAt !== undefined) this.#metrics?.handedOut(now - addedAt);
-      this.#waiters.shift()?.(key);
+      const waiter = this.#waiters.shift();
+      // Passes that call nothing, handed out with no token, would otherwise run back to back as one
+      // chain of microtasks, and timers and I/O (a member Lease's renewal) would wait for the last.
+      if (unpaced) setImmediate(() => waiter?.(key));
+      else waiter?.(key);
     }
   }
 

@@ -42,6 +42,8 @@ export interface RecordedDeployment {
 interface Priming {
   revisions: ReadonlyMap<string, string>;
   changed: Set<string>;
+  /** The objects whose deployment it lists with the latest revision they record. */
+  unchanged: Set<string>;
 }
 
 export interface DeploymentObserverOptions {
@@ -57,8 +59,11 @@ export interface DeploymentObserverOptions {
   keep?: (deployment: Deployment) => Deployment;
   /** A client whose calls `signal` cancels (the listing's deadline). */
   clientFor: (credentials: Credentials, signal: AbortSignal) => ControlPlaneClient;
-  /** `first`: the first listing shows the deployment changed since the object recorded it: it goes ahead. */
-  onChange: (key: string, options?: { first?: boolean }) => void;
+  /**
+   * `first`: the first listing shows the deployment changed since the object recorded it: it goes
+   * ahead. `unchanged`: a takeover's first listing shows it as recorded (prime with `enqueue`).
+   */
+  onChange: (key: string, options?: { first?: boolean; unchanged?: boolean }) => void;
   logger: Logger;
   now?: () => number;
 }
@@ -173,11 +178,16 @@ export class DeploymentObserver {
    * snapshots instead of reading their deployments one GET each. An object whose deployment changed
    * since it recorded it (another latest revision than its status names, or gone) is enqueued first,
    * ahead of the unchanged ones: after a restart or a takeover, a drift is fixed first.
+   *
+   * `enqueue` (a takeover, whose objects were not enqueued before): once an identity's listing ended,
+   * every object it was listed for is enqueued, the changed first, those it shows unchanged marked so.
    */
-  async prime(recorded: Iterable<RecordedDeployment>) {
+  async prime(recorded: Iterable<RecordedDeployment>, options: { enqueue?: boolean } = {}) {
     const revisions = new Map<string, string>();
+    const keys = new Set<string>();
     for (const r of recorded) {
       this.track(r.key, r.credentials, r.deploymentId);
+      keys.add(r.key);
       if (r.latestRevisionId) revisions.set(r.key, r.latestRevisionId);
     }
     const groups = this.#tracked.groups();
@@ -185,8 +195,9 @@ export class DeploymentObserver {
     await Promise.all(
       [...groups].map(async ([identity, group]) => {
         const changed = new Set<string>();
+        const unchanged = new Set<string>();
         try {
-          await this.#poll(identity, group, { priming: { revisions, changed } });
+          await this.#poll(identity, group, { priming: { revisions, changed, unchanged } });
         } finally {
           const held = this.#priming.get(identity) ?? new Set<string>();
           this.#priming.delete(identity);
@@ -194,6 +205,12 @@ export class DeploymentObserver {
           // enqueued again behind every other.
           if (!this.#halted) {
             for (const key of changed) this.#options.onChange(key, { first: true });
+            if (options.enqueue) {
+              for (const key of group.keysById.values()) {
+                if (!keys.has(key) || changed.has(key)) continue;
+                this.#options.onChange(key, unchanged.has(key) ? { unchanged: true } : {});
+              }
+            }
             for (const key of held) this.#options.onChange(key);
           }
         }
@@ -356,6 +373,7 @@ export class DeploymentObserver {
         if (before && before.fingerprint !== fingerprint) this.#options.onChange(key);
         const recorded = priming?.revisions.get(key);
         if (recorded && recorded !== deployment.latest_revision_id) changedOrGone(key);
+        else if (recorded) priming?.unchanged.add(key);
       }
       for (const id of chunk) {
         const at = snapshotKey(groupKey, id);
