@@ -95,6 +95,11 @@ export async function runShardedScenario(options: {
   };
   /** Waits that grow with N (a relist, a convergence, a takeover of N/R objects on a loaded machine). */
   const settleTimeoutMs = 120_000 + 30 * n;
+  /**
+   * How often the replicas are scraped while settling: each scrape counts every cached object's owner
+   * and state on the replica measured (O(N)), so at N = 10,000 every 500 ms, not 200.
+   */
+  const scrapeEveryMs = Math.max(200, Math.ceil(n / 20));
   const start = async (pod: string) => {
     const replica = await startControllerProcess({
       logFile: join(options.resultsDir, `${options.stamp}-sharded-n${n}-${pod}.log`),
@@ -192,7 +197,7 @@ export async function runShardedScenario(options: {
     };
     await waitFor(() => settled([...replicas.values()]), {
       timeoutMs: settleTimeoutMs,
-      everyMs: 200,
+      everyMs: scrapeEveryMs,
       describe: () => 'the shares did not settle after a replica joined',
     });
     log(`sharded N=${n}: ${(movedOnJoin * 100).toFixed(1)}% of the objects moved to the new replica`);
@@ -202,7 +207,7 @@ export async function runShardedScenario(options: {
     replicas.delete(`bench-r${bench.replicas}`);
     await waitFor(() => settled([...replicas.values()]), {
       timeoutMs: settleTimeoutMs,
-      everyMs: 200,
+      everyMs: scrapeEveryMs,
       describe: () => 'the shares did not settle after the added replica left',
     });
 
@@ -221,13 +226,13 @@ export async function runShardedScenario(options: {
     replicas.delete(victim);
     await waitFor(async () => ((await state(survivors)).owned === n ? true : undefined), {
       timeoutMs: settleTimeoutMs,
-      everyMs: 200,
+      everyMs: scrapeEveryMs,
       describe: () => 'the survivors did not take the killed replica’s objects',
     });
     const killToOwnedMs = Date.now() - killedAt;
     await waitFor(() => settled(survivors, orphaned, passesBefore), {
       timeoutMs: settleTimeoutMs,
-      everyMs: 200,
+      everyMs: scrapeEveryMs,
       describe: () => 'the survivors did not reconcile the killed replica’s objects',
     });
     const killToReconciledMs = Date.now() - killedAt;
