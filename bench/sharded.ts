@@ -167,13 +167,6 @@ export async function runShardedScenario(options: {
     const owned = perReplica.map((r) => r.owned);
     const ownedMaxOverMean = Math.max(...owned) / (owned.reduce((a, b) => a + b, 0) / owned.length);
 
-    // One more replica: which objects move (by the hash over the identities, as every replica computes it).
-    const before = perReplica.map((r) => r.identity);
-    const joined = await start(`bench-r${bench.replicas}`);
-    const joinedId = identityOf(`bench-r${bench.replicas}`, await readFile(joined.logFile, 'utf8'));
-    const keys = names.map((name) => `${ns}/${name}`);
-    const after = [...before, joinedId];
-    const movedOnJoin = keys.filter((k) => ownerOf(k, before) !== ownerOf(k, after)).length / n;
     /**
      * The replicas' view: what they own sums to N, and `passes` more passes ended (beyond `before`,
      * summed over them) with their queues empty and no worker busy. A pass of an object that did not
@@ -195,7 +188,18 @@ export async function runShardedScenario(options: {
       const s = await state(alive);
       return s.owned === n && s.busy === 0 && s.passes - before >= passes ? true : undefined;
     };
-    await waitFor(() => settled([...replicas.values()]), {
+    // One more replica: which objects move (by the hash over the identities, as every replica computes it).
+    const before = perReplica.map((r) => r.identity);
+    const passesBeforeJoin = (await state([...replicas.values()])).passes;
+    const joined = await start(`bench-r${bench.replicas}`);
+    const joinedId = identityOf(`bench-r${bench.replicas}`, await readFile(joined.logFile, 'utf8'));
+    const keys = names.map((name) => `${ns}/${name}`);
+    const after = [...before, joinedId];
+    const moved = keys.filter((k) => ownerOf(k, before) !== ownerOf(k, after)).length;
+    const movedOnJoin = moved / n;
+    // Settled: the moved objects each had a pass (a takeover enqueues them once its listing ended, so
+    // an empty queue alone could be the moment before).
+    await waitFor(() => settled([...replicas.values()], moved, passesBeforeJoin), {
       timeoutMs: settleTimeoutMs,
       everyMs: scrapeEveryMs,
       describe: () => 'the shares did not settle after a replica joined',
@@ -203,19 +207,30 @@ export async function runShardedScenario(options: {
     log(`sharded N=${n}: ${(movedOnJoin * 100).toFixed(1)}% of the objects moved to the new replica`);
     // Back to R (a graceful stop: its Lease deleted, its objects move at the next round), so the kill
     // below is of one of R replicas, as the goal is stated.
-    await joined.stop(30_000);
     replicas.delete(`bench-r${bench.replicas}`);
-    await waitFor(() => settled([...replicas.values()]), {
+    const passesBeforeLeave = (await state([...replicas.values()])).passes;
+    await joined.stop(30_000);
+    await waitFor(() => settled([...replicas.values()], moved, passesBeforeLeave), {
       timeoutMs: settleTimeoutMs,
       everyMs: scrapeEveryMs,
       describe: () => 'the shares did not settle after the added replica left',
     });
+    // Quiet: no pass for 2 s, so the passes counted from the kill are the takeover's alone.
+    let last = -1;
+    await waitFor(
+      async () => {
+        const { passes, busy } = await state([...replicas.values()]);
+        const quiet = passes === last && busy === 0;
+        last = passes;
+        return quiet ? true : undefined;
+      },
+      { timeoutMs: settleTimeoutMs, everyMs: 2_000, describe: () => 'the replicas did not go quiet' },
+    );
 
     // SIGKILL one: until the survivors own everything and each object it held had a pass by its new
-    // owner. The survivors' passes are counted from here: in the steady state nothing else passes
-    // (no object changes), so as many passes as orphaned objects, with the queues drained, is each
-    // of them passed once (a pass held for the first listing would count too: a takeover enqueues the
-    // listed objects only once their listing ended, so none is held).
+    // owner, counted from the quiet moment above: as many passes as orphaned objects, with the queues
+    // drained (a takeover enqueues the listed objects once their listing ended: no pass is held for
+    // it and counted twice).
     const victim = 'bench-r0';
     const victimId = perReplica.find((r) => r.identity.startsWith(`${victim}_`))?.identity ?? victim;
     const orphaned = keys.filter((k) => ownerOf(k, before) === victimId).length;
