@@ -168,38 +168,34 @@ export async function runShardedScenario(options: {
     const ownedMaxOverMean = Math.max(...owned) / (owned.reduce((a, b) => a + b, 0) / owned.length);
 
     /**
-     * The replicas' view: what they own sums to N, and `passes` more passes ended (beyond `before`,
-     * summed over them) with their queues empty and no worker busy. A pass of an object that did not
-     * change writes nothing and calls nothing, so passes are counted where they run (the controller's
-     * reconcile_total), not read off the simulator or the API server.
+     * The replicas' view, from their metrics: what they own sums to N, and none awaits the first pass
+     * of an object it gained (agent_operator_shard_objects_awaiting_pass: a pass of an object that
+     * did not change calls and writes nothing, so neither the simulator nor the API server sees it).
+     * `idle`: besides, the queues empty and no worker busy (a settled share, before the kill).
      */
     const state = async (alive: ControllerProcess[]) => {
       const texts = await Promise.all(alive.map(scrape));
       const sum = (name: string, labels: string) => texts.reduce((s, t) => s + sampleSum(t, name, labels), 0);
       return {
         owned: sum('agent_operator_shard_objects', 'kind="AgentDeployment"'),
+        awaiting: sum('agent_operator_shard_objects_awaiting_pass', 'kind="AgentDeployment"'),
         busy:
           sum('workqueue_depth', 'name="agentdeployment"') +
           sum('controller_runtime_active_workers', 'controller="agentdeployment"'),
-        passes: sum('controller_runtime_reconcile_total', 'controller="agentdeployment"'),
       };
     };
-    const settled = async (alive: ControllerProcess[], passes = 0, before = 0) => {
+    const settled = async (alive: ControllerProcess[], idle = true) => {
       const s = await state(alive);
-      return s.owned === n && s.busy === 0 && s.passes - before >= passes ? true : undefined;
+      return s.owned === n && s.awaiting === 0 && (!idle || s.busy === 0) ? true : undefined;
     };
     // One more replica: which objects move (by the hash over the identities, as every replica computes it).
     const before = perReplica.map((r) => r.identity);
-    const passesBeforeJoin = (await state([...replicas.values()])).passes;
     const joined = await start(`bench-r${bench.replicas}`);
     const joinedId = identityOf(`bench-r${bench.replicas}`, await readFile(joined.logFile, 'utf8'));
     const keys = names.map((name) => `${ns}/${name}`);
     const after = [...before, joinedId];
-    const moved = keys.filter((k) => ownerOf(k, before) !== ownerOf(k, after)).length;
-    const movedOnJoin = moved / n;
-    // Settled: the moved objects each had a pass (a takeover enqueues them once its listing ended, so
-    // an empty queue alone could be the moment before).
-    await waitFor(() => settled([...replicas.values()], moved, passesBeforeJoin), {
+    const movedOnJoin = keys.filter((k) => ownerOf(k, before) !== ownerOf(k, after)).length / n;
+    await waitFor(() => settled([...replicas.values()]), {
       timeoutMs: settleTimeoutMs,
       everyMs: scrapeEveryMs,
       describe: () => 'the shares did not settle after a replica joined',
@@ -208,34 +204,18 @@ export async function runShardedScenario(options: {
     // Back to R (a graceful stop: its Lease deleted, its objects move at the next round), so the kill
     // below is of one of R replicas, as the goal is stated.
     replicas.delete(`bench-r${bench.replicas}`);
-    const passesBeforeLeave = (await state([...replicas.values()])).passes;
     await joined.stop(30_000);
-    await waitFor(() => settled([...replicas.values()], moved, passesBeforeLeave), {
+    await waitFor(() => settled([...replicas.values()]), {
       timeoutMs: settleTimeoutMs,
       everyMs: scrapeEveryMs,
       describe: () => 'the shares did not settle after the added replica left',
     });
-    // Quiet: no pass for 2 s, so the passes counted from the kill are the takeover's alone.
-    let last = -1;
-    await waitFor(
-      async () => {
-        const { passes, busy } = await state([...replicas.values()]);
-        const quiet = passes === last && busy === 0;
-        last = passes;
-        return quiet ? true : undefined;
-      },
-      { timeoutMs: settleTimeoutMs, everyMs: 2_000, describe: () => 'the replicas did not go quiet' },
-    );
-
-    // SIGKILL one: until the survivors own everything and each object it held had a pass by its new
-    // owner, counted from the quiet moment above: as many passes as orphaned objects, with the queues
-    // drained (a takeover enqueues the listed objects once their listing ended: no pass is held for
-    // it and counted twice).
+    // SIGKILL one: until the survivors own everything and each object it held had its first pass by
+    // its new owner.
     const victim = 'bench-r0';
     const victimId = perReplica.find((r) => r.identity.startsWith(`${victim}_`))?.identity ?? victim;
     const orphaned = keys.filter((k) => ownerOf(k, before) === victimId).length;
     const survivors = [...replicas].filter(([pod]) => pod !== victim).map(([, r]) => r);
-    const passesBefore = (await state(survivors)).passes;
     const killedAt = Date.now();
     await replicas.get(victim)?.kill();
     replicas.delete(victim);
@@ -245,7 +225,7 @@ export async function runShardedScenario(options: {
       describe: () => 'the survivors did not take the killed replica’s objects',
     });
     const killToOwnedMs = Date.now() - killedAt;
-    await waitFor(() => settled(survivors, orphaned, passesBefore), {
+    await waitFor(() => settled(survivors, false), {
       timeoutMs: settleTimeoutMs,
       everyMs: scrapeEveryMs,
       describe: () => 'the survivors did not reconcile the killed replica’s objects',

@@ -122,7 +122,7 @@ export class OperatorShards {
         if (this.work.mayWork(kind.prefix, key)) owned++;
         if (this.#membership?.unclaimed(kind.prefix + key)) unowned++;
       }
-      return { owned, unowned };
+      return { owned, unowned, awaitingPass: this.work.awaitingPass(kind.prefix) };
     };
     const [objects, templates] = kinds as [ShardedKind, ShardedKind];
     this.#metrics.watchShards(
