@@ -309,6 +309,28 @@ describe('DeploymentObserver.prime', () => {
     },
   );
 
+  it('behind a regular poll under way, a takeover waits for it and lists then: its objects are still compared', async () => {
+    const enqueued: string[] = [];
+    const observer = new DeploymentObserver({
+      pollIntervalMs: 60_000,
+      clientFor: (c) => pools.clientFor(c),
+      onChange: (key, how) =>
+        enqueued.push(`${key} ${how?.first ? 'first' : how?.unchanged ? 'unchanged' : 'plain'}`),
+      logger: pino({ level: 'silent' }),
+    });
+    const created = await createDeployment(sim, externalImageCreate('obj-0'));
+    const owned = await createDeployment(sim, externalImageCreate('obj-1'));
+    observer.track('ns/obj-1', credentials, owned.id); // this replica's own, polled regularly
+    const polling = observer.pollOnce();
+    await observer.prime(
+      [{ key: 'ns/obj-0', credentials, deploymentId: created.id, latestRevisionId: created.revisionId }],
+      { enqueue: true },
+    );
+    await polling;
+    expect(enqueued).toEqual(['ns/obj-0 unchanged']);
+    expect(observer.fresh(identity(), created.id)?.id).toBe(created.id);
+  });
+
   it('a deployment gone while the controller was down is the object’s to find out about', async () => {
     const { observer, changed, entries } = await recorded(2);
     sim.deleteDeploymentBehindOperator(entries[1]?.deploymentId as string);

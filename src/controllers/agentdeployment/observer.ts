@@ -79,8 +79,8 @@ export class DeploymentObserver {
   readonly #failing = new Set<string>();
   /** Per identity, when its latest completed listing started: every snapshot it took is that recent. */
   readonly #lastPollStartedAt = new Map<string, number>();
-  /** Identities whose listing runs still, and those a poll found so (listed again as theirs ends). */
-  readonly #inFlight = new Set<string>();
+  /** Identities whose listing runs still (until it ends), and those a poll found so (listed again after). */
+  readonly #inFlight = new Map<string, Promise<unknown>>();
   readonly #due = new Set<string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = true;
@@ -254,19 +254,28 @@ export class DeploymentObserver {
    * listed again as soon as that ends (a slow identity gets every poll it can take, and no more).
    */
   async #poll(identity: string, group: Group, opts: { priming?: Priming } = {}): Promise<void> {
-    if (this.#inFlight.has(identity)) {
+    if (this.#inFlight.has(identity) && !opts.priming) {
       this.#due.add(identity);
       return;
     }
-    this.#inFlight.add(identity);
+    // The first listing compares what it lists with what the objects record: behind a regular poll
+    // under way it waits and lists then (marked due, it would have compared nothing, and a takeover
+    // would have enqueued every object as changed).
+    while (this.#inFlight.has(identity)) await this.#inFlight.get(identity);
+    if (this.#halted) return;
     // A reconcile may remember a newer deployment (its PATCH answer) while this listing is in flight.
     const startedAt = this.#now();
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.#listingDeadlineMs());
     timer.unref?.();
     let result: 'listed' | 'failed' | 'halted';
+    const listing = this.#listGroup(identity, group, startedAt, deadline.signal, opts.priming);
+    this.#inFlight.set(
+      identity,
+      listing.catch(() => {}),
+    );
     try {
-      result = await this.#listGroup(identity, group, startedAt, deadline.signal, opts.priming);
+      result = await listing;
     } finally {
       clearTimeout(timer);
       this.#inFlight.delete(identity);
