@@ -42,7 +42,8 @@ const BenchOptionsSchema = z.object({
   revisionStepMs: count('revision-step-ms'),
   /** Undefined: the time a revision takes in the simulator (steps × step). */
   revisionPollMs: duration('revision-poll-interval').optional(),
-  qps: count('qps'),
+  /** Undefined: 1,000 in the single run (the workers are the limit); the controller's own in the sharded run. */
+  qps: count('qps').optional(),
   applyConcurrency: count('apply-concurrency'),
   reactionUpdates: count('reaction-updates'),
   /** Undefined: 60 s + 100 ms per object. */
@@ -54,16 +55,25 @@ const BenchOptionsSchema = z.object({
     .transform((v) => v === 'true'),
   /** Above 1: the sharded run (sharded.ts) instead of the single one. */
   replicas: count('replicas'),
-  leaseDurationMs: duration('lease-duration'),
-  renewDeadlineMs: duration('renew-deadline'),
-  retryPeriodMs: duration('retry-period'),
+  /** Undefined: the controller's defaults under --sharding=auto (what the goals are measured at). */
+  leaseDurationMs: duration('lease-duration').optional(),
+  renewDeadlineMs: duration('renew-deadline').optional(),
+  retryPeriodMs: duration('retry-period').optional(),
   nodeFlags: z
     .string()
     .transform((v) => v.split(/\s+/).filter((f) => f !== ''))
     .pipe(z.array(z.string().startsWith('--', '--node-flags: each flag must start with --')))
     .optional(),
 });
-export type BenchOptions = z.infer<typeof BenchOptionsSchema>;
+export type BenchOptions = Omit<z.infer<typeof BenchOptionsSchema>, 'qps'> & {
+  /** RECONCILE_RATE and CONTROL_PLANE_RPS of the single run. */
+  qps: number;
+  /** The sharded run's: only when --qps was given (otherwise the controller's defaults, 50 and 50). */
+  shardedQps: number | undefined;
+};
+
+/** The single run's pace when --qps is not given: high, so that the workers are the limit. */
+const SINGLE_RUN_QPS = 1000;
 
 export const USAGE = `Usage: node bench/run.ts [flags]
   --n 100,1000,10000           object counts, one run each (at most ${MAX_N}); --n 100,1000 for a quick run
@@ -72,16 +82,18 @@ export const USAGE = `Usage: node bench/run.ts [flags]
   --poll-interval 10s          controller POLL_INTERVAL (also the steady window measured)
   --revision-step-ms 100       simulator time per revision status step
   --revision-poll-interval D   controller REVISION_POLL_INTERVAL (default: steps × step, one revision's time)
-  --qps 1000                   controller RECONCILE_RATE and CONTROL_PLANE_RPS (high, so the workers are the limit)
+  --qps 1000                   controller RECONCILE_RATE and CONTROL_PLANE_RPS (single run: 1000, high, so the workers
+                               are the limit; sharded run: the controller's defaults unless given)
   --apply-concurrency 32       object creations in flight at once
   --reaction-updates 20        objects updated one at a time for the reaction time
   --ready-timeout D            how long all N get to become Ready (default 60s + 100ms × N)
   --node-flags="--f ..."       node flags for the controller instead of the image's (experiments)
   --restart true               measure a restart at the largest N (false: stop its controller gracefully, e.g. for --cpu-prof)
   --replicas 1                 above 1: the sharded run (--sharding=auto), R replicas, then one more, then a SIGKILL
-  --lease-duration 15s         the sharded run's LEADER_ELECTION_LEASE_DURATION (member Leases)
-  --renew-deadline 10s         the sharded run's LEADER_ELECTION_RENEW_DEADLINE
-  --retry-period 2s            the sharded run's LEADER_ELECTION_RETRY_PERIOD`;
+  --lease-duration D           the sharded run's LEADER_ELECTION_LEASE_DURATION (default: the controller's under
+                               --sharding=auto)
+  --renew-deadline D           the sharded run's LEADER_ELECTION_RENEW_DEADLINE (likewise)
+  --retry-period D             the sharded run's LEADER_ELECTION_RETRY_PERIOD (likewise)`;
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -93,16 +105,16 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'poll-interval': { type: 'string', default: '10s' },
       'revision-step-ms': { type: 'string', default: '100' },
       'revision-poll-interval': { type: 'string' },
-      qps: { type: 'string', default: '1000' },
+      qps: { type: 'string' },
       'apply-concurrency': { type: 'string', default: '32' },
       'reaction-updates': { type: 'string', default: '20' },
       'ready-timeout': { type: 'string' },
       'node-flags': { type: 'string' },
       restart: { type: 'string', default: 'true' },
       replicas: { type: 'string', default: '1' },
-      'lease-duration': { type: 'string', default: '15s' },
-      'renew-deadline': { type: 'string', default: '10s' },
-      'retry-period': { type: 'string', default: '2s' },
+      'lease-duration': { type: 'string' },
+      'renew-deadline': { type: 'string' },
+      'retry-period': { type: 'string' },
     },
     strict: true,
   });
@@ -125,5 +137,5 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     retryPeriodMs: values['retry-period'],
   });
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('\n'));
-  return parsed.data;
+  return { ...parsed.data, qps: parsed.data.qps ?? SINGLE_RUN_QPS, shardedQps: parsed.data.qps };
 }

@@ -1,12 +1,16 @@
 /**
  * The sharded run (`make bench ARGS="--replicas 3 --n 1000"`): R controller processes with
- * --sharding=auto beside a fresh simulator and namespace. Apply N objects and wait for all Ready; then,
- * per replica, the objects it owns (max over mean), its RSS and its control-plane calls per poll
- * interval; then a fourth replica joins (the share of objects that moved), and one replica is killed
- * with SIGKILL (the time until every object it held was reconciled by its new owner).
+ * --sharding=auto beside a fresh simulator and namespace, at the controller's own defaults under
+ * --sharding=auto (Lease timings, reconcile rate) unless flags say otherwise. Apply N objects and wait
+ * for all Ready; then, per replica, the objects it owns (max over mean), its RSS and its control-plane
+ * calls per poll interval; then one more replica joins (the share of objects that moved) and leaves
+ * again (a graceful stop), and one of the R is killed with SIGKILL: the time until every object it held
+ * had a pass by its new owner.
  */
 import { join } from 'node:path';
 import type { KubeAccess } from '../src/kube/access.ts';
+import { parseDuration } from '../src/lib/duration.ts';
+import { OPTIONS } from '../src/options.ts';
 import { ownerOf } from '../src/runtime/shard-ownership.ts';
 import { DEFAULT_API_KEY, defaultListeners, startSimulator } from '../src/simulator/index.ts';
 import type { Cleanup } from './cleanup.ts';
@@ -30,8 +34,21 @@ export interface ShardedResult {
   ownedMaxOverMean: number;
   /** Share of the objects whose owner changed when one more replica joined. */
   movedOnJoin: number;
-  /** From the SIGKILL until the survivors owned every object and had reconciled what they gained. */
+  /** The killed replica's objects: those the survivors take over. */
+  orphaned: number;
+  /** From the SIGKILL until the survivors owned every object (its Lease seen expired, the share taken). */
+  killToOwnedMs: number;
+  /** From the SIGKILL until every orphaned object had a pass by its new owner (see settled below). */
   killToReconciledMs: number;
+}
+
+/** The controller's default of a Lease timing under --sharding=auto (options.ts), in ms. */
+function shardedDefaultMs(flag: string): number {
+  const option = OPTIONS.find((o) => o.flag === flag);
+  const value = option && 'shardedDefault' in option ? option.shardedDefault : undefined;
+  const ms = value === undefined ? undefined : parseDuration(value);
+  if (ms === undefined) throw new Error(`--${flag} has no default under --sharding=auto`);
+  return ms;
 }
 
 /** A sample of a metric (summed over its series) from a text exposition. */
@@ -72,10 +89,17 @@ export async function runShardedScenario(options: {
     Promise.all([...replicas.values()].map((r) => r.stop(2_000))).then(() => undefined),
   );
   const lease = {
-    durationMs: bench.leaseDurationMs,
-    renewDeadlineMs: bench.renewDeadlineMs,
-    retryPeriodMs: bench.retryPeriodMs,
+    durationMs: bench.leaseDurationMs ?? shardedDefaultMs('leader-election-lease-duration'),
+    renewDeadlineMs: bench.renewDeadlineMs ?? shardedDefaultMs('leader-election-renew-deadline'),
+    retryPeriodMs: bench.retryPeriodMs ?? shardedDefaultMs('leader-election-retry-period'),
   };
+  /** Waits that grow with N (a relist, a convergence, a takeover of N/R objects on a loaded machine). */
+  const settleTimeoutMs = 120_000 + 30 * n;
+  /**
+   * How often the replicas are scraped while settling: each scrape counts every cached object's owner
+   * and state on the replica measured (O(N)), so at N = 10,000 every 500 ms, not 200.
+   */
+  const scrapeEveryMs = Math.max(200, Math.ceil(n / 20));
   const start = async (pod: string) => {
     const replica = await startControllerProcess({
       logFile: join(options.resultsDir, `${options.stamp}-sharded-n${n}-${pod}.log`),
@@ -88,14 +112,16 @@ export async function runShardedScenario(options: {
         POD_NAME: pod,
         POD_NAMESPACE: ns,
         SHARDING: 'auto',
-        LEADER_ELECTION_LEASE_DURATION: `${lease.durationMs}ms`,
-        LEADER_ELECTION_RENEW_DEADLINE: `${lease.renewDeadlineMs}ms`,
-        LEADER_ELECTION_RETRY_PERIOD: `${lease.retryPeriodMs}ms`,
+        // Only what the flags set: otherwise the controller's own defaults under --sharding=auto.
+        ...(bench.leaseDurationMs ? { LEADER_ELECTION_LEASE_DURATION: `${bench.leaseDurationMs}ms` } : {}),
+        ...(bench.renewDeadlineMs ? { LEADER_ELECTION_RENEW_DEADLINE: `${bench.renewDeadlineMs}ms` } : {}),
+        ...(bench.retryPeriodMs ? { LEADER_ELECTION_RETRY_PERIOD: `${bench.retryPeriodMs}ms` } : {}),
         POLL_INTERVAL: `${bench.pollIntervalMs}ms`,
         REVISION_POLL_INTERVAL: `${bench.revisionPollMs ?? REVISION_STEPS * bench.revisionStepMs}ms`,
         WORKERS: String(bench.workers),
-        RECONCILE_RATE: String(bench.qps),
-        CONTROL_PLANE_RPS: String(bench.qps),
+        ...(bench.shardedQps
+          ? { RECONCILE_RATE: String(bench.shardedQps), CONTROL_PLANE_RPS: String(bench.shardedQps) }
+          : {}),
         LOG_LEVEL: 'info',
       },
     });
@@ -141,6 +167,27 @@ export async function runShardedScenario(options: {
     const owned = perReplica.map((r) => r.owned);
     const ownedMaxOverMean = Math.max(...owned) / (owned.reduce((a, b) => a + b, 0) / owned.length);
 
+    /**
+     * The replicas' view, from their metrics: what they own sums to N, and none awaits the first pass
+     * of an object it gained (agent_operator_shard_objects_awaiting_pass: a pass of an object that
+     * did not change calls and writes nothing, so neither the simulator nor the API server sees it).
+     * `idle`: besides, the queues empty and no worker busy (a settled share, before the kill).
+     */
+    const state = async (alive: ControllerProcess[]) => {
+      const texts = await Promise.all(alive.map(scrape));
+      const sum = (name: string, labels: string) => texts.reduce((s, t) => s + sampleSum(t, name, labels), 0);
+      return {
+        owned: sum('agent_operator_shard_objects', 'kind="AgentDeployment"'),
+        awaiting: sum('agent_operator_shard_objects_awaiting_pass', 'kind="AgentDeployment"'),
+        busy:
+          sum('workqueue_depth', 'name="agentdeployment"') +
+          sum('controller_runtime_active_workers', 'controller="agentdeployment"'),
+      };
+    };
+    const settled = async (alive: ControllerProcess[], idle = true) => {
+      const s = await state(alive);
+      return s.owned === n && s.awaiting === 0 && (!idle || s.busy === 0) ? true : undefined;
+    };
     // One more replica: which objects move (by the hash over the identities, as every replica computes it).
     const before = perReplica.map((r) => r.identity);
     const joined = await start(`bench-r${bench.replicas}`);
@@ -148,41 +195,44 @@ export async function runShardedScenario(options: {
     const keys = names.map((name) => `${ns}/${name}`);
     const after = [...before, joinedId];
     const movedOnJoin = keys.filter((k) => ownerOf(k, before) !== ownerOf(k, after)).length / n;
-    const settled = async (alive: ControllerProcess[]) => {
-      const texts = await Promise.all(alive.map(scrape));
-      const total = texts.reduce(
-        (sum, t) => sum + sampleSum(t, 'agent_operator_shard_objects', 'kind="AgentDeployment"'),
-        0,
-      );
-      const busy = texts.reduce(
-        (sum, t) =>
-          sum +
-          sampleSum(t, 'workqueue_depth', 'name="agentdeployment"') +
-          sampleSum(t, 'controller_runtime_active_workers', 'controller="agentdeployment"'),
-        0,
-      );
-      return total === n && busy === 0 ? true : undefined;
-    };
     await waitFor(() => settled([...replicas.values()]), {
-      timeoutMs: 120_000,
-      everyMs: 200,
+      timeoutMs: settleTimeoutMs,
+      everyMs: scrapeEveryMs,
       describe: () => 'the shares did not settle after a replica joined',
     });
     log(`sharded N=${n}: ${(movedOnJoin * 100).toFixed(1)}% of the objects moved to the new replica`);
-
-    // SIGKILL one: until the survivors own everything and have reconciled what they gained.
+    // Back to R (a graceful stop: its Lease deleted, its objects move at the next round), so the kill
+    // below is of one of R replicas, as the goal is stated.
+    replicas.delete(`bench-r${bench.replicas}`);
+    await joined.stop(30_000);
+    await waitFor(() => settled([...replicas.values()]), {
+      timeoutMs: settleTimeoutMs,
+      everyMs: scrapeEveryMs,
+      describe: () => 'the shares did not settle after the added replica left',
+    });
+    // SIGKILL one: until the survivors own everything and each object it held had its first pass by
+    // its new owner.
     const victim = 'bench-r0';
+    const victimId = perReplica.find((r) => r.identity.startsWith(`${victim}_`))?.identity ?? victim;
+    const orphaned = keys.filter((k) => ownerOf(k, before) === victimId).length;
+    const survivors = [...replicas].filter(([pod]) => pod !== victim).map(([, r]) => r);
     const killedAt = Date.now();
     await replicas.get(victim)?.kill();
     replicas.delete(victim);
-    await waitFor(() => settled([...replicas.values()]), {
-      timeoutMs: 120_000,
-      everyMs: 100,
-      describe: () => 'the survivors did not take the killed replica’s objects over',
+    await waitFor(async () => ((await state(survivors)).owned === n ? true : undefined), {
+      timeoutMs: settleTimeoutMs,
+      everyMs: scrapeEveryMs,
+      describe: () => 'the survivors did not take the killed replica’s objects',
+    });
+    const killToOwnedMs = Date.now() - killedAt;
+    await waitFor(() => settled(survivors, false), {
+      timeoutMs: settleTimeoutMs,
+      everyMs: scrapeEveryMs,
+      describe: () => 'the survivors did not reconcile the killed replica’s objects',
     });
     const killToReconciledMs = Date.now() - killedAt;
     log(
-      `sharded N=${n}: the killed replica's objects reconciled by their new owners ${killToReconciledMs} ms after the SIGKILL`,
+      `sharded N=${n}: the killed replica's ${orphaned} objects owned by the survivors ${killToOwnedMs} ms and reconciled ${killToReconciledMs} ms after the SIGKILL`,
     );
     return {
       n,
@@ -192,6 +242,8 @@ export async function runShardedScenario(options: {
       perReplica,
       ownedMaxOverMean,
       movedOnJoin,
+      orphaned,
+      killToOwnedMs,
       killToReconciledMs,
     };
   } finally {
@@ -220,6 +272,8 @@ export function formatShardedReport(results: readonly ShardedResult[]): string {
       (r) => r.perReplica.map((p) => p.callsPerPoll.toFixed(1)).join(' / '),
     ],
     ['objects moved going to one more replica', (r) => `${(r.movedOnJoin * 100).toFixed(1)}%`],
+    ['orphaned objects (the killed replica’s)', (r) => String(r.orphaned)],
+    ['SIGKILL to every orphaned object owned', (r) => `${(r.killToOwnedMs / 1000).toFixed(1)} s`],
     ['SIGKILL to every orphaned object reconciled', (r) => `${(r.killToReconciledMs / 1000).toFixed(1)} s`],
   ];
   const lines = [

@@ -89,7 +89,8 @@ export function configurationReference(): string {
   for (const o of OPTIONS) {
     const secret = 'secret' in o && o.secret;
     const flag = secret ? `--${o.flag}-file PATH` : `--${o.flag}`;
-    const def = 'default' in o && o.default !== '' ? `\`${o.default}\`` : '';
+    const sharded = 'shardedDefault' in o ? ` (\`${o.shardedDefault}\` with \`--sharding=auto\`)` : '';
+    const def = 'default' in o && o.default !== '' ? `\`${o.default}\`${sharded}` : '';
     out.push(`| \`${flag}\` | \`${o.env}\` | ${def} | ${cell(o.help)} |`);
   }
   out.push(

@@ -81,6 +81,40 @@ describe('loadConfig: deadlines and leader election timings', () => {
     expect(c.controlPlaneTimeout).toBe(30_000);
   });
 
+  it('has shorter Lease timings of its own under --sharding=auto, each given value winning', () => {
+    const timings = (env: Record<string, string>, argv: string[] = []) => {
+      const c = loadConfig(argv, env);
+      return [c.leaderElectionLeaseDuration, c.leaderElectionRenewDeadline, c.leaderElectionRetryPeriod];
+    };
+    const table: [Record<string, string>, string[], number[]][] = [
+      [{ SHARDING: 'auto' }, [], [6_000, 4_000, 1_000]],
+      [{}, ['--sharding=auto'], [6_000, 4_000, 1_000]],
+      [{ SHARDING: 'off' }, [], [15_000, 10_000, 2_000]],
+      // An empty variable (the chart's value left empty) is not a value: the mode's default holds.
+      [{ SHARDING: 'auto', LEADER_ELECTION_LEASE_DURATION: '' }, [], [6_000, 4_000, 1_000]],
+      [{ SHARDING: 'auto', LEADER_ELECTION_LEASE_DURATION: '15s' }, [], [15_000, 4_000, 1_000]],
+      [{ SHARDING: 'auto' }, ['--leader-election-renew-deadline=5s'], [6_000, 5_000, 1_000]],
+      [
+        {
+          SHARDING: 'auto',
+          LEADER_ELECTION_LEASE_DURATION: '15s',
+          LEADER_ELECTION_RENEW_DEADLINE: '10s',
+          LEADER_ELECTION_RETRY_PERIOD: '2s',
+        },
+        [],
+        [15_000, 10_000, 2_000],
+      ],
+    ];
+    for (const [env, argv, expected] of table)
+      expect(timings(env, argv), JSON.stringify([env, argv])).toEqual(expected);
+  });
+
+  it("refuses a renew deadline given alone under --sharding=auto when it reaches the mode's lease duration", () => {
+    expect(() => load({ SHARDING: 'auto', LEADER_ELECTION_RENEW_DEADLINE: '10s' })).toThrow(
+      '--leader-election-renew-deadline must be below --leader-election-lease-duration',
+    );
+  });
+
   it('takes timings from flags', () => {
     const c = loadConfig(
       [

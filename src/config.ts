@@ -225,13 +225,21 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   for (const name of flags.keys()) {
     if (!known.has(name)) throw new ConfigError(`unknown flag --${name}; see --help`);
   }
-  const raw: Record<string, string | undefined> = {};
+  const given = new Map<string, string>();
   for (const o of OPTIONS) {
     const fromFile = flags.get(`${o.flag}-file`);
     const value =
       fromFile !== undefined ? readSecretFile(o.flag, fromFile) : (flags.get(o.flag) ?? env[o.env]);
-    raw[camel(o.flag)] =
-      value === undefined || value === '' ? ('default' in o ? o.default : value || undefined) : value;
+    if (value !== undefined && value !== '') given.set(o.flag, value);
+  }
+  // An option not given takes its default; under --sharding=auto, some have one of their own (the
+  // member Lease timings): a value given explicitly always wins.
+  const sharded = given.get('sharding') === 'auto';
+  const raw: Record<string, string | undefined> = {};
+  for (const o of OPTIONS) {
+    const fallback =
+      sharded && 'shardedDefault' in o ? o.shardedDefault : 'default' in o ? o.default : undefined;
+    raw[camel(o.flag)] = given.get(o.flag) ?? fallback;
   }
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {

@@ -16,6 +16,14 @@ export interface ObservedObject {
 
 const TRACKED_CONDITIONS = ['Ready', 'Stalled', 'Paused', 'Reconciling', 'Drifted'] as const;
 
+/** Under --sharding=auto, of one kind: its share, the objects no member may work on, those awaiting a pass. */
+export interface ShardObjects {
+  kind: string;
+  owned: number;
+  unowned: number;
+  awaitingPass: number;
+}
+
 export class OperatorMetrics {
   readonly registry = new Registry();
   readonly runtime = new RuntimeMetrics(this.registry);
@@ -61,7 +69,7 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
-  #shardObjects: () => readonly { kind: string; owned: number; unowned: number }[] = () => [];
+  #shardObjects: () => readonly ShardObjects[] = () => [];
   #shardMembers: () => number = () => 0;
   #cachedObjects: () => readonly { kind: string; form: 'full' | 'projection'; count: number }[] = () => [];
 
@@ -101,6 +109,16 @@ export class OperatorMetrics {
       collect() {
         this.reset();
         for (const c of cachedObjects()) this.set({ kind: c.kind, form: c.form }, c.count);
+      },
+    });
+    new Gauge({
+      name: 'agent_operator_shard_objects_awaiting_pass',
+      help: 'Objects of a kind this replica gained (a takeover, a handover, its join) whose first pass here has not ended yet; 0 once the takeover is done.',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of shardObjects()) this.set({ kind: s.kind }, s.awaitingPass);
       },
     });
     new Gauge({
@@ -177,10 +195,7 @@ export class OperatorMetrics {
   }
 
   /** Under --sharding=auto: each kind's objects owned and unowned, and the members, read when scraped. */
-  watchShards(
-    objects: () => readonly { kind: string; owned: number; unowned: number }[],
-    members: () => number,
-  ): void {
+  watchShards(objects: () => readonly ShardObjects[], members: () => number): void {
     this.#shardObjects = objects;
     this.#shardMembers = members;
   }

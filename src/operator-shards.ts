@@ -23,9 +23,8 @@ const IMPORTER_SHARD_KEY = 'importer';
 export interface ShardWiring {
   agentDeployments: AgentDeploymentController;
   sandboxTemplates: SandboxTemplateController;
-  queue: WorkQueue;
   templateQueue: WorkQueue;
-  /** The first batched listing of the keys a replica gains (held passes wait for it). */
+  /** The first batched listing of the keys a replica gains, which enqueues them (a takeover). */
   primeListing: (keys: readonly string[]) => void;
   /** Membership lost: stop every pass at once (the process then exits). */
   onLost: () => void;
@@ -60,16 +59,14 @@ export class OperatorShards {
 
   /** Joins the group (once the caches are warm); resolves when this replica holds its share. */
   join(wiring: ShardWiring): Promise<void> {
-    const { agentDeployments, sandboxTemplates, queue, templateQueue } = wiring;
+    const { agentDeployments, sandboxTemplates, templateQueue } = wiring;
     const kinds: ShardedKind[] = [
       {
         prefix: '',
         keys: () => agentDeployments.objects.list().map(objectKey),
-        gained: (keys) => {
-          // The listing holds the passes of what it lists until it ended (first-listing.ts).
-          wiring.primeListing(keys);
-          for (const key of keys) queue.add(key);
-        },
+        // The first listing of what it gains enqueues it (the changed first, the settled unchanged
+        // without a token of the pace: agentdeployment/first-listing.ts).
+        gained: (keys) => wiring.primeListing(keys),
         // The poll forgets them; the cache keeps projections of them (cached-share.ts).
         lost: (keys) => agentDeployments.release(keys),
       },
@@ -124,7 +121,7 @@ export class OperatorShards {
         if (this.work.mayWork(kind.prefix, key)) owned++;
         if (this.#membership?.unclaimed(kind.prefix + key)) unowned++;
       }
-      return { owned, unowned };
+      return { owned, unowned, awaitingPass: this.work.awaitingPass(kind.prefix) };
     };
     const [objects, templates] = kinds as [ShardedKind, ShardedKind];
     this.#metrics.watchShards(

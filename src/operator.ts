@@ -260,7 +260,6 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       const joined = shards.join({
         agentDeployments,
         sandboxTemplates,
-        queue,
         templateQueue,
         primeListing: (keys) => void primeListing(keys),
         onLost: () => {

@@ -9,6 +9,11 @@ interface OptionSpec {
   env: string;
   help: string;
   default?: string;
+  /**
+   * The default under --sharding=auto, where it differs: a member's Lease bounds how soon a dead
+   * replica's objects move (docs/install.md, "Scaling out", says why these values).
+   */
+  shardedDefault?: string;
   /** Secret values: never printed, and read from a file with `--<flag>-file` rather than a flag. */
   secret?: boolean;
 }
@@ -186,20 +191,23 @@ export const OPTIONS = [
   {
     flag: 'leader-election-lease-duration',
     env: 'LEADER_ELECTION_LEASE_DURATION',
-    help: 'How long a Lease nobody renews stays taken (whole seconds).',
+    help: "How long a Lease nobody renews stays taken (whole seconds); a dead replica's work moves this long after its last renewal.",
     default: '15s',
+    shardedDefault: '6s',
   },
   {
     flag: 'leader-election-renew-deadline',
     env: 'LEADER_ELECTION_RENEW_DEADLINE',
-    help: 'A leader that could not renew for this long stops leading; below the lease duration. Each Lease call has half of it.',
+    help: "A leader (or a member, with --sharding=auto) that could not renew for this long stops; below the lease duration. Each Lease call has half of it (a member's: a third).",
     default: '10s',
+    shardedDefault: '4s',
   },
   {
     flag: 'leader-election-retry-period',
     env: 'LEADER_ELECTION_RETRY_PERIOD',
     help: 'Time between attempts to acquire or renew the Lease; below the renew deadline.',
     default: '2s',
+    shardedDefault: '1s',
   },
   {
     flag: 'pod-name',
@@ -233,6 +241,11 @@ export const OPTIONS = [
   },
 ] as const satisfies readonly OptionSpec[];
 
+/** `, <value> with --sharding=auto` for an option whose default differs there; '' otherwise. */
+function shardedNote(o: OptionSpec): string {
+  return o.shardedDefault === undefined ? '' : `; ${o.shardedDefault} with --sharding=auto`;
+}
+
 /** The `--help` text: one line per option, from OPTIONS. */
 export function helpText(): string {
   const lines = [
@@ -243,7 +256,7 @@ export function helpText(): string {
   ];
   for (const o of OPTIONS) {
     const flag = 'secret' in o && o.secret ? `--${o.flag}-file PATH` : `--${o.flag}`;
-    const def = 'default' in o && o.default !== '' ? ` (default ${o.default})` : '';
+    const def = 'default' in o && o.default !== '' ? ` (default ${o.default}${shardedNote(o)})` : '';
     lines.push(`  ${flag.padEnd(40)} ${o.env.padEnd(28)} ${o.help}${def}`);
   }
   return lines.join('\n');

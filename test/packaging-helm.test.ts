@@ -256,7 +256,36 @@ describe('replicas and leader election', () => {
     const result = await helm(['template', 'timings', CHART, '--set', 'leaderElection.renewDeadline=8s']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/name: LEADER_ELECTION_RENEW_DEADLINE\s+value: "8s"/);
-    expect(result.stdout).toMatch(/name: LEADER_ELECTION_LEASE_DURATION\s+value: "15s"/);
+    expect(result.stdout).toMatch(/name: LEADER_ELECTION_LEASE_DURATION\s+value: ""/);
+  });
+
+  it('leaves the lease timings to the controller by default: its own for each sharding mode', async () => {
+    for (const [mode, expected] of [
+      ['off', [15_000, 10_000, 2_000]],
+      ['auto', [6_000, 4_000, 1_000]],
+    ] as const) {
+      const { objects } = await render('timings', 'ops', [
+        '--set',
+        `sharding=${mode}`,
+        '--set',
+        'replicaCount=3',
+      ]);
+      const [deployment] = find(objects, 'Deployment') as [K8sObject];
+      const spec = deployment.spec as {
+        template: { spec: { containers: { env: { name: string; value?: string }[] }[] } };
+      };
+      const env = Object.fromEntries(
+        (spec.template.spec.containers[0]?.env ?? []).flatMap((e) =>
+          e.name.startsWith('LEADER_ELECTION_') || e.name === 'SHARDING' ? [[e.name, e.value ?? '']] : [],
+        ),
+      );
+      const c = loadConfig([], env);
+      expect([
+        c.leaderElectionLeaseDuration,
+        c.leaderElectionRenewDeadline,
+        c.leaderElectionRetryPeriod,
+      ]).toEqual(expected);
+    }
   });
 });
 

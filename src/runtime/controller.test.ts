@@ -154,4 +154,25 @@ describe('runController', () => {
       expect(jittered).toBeLessThanOrEqual(ms * 1.1);
     }
   });
+
+  it('gives timers a turn between passes that call nothing (a takeover passing unpaced keys)', async () => {
+    vi.useRealTimers();
+    const queue = new WorkQueue({ qps: 1, burst: 1 });
+    let passes = 0;
+    const controller = runController({
+      name: 'test',
+      queue,
+      reconcile: async () => {
+        passes += 1;
+        return {};
+      },
+      workers: 4,
+      logger: pino({ level: 'silent' }),
+    });
+    const atTimer = new Promise<number>((resolve) => setTimeout(() => resolve(passes), 0));
+    for (let i = 0; i < 1000; i++) queue.addUnpaced(`ns/o-${i}`);
+    // A Lease renewal's timer fires while the passes go on, not after the last.
+    expect(await atTimer).toBeLessThan(1000);
+    await controller.stop(0);
+  });
 });

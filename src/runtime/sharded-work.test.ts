@@ -75,4 +75,23 @@ describe('ShardedWork', () => {
     expect(gained).toEqual([['ns/a'], ['ns/b']]);
     expect(lost).toEqual([['ns/c'], ['ns/c']]);
   });
+
+  it('counts the keys gained until their first pass here ends, per kind; a key lost or gone is not awaited', async () => {
+    const may = new Set(['ns/a', 'ns/b', 'ns/c']);
+    const { membership } = fakeMembership(may, new Set(may));
+    const work = new ShardedWork(() => membership);
+    const keys = ['ns/a', 'ns/b', 'ns/c'];
+    const kind = { prefix: '', keys: () => keys, gained: () => {}, lost: () => {} };
+    const templates = { prefix: 'SandboxTemplate:', keys: () => [], gained: () => {}, lost: () => {} };
+    work.changed([kind, templates]);
+    expect([work.awaitingPass(''), work.awaitingPass('SandboxTemplate:')]).toEqual([3, 0]);
+    const pass = work.gate('', async () => ({}));
+    await pass('ns/a', undefined as never);
+    await pass('ns/a', undefined as never);
+    expect(work.awaitingPass('')).toBe(2);
+    may.delete('ns/b'); // lost before its pass (another member's now)
+    keys.pop(); // ns/c deleted from the cache before its pass
+    work.changed([kind, templates]);
+    expect(work.awaitingPass('')).toBe(0);
+  });
 });

@@ -25,6 +25,8 @@ export class ShardedWork {
   readonly #membership: () => ShardMembership | undefined;
   readonly #running = new Set<string>();
   readonly #permitted = new Map<string, Set<string>>();
+  /** Per kind, the keys gained whose first pass here has not ended yet (a takeover under way). */
+  readonly #awaitingPass = new Map<string, Set<string>>();
 
   /** `membership`: undefined until this replica joined (then nothing may start). */
   constructor(membership: () => ShardMembership | undefined) {
@@ -38,6 +40,15 @@ export class ShardedWork {
 
   mayWork(prefix: string, key: string): boolean {
     return this.#membership()?.mayWork(prefix + key) ?? false;
+  }
+
+  /**
+   * How many keys of a kind this replica gained and has not passed yet: 0 once a takeover (a failover,
+   * a handover, its join) is done. A pass held for the first listing counts as one, but a takeover
+   * enqueues what it lists only once the listing ended.
+   */
+  awaitingPass(prefix: string): number {
+    return this.#awaitingPass.get(prefix)?.size ?? 0;
   }
 
   /** The hashed keys whose pass runs now. */
@@ -55,6 +66,7 @@ export class ShardedWork {
       try {
         return await reconcile(key, ctx);
       } finally {
+        this.#awaitingPass.get(prefix)?.delete(key);
         this.#running.delete(hashed);
         this.#membership()?.wake();
       }
@@ -79,6 +91,12 @@ export class ShardedWork {
         }
       }
       this.#permitted.set(kind.prefix, now);
+      const awaiting = this.#awaitingPass.get(kind.prefix) ?? new Set<string>();
+      this.#awaitingPass.set(kind.prefix, awaiting);
+      for (const key of lost) awaiting.delete(key);
+      for (const key of gained) awaiting.add(key);
+      // Gone from the cache (deleted) before its pass: nothing is left to pass.
+      for (const key of awaiting) if (!now.has(key)) awaiting.delete(key);
       if (lost.length > 0) kind.lost(lost);
       if (gained.length > 0) kind.gained(gained);
     }

@@ -159,6 +159,65 @@ describe('WorkQueue', () => {
     expect(gets.map((g) => g.settled)).toEqual([true, true, true, false]);
   });
 
+  describe('addUnpaced: hand-outs that take no token of the pace', () => {
+    // One token (burst 1, refilled once a second). Each row adds keys in order ('u:' addUnpaced,
+    // 'p:' add; 'p:' of a key already added is a second add of it) and lists the keys handed out at
+    // once, before any refill: every unpaced key goes without a token, the paced ones share the one.
+    it.each([
+      { adds: ['u:a', 'u:b', 'u:c'], now: ['a', 'b', 'c'] },
+      { adds: ['p:x', 'u:a', 'u:b', 'p:y'], now: ['x', 'a', 'b'] },
+      // Behind a paced key with no token left, an unpaced one waits its turn (changed objects first).
+      { adds: ['p:x', 'p:y', 'u:a'], now: ['x'] },
+      // Asked for again by an ordinary add before its hand-out: paced after all (it may write now).
+      { adds: ['u:a', 'p:a', 'p:x'], now: ['a'] },
+      { adds: ['p:x', 'u:a', 'p:a'], now: ['x'] },
+      // Already waiting as an ordinary key: addUnpaced does not make it free.
+      { adds: ['p:x', 'p:a', 'u:a'], now: ['x'] },
+    ])('$adds -> $now at once', async ({ adds, now }) => {
+      const queue = new WorkQueue({ qps: 1, burst: 1 });
+      for (const add of adds) {
+        const key = add.slice(2);
+        if (add.startsWith('u:')) queue.addUnpaced(key);
+        else queue.add(key);
+      }
+      const gets = Array.from({ length: 4 }, () => track(queue));
+      await flush();
+      expect(gets.filter((g) => g.settled).map((g) => g.value)).toEqual(now);
+    });
+
+    it('paces the pass after one in flight: a key added while it runs takes a token', async () => {
+      const queue = new WorkQueue({ qps: 1, burst: 1 });
+      queue.add('x'); // the one token
+      expect(await queue.get()).toBe('x');
+      queue.addUnpaced('a');
+      const first = track(queue);
+      await flush(); // handed out on the next turn of the event loop
+      expect(first.value).toBe('a');
+      queue.addUnpaced('a');
+      queue.done('a');
+      const again = track(queue);
+      await flush();
+      expect(again.settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(again.value).toBe('a');
+    });
+
+    it('leaves no mark on a key it did not take: added later, it is paced', async () => {
+      let mine = false;
+      const queue = new WorkQueue({ qps: 1, burst: 1, admit: () => mine });
+      queue.addUnpaced('a'); // another replica's yet
+      expect(queue.len()).toBe(0);
+      mine = true;
+      queue.add('x'); // the one token
+      queue.add('a');
+      const gets = [track(queue), track(queue)];
+      await flush();
+      expect(gets.map((g) => g.value)).toEqual(['x', undefined]);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(gets.map((g) => g.value)).toEqual(['x', 'a']);
+    });
+  });
+
   it('shutdown resolves waiting and later getters with undefined and drops delayed keys', async () => {
     const queue = new WorkQueue();
     const waiting = track(queue);

@@ -96,6 +96,8 @@ export class WorkQueue {
   readonly #onReserve = new Set<string>();
 
   readonly #admit: ((key: string) => boolean) | undefined;
+  /** Waiting keys whose hand-out takes no token of the pace (addUnpaced). */
+  readonly #unpaced = new Set<string>();
 
   constructor(options: WorkQueueOptions = {}) {
     this.#admit = options.admit;
@@ -122,6 +124,8 @@ export class WorkQueue {
     if (this.#shuttingDown) return;
     if (this.#admit && !this.#admit(key)) return;
     if (this.#dirty.has(key)) {
+      // Asked for again for a reason of its own: its pass may write, so it takes its token after all.
+      this.#unpaced.delete(key);
       if (options.first && this.#processing.has(key)) this.#firstWhenDone.add(key);
       else if (options.first) this.#waiting.putFirst(key);
       return;
@@ -141,6 +145,23 @@ export class WorkQueue {
     // Without fairness every key is of one group: nothing decides but the order.
     const tenant = this.#tenantOf?.(key);
     this.#waiting.add(key, first, tenant, this.#tenantOf ? namespaceOf(key) : '');
+  }
+
+  /**
+   * Adds a key whose pass is expected to call and write nothing (a takeover's object that the first
+   * listing shows unchanged and whose status is settled): its hand-out takes no token of the pace, so
+   * the pace is spent on work toward the control plane. It still waits behind the keys ahead of it. A
+   * key already waiting or in flight, or added again before its hand-out, is paced as add() paces it.
+   */
+  addUnpaced(key: string): void {
+    if (this.#dirty.has(key) || this.#processing.has(key)) {
+      this.add(key);
+      return;
+    }
+    this.#unpaced.add(key);
+    this.add(key);
+    // Not taken (another replica's, or shutting down), or handed out at once: no mark left behind.
+    if (!this.#dirty.has(key)) this.#unpaced.delete(key);
   }
 
   /** Adds the key after ms (see add for `first`); when the key is already scheduled, the earlier time wins. */
@@ -279,6 +300,7 @@ export class WorkQueue {
   shutdown(): void {
     this.#shuttingDown = true;
     this.#delayed.clear();
+    this.#unpaced.clear();
     this.#firstWhenDone.clear();
     if (this.#pumpTimer !== undefined) this.#clock.clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;
@@ -290,14 +312,18 @@ export class WorkQueue {
     while (this.#waiters.length > 0 && this.#waiting.size > 0) {
       const key = this.#next();
       if (key === undefined) return;
-      this.#refill();
-      if (this.#tokens < 1) {
-        this.#scheduleRefill();
-        return;
+      const unpaced = this.#unpaced.has(key);
+      if (!unpaced) {
+        this.#refill();
+        if (this.#tokens < 1) {
+          this.#scheduleRefill();
+          return;
+        }
+        this.#tokens -= 1;
       }
-      this.#tokens -= 1;
       const onReserve = this.#sharedInUse() >= this.#sharedSlots;
       this.#waiting.remove(key);
+      this.#unpaced.delete(key);
       this.#dirty.delete(key);
       if (onReserve) this.#onReserve.add(key);
       this.#processing.add(key);
@@ -307,7 +333,11 @@ export class WorkQueue {
       const now = this.#clock.now();
       this.#handedOutAt.set(key, now);
       if (addedAt !== undefined) this.#metrics?.handedOut(now - addedAt);
-      this.#waiters.shift()?.(key);
+      const waiter = this.#waiters.shift();
+      // Passes that call nothing, handed out with no token, would otherwise run back to back as one
+      // chain of microtasks, and timers and I/O (a member Lease's renewal) would wait for the last.
+      if (unpaced) setImmediate(() => waiter?.(key));
+      else waiter?.(key);
     }
   }
 

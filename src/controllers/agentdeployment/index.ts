@@ -41,7 +41,7 @@ import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { CachedShare } from './cached-share.ts';
 import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
-import { heldWhileListing, recordedDeployments } from './first-listing.ts';
+import { heldWhileListing, recordedDeployments, settledAtGeneration } from './first-listing.ts';
 import { internAgentDeployment, internDeployment, internProjection } from './intern.ts';
 import { DeploymentObserver } from './observer.ts';
 import {
@@ -91,8 +91,10 @@ export interface AgentDeploymentController {
   observer: DeploymentObserver;
   /**
    * Lists the deployments every cached object records, in batches, before their first passes read them
-   * (observer.prime): called as the workers start, so a restart costs ceil(N/100) calls, not N GETs;
-   * with `keys`, those objects only (a takeover under --sharding=auto).
+   * (observer.prime): called as the workers start, so a restart costs ceil(N/100) calls, not N GETs.
+   * With `keys`, a takeover under --sharding=auto: those objects only, and enqueued here (they were
+   * not before): those the listing does not cover at once, the others once it ended, the changed
+   * first, those it shows unchanged and whose status is settled without a token of the pace.
    */
   prime(keys?: readonly string[]): Promise<void>;
   /** The objects this replica owns in full, the others as projections (cached-share.ts). */
@@ -269,7 +271,13 @@ export function startAgentDeploymentController(
     keep: (deployment) => internDeployment(interner, knownFields(Deployment, deployment)),
     budget: new SnapshotBudget(options.namespaceDeploymentBudget),
     clientFor: (credentials, signal) => options.pools.clientFor(credentials, { signal }),
-    onChange: (key, how) => queue.add(key, how),
+    onChange: (key, how) => {
+      // A takeover's object its listing shows unchanged: its pass calls and writes nothing if its
+      // status is settled (first-listing.ts), so it takes no token of the pace.
+      const obj = how?.unchanged ? objectOf(key) : undefined;
+      if (obj && settledAtGeneration(obj, new Date())) queue.addUnpaced(key);
+      else queue.add(key, { first: how?.first });
+    },
     logger: logger.child({ component: 'observer' }),
   });
 
@@ -345,13 +353,22 @@ export function startAgentDeploymentController(
   return {
     reconcile,
     observer,
-    prime: (keys) =>
-      observer.prime(
-        recordedDeployments(
-          keys ? keys.flatMap((key) => objectOf(key) ?? []) : objects.list(),
-          usableCredentials,
-        ),
-      ),
+    prime: async (keys) => {
+      if (!keys) return observer.prime(recordedDeployments(objects.list(), usableCredentials));
+      const recorded = recordedDeployments(
+        keys.flatMap((key) => objectOf(key) ?? []),
+        usableCredentials,
+      );
+      const listed = new Set(recorded.map((r) => r.key));
+      for (const key of keys) if (!listed.has(key)) queue.add(key);
+      try {
+        await observer.prime(recorded, { enqueue: true });
+      } catch (err) {
+        // Whatever went wrong, each object still gets its pass (it reads its deployment first-hand).
+        for (const key of listed) queue.add(key);
+        throw err;
+      }
+    },
     objects,
     release: (keys) => {
       for (const key of keys) observer.untrack(key);

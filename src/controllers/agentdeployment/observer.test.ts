@@ -247,6 +247,90 @@ describe('DeploymentObserver.prime', () => {
     ]);
   });
 
+  it.each<[string, number | undefined, { key: string; how: string }[]]>([
+    [
+      'listed: the changed and the gone first, the unchanged marked so, one without a revision recorded plainly',
+      undefined,
+      [
+        { key: 'ns/obj-1', how: 'first' },
+        { key: 'ns/obj-3', how: 'first' },
+        { key: 'ns/obj-0', how: 'unchanged' },
+        { key: 'ns/obj-2', how: 'unchanged' },
+        { key: 'ns/obj-4', how: 'plain' },
+      ],
+    ],
+    [
+      // Listing already failing (a poll before): it says nothing per object, prime still enqueues all.
+      'its listing failed: every one plainly, none marked unchanged',
+      503,
+      ['ns/obj-0', 'ns/obj-1', 'ns/obj-2', 'ns/obj-3', 'ns/obj-4'].map((key) => ({ key, how: 'plain' })),
+    ],
+  ])(
+    'with enqueue (a takeover) enqueues every object it lists once its listing ended (%s)',
+    async (_name, fault, expected) => {
+      const enqueued: { key: string; how: string; held: boolean }[] = [];
+      const observer: DeploymentObserver = new DeploymentObserver({
+        pollIntervalMs: 60_000,
+        clientFor: (c) => pools.clientFor(c),
+        onChange: (key, how) =>
+          enqueued.push({
+            key,
+            how: how?.first ? 'first' : how?.unchanged ? 'unchanged' : 'plain',
+            held: observer.priming,
+          }),
+        logger: pino({ level: 'silent' }),
+      });
+      const entries = [];
+      for (let i = 0; i < 5; i++) {
+        const created = await createDeployment(sim, externalImageCreate(`obj-${i}`));
+        const latestRevisionId =
+          i === 1 ? 'a-revision-before-the-change' : i === 4 ? undefined : created.revisionId;
+        entries.push({ key: `ns/obj-${i}`, credentials, deploymentId: created.id, latestRevisionId });
+      }
+      sim.deleteDeploymentBehindOperator(entries[3]?.deploymentId as string);
+      if (fault) {
+        // A poll before already failed: this listing tells no object, prime enqueues them all anyway.
+        for (const e of entries) observer.track(e.key, e.credentials, e.deploymentId);
+        sim.addFault({ method: 'GET', route: '/v2/deployments', status: fault });
+        await observer.pollOnce();
+        enqueued.length = 0;
+      }
+      await observer.prime(entries, { enqueue: true });
+      expect(enqueued.every((e) => !e.held)).toBe(true);
+      const order = (e: { how: string }) => (e.how === 'first' ? 0 : 1);
+      expect(
+        enqueued
+          .map(({ key, how }) => ({ key, how }))
+          .sort((a, b) => order(a) - order(b) || a.key.localeCompare(b.key)),
+      ).toEqual(expected);
+      // The changed ones went first.
+      const firstIndex = enqueued.findLastIndex((e) => e.how === 'first');
+      expect(enqueued.slice(0, firstIndex + 1).every((e) => e.how === 'first')).toBe(true);
+    },
+  );
+
+  it('behind a regular poll under way, a takeover waits for it and lists then: its objects are still compared', async () => {
+    const enqueued: string[] = [];
+    const observer = new DeploymentObserver({
+      pollIntervalMs: 60_000,
+      clientFor: (c) => pools.clientFor(c),
+      onChange: (key, how) =>
+        enqueued.push(`${key} ${how?.first ? 'first' : how?.unchanged ? 'unchanged' : 'plain'}`),
+      logger: pino({ level: 'silent' }),
+    });
+    const created = await createDeployment(sim, externalImageCreate('obj-0'));
+    const owned = await createDeployment(sim, externalImageCreate('obj-1'));
+    observer.track('ns/obj-1', credentials, owned.id); // this replica's own, polled regularly
+    const polling = observer.pollOnce();
+    await observer.prime(
+      [{ key: 'ns/obj-0', credentials, deploymentId: created.id, latestRevisionId: created.revisionId }],
+      { enqueue: true },
+    );
+    await polling;
+    expect(enqueued).toEqual(['ns/obj-0 unchanged']);
+    expect(observer.fresh(identity(), created.id)?.id).toBe(created.id);
+  });
+
   it('a deployment gone while the controller was down is the object’s to find out about', async () => {
     const { observer, changed, entries } = await recorded(2);
     sim.deleteDeploymentBehindOperator(entries[1]?.deploymentId as string);

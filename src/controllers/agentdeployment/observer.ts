@@ -42,6 +42,8 @@ export interface RecordedDeployment {
 interface Priming {
   revisions: ReadonlyMap<string, string>;
   changed: Set<string>;
+  /** The objects whose deployment it lists with the latest revision they record. */
+  unchanged: Set<string>;
 }
 
 export interface DeploymentObserverOptions {
@@ -57,8 +59,11 @@ export interface DeploymentObserverOptions {
   keep?: (deployment: Deployment) => Deployment;
   /** A client whose calls `signal` cancels (the listing's deadline). */
   clientFor: (credentials: Credentials, signal: AbortSignal) => ControlPlaneClient;
-  /** `first`: the first listing shows the deployment changed since the object recorded it: it goes ahead. */
-  onChange: (key: string, options?: { first?: boolean }) => void;
+  /**
+   * `first`: the first listing shows the deployment changed since the object recorded it: it goes
+   * ahead. `unchanged`: a takeover's first listing shows it as recorded (prime with `enqueue`).
+   */
+  onChange: (key: string, options?: { first?: boolean; unchanged?: boolean }) => void;
   logger: Logger;
   now?: () => number;
 }
@@ -74,8 +79,8 @@ export class DeploymentObserver {
   readonly #failing = new Set<string>();
   /** Per identity, when its latest completed listing started: every snapshot it took is that recent. */
   readonly #lastPollStartedAt = new Map<string, number>();
-  /** Identities whose listing runs still, and those a poll found so (listed again as theirs ends). */
-  readonly #inFlight = new Set<string>();
+  /** Identities whose listing runs still (until it ends), and those a poll found so (listed again after). */
+  readonly #inFlight = new Map<string, Promise<unknown>>();
   readonly #due = new Set<string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = true;
@@ -173,11 +178,16 @@ export class DeploymentObserver {
    * snapshots instead of reading their deployments one GET each. An object whose deployment changed
    * since it recorded it (another latest revision than its status names, or gone) is enqueued first,
    * ahead of the unchanged ones: after a restart or a takeover, a drift is fixed first.
+   *
+   * `enqueue` (a takeover, whose objects were not enqueued before): once an identity's listing ended,
+   * every object it was listed for is enqueued, the changed first, those it shows unchanged marked so.
    */
-  async prime(recorded: Iterable<RecordedDeployment>) {
+  async prime(recorded: Iterable<RecordedDeployment>, options: { enqueue?: boolean } = {}) {
     const revisions = new Map<string, string>();
+    const keys = new Set<string>();
     for (const r of recorded) {
       this.track(r.key, r.credentials, r.deploymentId);
+      keys.add(r.key);
       if (r.latestRevisionId) revisions.set(r.key, r.latestRevisionId);
     }
     const groups = this.#tracked.groups();
@@ -185,8 +195,9 @@ export class DeploymentObserver {
     await Promise.all(
       [...groups].map(async ([identity, group]) => {
         const changed = new Set<string>();
+        const unchanged = new Set<string>();
         try {
-          await this.#poll(identity, group, { priming: { revisions, changed } });
+          await this.#poll(identity, group, { priming: { revisions, changed, unchanged } });
         } finally {
           const held = this.#priming.get(identity) ?? new Set<string>();
           this.#priming.delete(identity);
@@ -194,6 +205,12 @@ export class DeploymentObserver {
           // enqueued again behind every other.
           if (!this.#halted) {
             for (const key of changed) this.#options.onChange(key, { first: true });
+            if (options.enqueue) {
+              for (const key of group.keysById.values()) {
+                if (!keys.has(key) || changed.has(key)) continue;
+                this.#options.onChange(key, unchanged.has(key) ? { unchanged: true } : {});
+              }
+            }
             for (const key of held) this.#options.onChange(key);
           }
         }
@@ -237,19 +254,28 @@ export class DeploymentObserver {
    * listed again as soon as that ends (a slow identity gets every poll it can take, and no more).
    */
   async #poll(identity: string, group: Group, opts: { priming?: Priming } = {}): Promise<void> {
-    if (this.#inFlight.has(identity)) {
+    if (this.#inFlight.has(identity) && !opts.priming) {
       this.#due.add(identity);
       return;
     }
-    this.#inFlight.add(identity);
+    // The first listing compares what it lists with what the objects record: behind a regular poll
+    // under way it waits and lists then (marked due, it would have compared nothing, and a takeover
+    // would have enqueued every object as changed).
+    while (this.#inFlight.has(identity)) await this.#inFlight.get(identity);
+    if (this.#halted) return;
     // A reconcile may remember a newer deployment (its PATCH answer) while this listing is in flight.
     const startedAt = this.#now();
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.#listingDeadlineMs());
     timer.unref?.();
     let result: 'listed' | 'failed' | 'halted';
+    const listing = this.#listGroup(identity, group, startedAt, deadline.signal, opts.priming);
+    this.#inFlight.set(
+      identity,
+      listing.catch(() => {}),
+    );
     try {
-      result = await this.#listGroup(identity, group, startedAt, deadline.signal, opts.priming);
+      result = await listing;
     } finally {
       clearTimeout(timer);
       this.#inFlight.delete(identity);
@@ -356,6 +382,7 @@ export class DeploymentObserver {
         if (before && before.fingerprint !== fingerprint) this.#options.onChange(key);
         const recorded = priming?.revisions.get(key);
         if (recorded && recorded !== deployment.latest_revision_id) changedOrGone(key);
+        else if (recorded) priming?.unchanged.add(key);
       }
       for (const id of chunk) {
         const at = snapshotKey(groupKey, id);

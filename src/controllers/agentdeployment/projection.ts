@@ -13,6 +13,8 @@
  *   deletionTimestamp, finalizers.
  * - the first batched listing of keys just gained (first-listing.ts): status.deploymentId and
  *   latestRevisionId, deletionTimestamp.
+ * - the pace of a takeover (first-listing.ts, settledAtGeneration): whether the object was settled at
+ *   its generation, and until when (settled.ts), computed as it is projected.
  * - an update's wake-ups (index.ts: shouldEnqueueUpdate, releasesName): generation, deletionTimestamp,
  *   the name and the pending create; resourceVersion, to tell versions apart.
  * Nothing else: no spec to send, no conditions, no history. A pass never runs on a projection: the
@@ -26,10 +28,13 @@ import type {
 } from '../../api/agentdeployment.ts';
 import type { ObjectMeta } from '../../api/common.ts';
 import { Annotation } from '../../api/names.ts';
+import { settledUntil } from './settled.ts';
 
 export interface AgentDeploymentProjection {
   /** Tells a projection from the object. */
   readonly projected: true;
+  /** settled.ts: until when the object was settled at its generation (epoch ms); absent: it was not. */
+  readonly settledUntil?: number;
   /**
    * name, namespace, uid, generation, resourceVersion, finalizers, creationTimestamp, deletionTimestamp,
    * and of the annotations the adopt annotation only. Loose as ObjectMeta is (the timestamps are strings
@@ -63,8 +68,10 @@ export function projectAgentDeployment(obj: CachedAgentDeployment): AgentDeploym
   if (isProjection(obj)) return obj;
   const { metadata: m, spec, status } = obj;
   const adopt = m.annotations?.[Annotation.AdoptDeploymentId];
+  const settled = settledUntil(obj);
   return {
     projected: true,
+    ...(settled === undefined ? {} : { settledUntil: settled }),
     metadata: defined({
       name: m.name,
       namespace: m.namespace,
