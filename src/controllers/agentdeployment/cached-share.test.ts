@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import type { ReconcileContext } from '../../runtime/controller.ts';
 import { objectKey } from '../../runtime/keys.ts';
-import { CachedShare } from './cached-share.ts';
+import { CachedShare, LIST_FROM_KEYS } from './cached-share.ts';
 import {
   type CachedAgentDeployment,
   fullObject,
@@ -31,7 +31,8 @@ const ctx = (): ReconcileContext => {
 function world(owned: Set<string>) {
   const stored = new Map<string, AgentDeployment>();
   const read = vi.fn(async (_namespace: string, name: string) => stored.get(name));
-  const share = new CachedShare({ owned: (key) => owned.has(key), read });
+  const list = vi.fn(async (_namespace: string) => [...stored.values()]);
+  const share = new CachedShare({ owned: (key) => owned.has(key), read, list });
   const cache = new Map<string, CachedAgentDeployment>();
   const transform = (o: AgentDeployment): CachedAgentDeployment =>
     share.keepsInFull(objectKey(o)) ? o : projectAgentDeployment(o);
@@ -50,7 +51,7 @@ function world(owned: Set<string>) {
     },
   });
   const entry = (name: string) => cache.get(`ns/${name}`);
-  return { share, read, event, entry, stored };
+  return { share, read, list, event, entry, stored };
 }
 
 describe('CachedShare: a pass never runs on a projection', () => {
@@ -170,5 +171,47 @@ describe('CachedShare: keys lost', () => {
     w.share.release(['ns/a', 'ns/b']);
     expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(false);
     expect(w.entry('b')).toBe(before);
+  });
+});
+
+describe('CachedShare.readInFull: a takeover lists its namespaces instead of a GET per object', () => {
+  const names = (n: number) => Array.from({ length: n }, (_, i) => `o${i}`);
+
+  it.each([
+    ['fewer keys than a listing is worth: each pass reads its own', LIST_FROM_KEYS - 1, 0],
+    ['as many as LIST_FROM_KEYS: one listing, no GET', LIST_FROM_KEYS, 1],
+  ])('%s', async (_name, gained, listings) => {
+    const owned = new Set<string>();
+    const w = world(owned);
+    for (const name of names(gained)) w.event(obj(name, '1'));
+    for (const name of names(gained)) owned.add(`ns/${name}`);
+    await w.share.readInFull(names(gained).map((name) => `ns/${name}`));
+    expect(w.list).toHaveBeenCalledTimes(listings);
+    const pass = w.share.reconciler(async () => ({}));
+    for (const name of names(gained)) await pass(`ns/${name}`, ctx());
+    expect(w.read).toHaveBeenCalledTimes(listings === 1 ? 0 : gained);
+  });
+
+  it('keeps a projection whose resourceVersion the listing does not show (its pass reads it)', async () => {
+    const owned = new Set<string>();
+    const w = world(owned);
+    for (const name of names(LIST_FROM_KEYS)) w.event(obj(name, '1'));
+    // The listing answers an older version of o0 than the watch delivered.
+    w.list.mockImplementationOnce(async () => [
+      obj('o0', '0'),
+      ...[...w.stored.values()].filter((o) => o.metadata.name !== 'o0'),
+    ]);
+    for (const name of names(LIST_FROM_KEYS)) owned.add(`ns/${name}`);
+    await w.share.readInFull(names(LIST_FROM_KEYS).map((name) => `ns/${name}`));
+    expect(isProjection(w.entry('o0') as CachedAgentDeployment)).toBe(true);
+    expect(isProjection(w.entry('o1') as CachedAgentDeployment)).toBe(false);
+  });
+
+  it('lists nothing for keys already held in full (a replica that starts)', async () => {
+    const owned = new Set(names(LIST_FROM_KEYS).map((name) => `ns/${name}`));
+    const w = world(owned);
+    for (const name of names(LIST_FROM_KEYS)) w.event(obj(name, '1'));
+    await w.share.readInFull([...owned]);
+    expect(w.list).not.toHaveBeenCalled();
   });
 });

@@ -24,8 +24,14 @@ import { identityOf, usableCredentials as usableCredentialsOf } from '../../reco
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
-import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
+import {
+  namespacedPath,
+  type RunningInformer,
+  shouldEnqueueUpdate,
+  startInformer,
+} from '../../runtime/informer.ts';
 import { objectKey, splitKey } from '../../runtime/keys.ts';
+import { listPath } from '../../runtime/list-pages.ts';
 import {
   addFinalizer,
   getObject,
@@ -178,6 +184,12 @@ export function startAgentDeploymentController(
         throw err;
       }
     },
+    list: async (namespace) =>
+      (
+        await listPath<AgentDeployment>(access, namespacedPath(resourcePath(resource), namespace), {
+          labelSelector: options.labelSelector || undefined,
+        })
+      ).items,
   });
   const objects = startInformer<AgentDeployment, CachedAgentDeployment>({
     access,
@@ -355,6 +367,15 @@ export function startAgentDeploymentController(
     observer,
     prime: async (keys) => {
       if (!keys) return observer.prime(recordedDeployments(objects.list(), usableCredentials));
+      // A takeover's objects in full first, listed a page at a time (what fails here, each pass reads).
+      await share
+        .readInFull(keys)
+        .catch((err) =>
+          logger.warn(
+            { error: err instanceof Error ? err.message : String(err) },
+            'gained objects not listed',
+          ),
+        );
       const recorded = recordedDeployments(
         keys.flatMap((key) => objectOf(key) ?? []),
         usableCredentials,
