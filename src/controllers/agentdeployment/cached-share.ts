@@ -65,9 +65,8 @@ export class CachedShare {
       const { namespace, name } = splitKey(key);
       const cached = objects.get(namespace, name);
       if (!cached || !isProjection(cached)) continue;
-      let set = byNamespace.get(namespace);
-      if (!set) byNamespace.set(namespace, (set = new Set()));
-      set.add(key);
+      const set = byNamespace.get(namespace) ?? new Set<string>();
+      byNamespace.set(namespace, set.add(key));
     }
     for (const [namespace, gained] of byNamespace) {
       if (gained.size < LIST_FROM_KEYS) continue;
