@@ -13,8 +13,8 @@ import { ownerOf } from '../src/runtime/shard-ownership.ts';
 import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
 import { type ControllerProcess, startControllerProcess } from './support/controller-process.ts';
 import { AGD_PATH, condition, eventually, type Harness, startHarness } from './support/harness.ts';
-import { testKubeconfigPath } from './support/kube.ts';
 import { deploymentWrites, LeaseHistory, violations } from './support/shard-audit.ts';
+import { shardedReplicaEnv } from './support/sharded-replica.ts';
 
 const OBJECTS = 40;
 const GROUP = 'takeover';
@@ -40,25 +40,9 @@ afterAll(async () => {
 
 async function startReplica(pod: string): Promise<void> {
   const started = startControllerProcess(
-    {
-      KUBECONFIG: testKubeconfigPath(),
-      CONTROL_PLANE_URL: h.sim.url,
-      CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
-      WATCH_NAMESPACES: h.ns,
-      POD_NAME: pod,
-      POD_NAMESPACE: h.ns,
-      SHARDING: 'auto',
-      LEADER_ELECTION_ID: GROUP,
-      // Longer than the sharded defaults (6s, 4s, 1s): room for a loaded machine's slow answers, and
-      // for the changes below to land before the dead replica's Lease expires.
-      LEADER_ELECTION_LEASE_DURATION: '10s',
-      LEADER_ELECTION_RENEW_DEADLINE: '6s',
-      LEADER_ELECTION_RETRY_PERIOD: '1s',
-      POLL_INTERVAL: '2s',
-      REVISION_POLL_INTERVAL: '300ms',
-      HTTP_PORT: '0',
-      LOG_LEVEL: 'info',
-    },
+    // Longer than the sharded defaults (6s, 4s, 1s): room for a loaded machine's slow answers, and
+    // for the changes below to land before the dead replica's Lease expires.
+    shardedReplicaEnv(h, pod, GROUP, { duration: '10s', renewDeadline: '6s', retryPeriod: '1s' }),
     output,
     pod,
   );

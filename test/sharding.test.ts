@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { kubeRequest } from '../src/kube/request.ts';
 import { ownerOf } from '../src/runtime/shard-ownership.ts';
-import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
+import { defaultListeners } from '../src/simulator/index.ts';
 import { type ControllerProcess, startControllerProcess } from './support/controller-process.ts';
 import { AGD_PATH, condition, eventually, type Harness, sleep, startHarness } from './support/harness.ts';
-import { testKubeconfigPath } from './support/kube.ts';
 import { deploymentWrites, LeaseHistory, replicaOf, violations } from './support/shard-audit.ts';
+import { shardedReplicaEnv } from './support/sharded-replica.ts';
 
 const OBJECTS = 300;
 const GROUP = 'shards';
@@ -48,24 +48,9 @@ afterAll(async () => {
 
 /** Starts a replica as a pod named `pod` would run, and waits until it joined and works. */
 async function startReplica(pod: string): Promise<void> {
-  const env = {
-    KUBECONFIG: testKubeconfigPath(),
-    CONTROL_PLANE_URL: h.sim.url,
-    CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
-    WATCH_NAMESPACES: h.ns,
-    POD_NAME: pod,
-    POD_NAMESPACE: h.ns,
-    SHARDING: 'auto',
-    LEADER_ELECTION_ID: GROUP,
-    // Shorter than the defaults (15s, 10s, 2s), with room for a loaded machine's slow answers.
-    LEADER_ELECTION_LEASE_DURATION: '8s',
-    LEADER_ELECTION_RENEW_DEADLINE: '5s',
-    LEADER_ELECTION_RETRY_PERIOD: '1s',
-    POLL_INTERVAL: '2s',
-    REVISION_POLL_INTERVAL: '300ms',
-    HTTP_PORT: '0',
-    LOG_LEVEL: 'info',
-  };
+  // Shorter than the defaults (15s, 10s, 2s), with room for a loaded machine's slow answers.
+  const env = shardedReplicaEnv(h, pod, GROUP, { duration: '8s', renewDeadline: '5s', retryPeriod: '1s' });
+
   const started = startControllerProcess(env, output, pod);
   replicas.set(pod, started);
   const listening = started.waitForLine((line) => line.includes('health and metrics endpoints listening'));
