@@ -39,4 +39,23 @@ describe('OperatorMetrics', () => {
       ].sort(),
     );
   });
+
+  it('reads the shard census once per scrape for its three gauges, and afresh at the next scrape', async () => {
+    const metrics = new OperatorMetrics();
+    let reads = 0;
+    metrics.watchShards(
+      () => {
+        reads++;
+        return [{ kind: 'AgentDeployment', owned: reads, unowned: 0, awaitingPass: 0 }];
+      },
+      () => 3,
+    );
+    const first = await metrics.registry.metrics();
+    expect(reads).toBe(1);
+    expect(first).toContain('agent_operator_shard_objects{kind="AgentDeployment"} 1');
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = await metrics.registry.metrics();
+    expect(reads).toBe(2);
+    expect(second).toContain('agent_operator_shard_objects{kind="AgentDeployment"} 2');
+  });
 });

@@ -24,6 +24,22 @@ export interface ShardObjects {
   awaitingPass: number;
 }
 
+/**
+ * `read`, computed at most once per event-loop turn: the gauges of one scrape are collected in one
+ * turn, so they share one reading, and the next scrape reads afresh.
+ */
+function oncePerTurn<T>(read: () => T): () => T {
+  let cached: { value: T } | undefined;
+  return () => {
+    if (cached) return cached.value;
+    cached = { value: read() };
+    setImmediate(() => {
+      cached = undefined;
+    });
+    return cached.value;
+  };
+}
+
 export class OperatorMetrics {
   readonly registry = new Registry();
   readonly runtime = new RuntimeMetrics(this.registry);
@@ -78,7 +94,8 @@ export class OperatorMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    const shardObjects = () => this.#shardObjects();
+    // Three gauges read the shard census, which walks every cached key: once per scrape.
+    const shardObjects = oncePerTurn(() => this.#shardObjects());
     const shardMembers = () => this.#shardMembers();
     new Gauge({
       name: 'agent_operator_shard_objects',

@@ -115,12 +115,10 @@ export class OperatorShards {
 
   #watchMetrics(kinds: readonly ShardedKind[]): void {
     const count = (kind: ShardedKind) => {
-      let owned = 0;
-      let unowned = 0;
-      for (const key of kind.keys()) {
-        if (this.work.mayWork(kind.prefix, key)) owned++;
-        if (this.#membership?.unclaimed(kind.prefix + key)) unowned++;
-      }
+      const prefixed = function* () {
+        for (const key of kind.keys()) yield kind.prefix + key;
+      };
+      const { owned, unowned } = this.#membership?.census(prefixed()) ?? { owned: 0, unowned: 0 };
       return { owned, unowned, awaitingPass: this.work.awaitingPass(kind.prefix) };
     };
     const [objects, templates] = kinds as [ShardedKind, ShardedKind];

@@ -22,7 +22,7 @@ import { isConflict, isNotFound } from '../kube/errors.ts';
 import { timerDelay } from '../lib/outbound.ts';
 import { sleep } from './clock.ts';
 import { kubeLeaseApi, type Lease, type MemberLeaseApi, microTime } from './lease-api.ts';
-import { type MemberClaim, mayWork, ownerOf, unclaimed } from './shard-ownership.ts';
+import { KeyScores, type MemberClaim, mayWork, ownerOf, unclaimed } from './shard-ownership.ts';
 
 /** The label every member Lease of a group carries (its value: the group, --leader-election-id). */
 export const SHARD_GROUP_LABEL = 'deploy.agents.dev/shard-group';
@@ -57,8 +57,12 @@ export interface ShardMembership {
   mayWork(key: string): boolean;
   /** Whether `key` belongs to this replica under the member list it sees (may work on it, or soon will). */
   owns(key: string): boolean;
-  /** Whether no live member may hold `key` now (a handover not acknowledged yet). */
-  unclaimed(key: string): boolean;
+  /**
+   * Of `keys`, how many a pass may start on here now (mayWork) and how many no live member may hold
+   * (a handover not acknowledged yet): one walk, each key's scores computed once (a scrape counts every
+   * cached key).
+   */
+  census(keys: Iterable<string>): { owned: number; unowned: number };
   /** The live members as last listed. */
   members(): readonly string[];
   /** Resolves once this replica acknowledged a member list (it may work on its share). */
@@ -293,7 +297,18 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     identity,
     mayWork: (key) => !lost && mayWork(key, self(), others),
     owns: (key) => !lost && !loses(key),
-    unclaimed: (key) => unclaimed(key, [{ identity, acknowledged: claims.at(-1)?.list ?? [] }, ...others]),
+    census: (keys) => {
+      const view = self();
+      const published = [{ identity, acknowledged: claims.at(-1)?.list ?? [] }, ...others];
+      let owned = 0;
+      let unowned = 0;
+      for (const key of keys) {
+        const scores = new KeyScores(key);
+        if (!lost && mayWork(scores, view, others)) owned++;
+        if (unclaimed(scores, published)) unowned++;
+      }
+      return { owned, unowned };
+    },
     members: () => target,
     joined,
     wake: () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type MemberClaim, mayWork, ownerOf, unclaimed } from './shard-ownership.ts';
+import { KeyScores, type MemberClaim, mayWork, ownerOf, unclaimed } from './shard-ownership.ts';
 
 const keys = Array.from({ length: 3000 }, (_, i) => `ns-${i % 7}/object-${i}`);
 
@@ -106,5 +106,47 @@ describe('mayWork with a write whose outcome is unknown', () => {
     // It wrote ['a', 'b'] (giving k away) and does not know whether the write landed: not k.
     expect(mayWork(k, { identity: 'a', claims: [['a'], ['a', 'b']], target: ['a'] }, [])).toBe(false);
     expect(mayWork(k, { identity: 'a', claims: [['a']], target: ['a'] }, [])).toBe(true);
+  });
+});
+
+describe('scores', () => {
+  /** The hash as first written: FNV-1a over the whole `${member}\u0000${key}`, murmur3's finalizer. */
+  function referenceScore(member: string, key: string): number {
+    let h = 0x811c9dc5;
+    const text = `${member}\u0000${key}`;
+    for (let i = 0; i < text.length; i++) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 0x01000193);
+    }
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+    return h >>> 0;
+  }
+  const referenceOwner = (key: string, members: readonly string[]) =>
+    [...members].sort().reduce<string | undefined>((best, m) => {
+      if (best === undefined) return m;
+      return referenceScore(m, key) > referenceScore(best, key) ? m : best;
+    }, undefined);
+
+  // Replicas of different versions share one group during a rolling update: the owner of a key must
+  // be the one every version computes.
+  it.each([
+    { members: ['a', 'b', 'c'] },
+    { members: ['controller-7d9f-0_a1b2c3d4', 'controller-7d9f-1_e5f6a7b8', 'controller-7d9f-2_0c1d2e3f'] },
+    { members: ['ünïcode-0', 'ünïcode-1', '\u{1F600}-2', ''] },
+  ])('gives each key the owner of the hash over the whole text ($members)', ({ members }) => {
+    const all = [...keys, 'ns/ünïcode', 'ns/\u{1F600}', ''];
+    expect(all.filter((key) => ownerOf(key, members) !== referenceOwner(key, members))).toEqual([]);
+  });
+
+  it('checks one key against several lists with the same answers as one list at a time', () => {
+    for (const key of keys.slice(0, 500)) {
+      const scores = new KeyScores(key);
+      for (const list of [['a', 'b'], ['b', 'c'], ['a', 'b', 'c'], ['c']])
+        expect(scores.ownerOf(list)).toBe(ownerOf(key, list));
+    }
   });
 });

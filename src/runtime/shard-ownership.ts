@@ -8,12 +8,34 @@
  * virtual nodes. Every replica computes the same owner from the same member list, with no coordinator.
  */
 
-/** FNV-1a over the UTF-16 code units, then murmur3's finalizer so close strings score far apart. */
+/** FNV-1a's state after `${member}\u0000`, by member: a key's score continues from it (a few members, ever). */
+const memberStates = new Map<string, number>();
+/** Identities seen over a process's life (rolling updates) stay few; past this the table starts again. */
+const MEMBER_STATES_MAX = 256;
+
+function memberState(member: string): number {
+  let h = memberStates.get(member);
+  if (h !== undefined) return h;
+  h = 0x811c9dc5;
+  for (let i = 0; i < member.length; i++) {
+    h ^= member.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h = Math.imul(h, 0x01000193); // the separator, U+0000: xor with 0 changes nothing
+  if (memberStates.size >= MEMBER_STATES_MAX) memberStates.clear();
+  memberStates.set(member, h);
+  return h;
+}
+
+/**
+ * FNV-1a over the UTF-16 code units of `${member}\u0000${key}`, then murmur3's finalizer so close
+ * strings score far apart. The member's part is computed once (memberState); the scores are those of
+ * the hash over the whole text, which every replica of every version computes alike.
+ */
 function score(member: string, key: string): number {
-  let h = 0x811c9dc5;
-  const text = `${member}\u0000${key}`;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
+  let h = memberState(member);
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
   h ^= h >>> 16;
@@ -24,18 +46,47 @@ function score(member: string, key: string): number {
   return h >>> 0;
 }
 
+/**
+ * One key's scores, each member's computed once: a key is checked against several member lists (this
+ * replica's claims, its target, every other member's acknowledged list) that name mostly the same
+ * members, and a scrape checks every cached key.
+ */
+export class KeyScores {
+  readonly #key: string;
+  readonly #members: string[] = [];
+  readonly #scores: number[] = [];
+
+  constructor(key: string) {
+    this.#key = key;
+  }
+
+  #score(member: string): number {
+    const i = this.#members.indexOf(member);
+    if (i >= 0) return this.#scores[i] as number;
+    const s = score(member, this.#key);
+    this.#members.push(member);
+    this.#scores.push(s);
+    return s;
+  }
+
+  /** The member that owns the key among `members` (undefined when there are none). Ties go to the lower name. */
+  ownerOf(members: readonly string[]): string | undefined {
+    let best: string | undefined;
+    let bestScore = -1;
+    for (const member of members) {
+      const s = this.#score(member);
+      if (s > bestScore || (s === bestScore && best !== undefined && member < best)) {
+        best = member;
+        bestScore = s;
+      }
+    }
+    return best;
+  }
+}
+
 /** The member that owns `key` among `members` (undefined when there are none). Ties go to the lower name. */
 export function ownerOf(key: string, members: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestScore = -1;
-  for (const member of members) {
-    const s = score(member, key);
-    if (s > bestScore || (s === bestScore && best !== undefined && member < best)) {
-      best = member;
-      bestScore = s;
-    }
-  }
-  return best;
+  return new KeyScores(key).ownerOf(members);
 }
 
 /** A live member as another reads it from its Lease: who, and the member list it has acknowledged. */
@@ -64,13 +115,15 @@ export interface SelfState {
  * two replicas never both pass this check for one key. A member whose Lease expired is not live; it
  * stopped before its Lease could be seen expired (its renew deadline is below the lease duration).
  */
-export function mayWork(key: string, self: SelfState, others: readonly MemberClaim[]): boolean {
-  for (const claim of self.claims) if (ownerOf(key, claim) !== self.identity) return false;
-  if (ownerOf(key, self.target) !== self.identity) return false;
-  return others.every((o) => o.identity === self.identity || ownerOf(key, o.acknowledged) !== o.identity);
+export function mayWork(key: string | KeyScores, self: SelfState, others: readonly MemberClaim[]): boolean {
+  const scores = typeof key === 'string' ? new KeyScores(key) : key;
+  for (const claim of self.claims) if (scores.ownerOf(claim) !== self.identity) return false;
+  if (scores.ownerOf(self.target) !== self.identity) return false;
+  return others.every((o) => o.identity === self.identity || scores.ownerOf(o.acknowledged) !== o.identity);
 }
 
 /** Whether no live member may hold `key` now: every one's published list gives it to someone else. */
-export function unclaimed(key: string, members: readonly MemberClaim[]): boolean {
-  return members.every((m) => ownerOf(key, m.acknowledged) !== m.identity);
+export function unclaimed(key: string | KeyScores, members: readonly MemberClaim[]): boolean {
+  const scores = typeof key === 'string' ? new KeyScores(key) : key;
+  return members.every((m) => scores.ownerOf(m.acknowledged) !== m.identity);
 }

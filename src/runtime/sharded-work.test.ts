@@ -9,7 +9,7 @@ function fakeMembership(may: Set<string>, owns: Set<string>) {
     identity: 'me',
     mayWork: (key: string) => may.has(key),
     owns: (key: string) => owns.has(key),
-    unclaimed: () => false,
+    census: () => ({ owned: 0, unowned: 0 }),
     members: () => ['me'],
     joined: Promise.resolve(),
     wake: () => woken.push(1),
