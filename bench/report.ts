@@ -52,6 +52,10 @@ function rows(results: readonly ScenarioResult[]): [string, ...string[]][] {
         ...col((r) => String(r.steady.eventWritesByReason[reason] ?? 0)),
       ]),
     ['controller CPU, apply to all Ready', ...col((r) => `${r.cpu.convergenceSeconds.toFixed(1)} s`)],
+    [
+      'AgentDeployment passes per object, apply to all Ready',
+      ...col((r) => r.passesPerObjectToReady.toFixed(2)),
+    ],
     ['controller CPU per steady poll interval', ...col((r) => `${r.cpu.steadyIntervalSeconds.toFixed(2)} s`)],
     ...memoryRows('idle (no objects)', (r) => r.memory.idle, col),
     ...memoryRows('at all Ready', (r) => r.memory.afterConvergence, col),

@@ -19,6 +19,7 @@ import {
 import type { Cleanup } from './cleanup.ts';
 import { startControllerProcess } from './controller-process.ts';
 import { IDEAL_FORMULA, idealMs, REVISION_STEPS } from './ideal.ts';
+import { sampleSum, scrape } from './metrics-text.ts';
 import {
   agentDeploymentsPath,
   createNamespace,
@@ -91,6 +92,11 @@ export interface ScenarioResult {
   memory: { idle: MemoryBreakdown; afterConvergence: MemoryBreakdown; steady: MemoryBreakdown };
   /** The controller's CPU time (user + system) from the first apply to all Ready, and per steady interval. */
   cpu: { convergenceSeconds: number; steadyIntervalSeconds: number };
+  /**
+   * AgentDeployment passes from the first apply to all Ready, per object (controller_runtime_reconcile_total):
+   * constant in N unless something (a poll, a wake-up) sets off passes in proportion to the others.
+   */
+  passesPerObjectToReady: number;
   /** The node flags the controller ran with (the image's, unless --node-flags replaced them). */
   nodeFlags: string[];
   reaction: { updates: number; samplesMs: number[]; p50Ms: number | undefined; p99Ms: number | undefined };
@@ -108,6 +114,15 @@ const WINDOW_LEAD_MS = 500;
 /** How long a started controller is left alone before its idle memory is read. */
 const IDLE_SETTLE_MS = 3_000;
 const REACTION_TIMEOUT_MS = 30_000;
+
+/** AgentDeployment passes the controller ran so far, whatever their result. */
+async function agentDeploymentPasses(controller: { metricsUrl: string }): Promise<number> {
+  return sampleSum(
+    await scrape(controller),
+    'controller_runtime_reconcile_total',
+    'controller="agentdeployment"',
+  );
+}
 
 /** Env for whichever of these options the controller has (its rate options are being renamed). */
 function controllerEnv(values: Record<string, string>): Record<string, string> {
@@ -182,6 +197,7 @@ export async function runScenario(options: {
     await sleep(IDLE_SETTLE_MS);
     const idle = await controller.memory();
     const cpuAtStart = await controller.cpuSeconds();
+    const passesAtStart = await agentDeploymentPasses(controller);
 
     // Apply
     sim.resetRequests();
@@ -201,6 +217,7 @@ export async function runScenario(options: {
     // Taken now: the reaction updates below make 20 objects Ready again later.
     const readyMs = [...watch.readyAt.values()].map((at) => at - lastApplyAt).sort((a, b) => a - b);
     const cpuAtReady = await controller.cpuSeconds();
+    const passesPerObjectToReady = ((await agentDeploymentPasses(controller)) - passesAtStart) / n;
     const afterConvergence = await controller.memory();
     const kubeWrites = watch.totalWrites();
     const deployments = sim.deployments();
@@ -326,6 +343,7 @@ export async function runScenario(options: {
       },
       memory,
       cpu,
+      passesPerObjectToReady,
       nodeFlags: controller.nodeFlags,
       reaction,
       ...(restart ? { restart } : {}),

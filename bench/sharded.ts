@@ -13,9 +13,11 @@ import { parseDuration } from '../src/lib/duration.ts';
 import { OPTIONS } from '../src/options.ts';
 import { ownerOf } from '../src/runtime/shard-ownership.ts';
 import { DEFAULT_API_KEY, defaultListeners, startSimulator } from '../src/simulator/index.ts';
+import { pollStartAfter } from './calls.ts';
 import type { Cleanup } from './cleanup.ts';
 import { type ControllerProcess, startControllerProcess } from './controller-process.ts';
 import { REVISION_STEPS } from './ideal.ts';
+import { sampleSum, scrape } from './metrics-text.ts';
 import { createNamespace, createObject, objectName, watchObjects } from './objects.ts';
 import type { BenchOptions } from './options.ts';
 import { mapLimit, sleep, waitFor } from './pool.ts';
@@ -23,6 +25,10 @@ import { mapLimit, sleep, waitFor } from './pool.ts';
 const MIB = 1024 * 1024;
 /** Steady poll intervals the calls are counted over. */
 const STEADY_INTERVALS = 3;
+/** A poll starts with a lookup after this long without one (calls.ts, pollStartAfter). */
+const POLL_QUIET_MS = 1_000;
+/** The window opens this long before a poll's first call. */
+const WINDOW_LEAD_MS = 500;
 
 export interface ShardedResult {
   n: number;
@@ -49,21 +55,6 @@ function shardedDefaultMs(flag: string): number {
   const ms = value === undefined ? undefined : parseDuration(value);
   if (ms === undefined) throw new Error(`--${flag} has no default under --sharding=auto`);
   return ms;
-}
-
-/** A sample of a metric (summed over its series) from a text exposition. */
-function sampleSum(text: string, name: string, labels = ''): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (labels && !line.includes(labels)) continue;
-    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}
-
-async function scrape(replica: ControllerProcess): Promise<string> {
-  return (await fetch(replica.metricsUrl)).text();
 }
 
 export async function runShardedScenario(options: {
@@ -148,14 +139,19 @@ export async function runShardedScenario(options: {
     // Steady: owned, RSS and calls per poll interval, per replica.
     await sleep(bench.pollIntervalMs);
     const since = Date.now();
-    await sleep(bench.pollIntervalMs * STEADY_INTERVALS);
+    await sleep(bench.pollIntervalMs * (STEADY_INTERVALS + 1));
     const { readFile } = await import('node:fs/promises');
     const perReplica = await Promise.all(
       [...replicas].map(async ([pod, replica]) => {
         const identity = identityOf(pod, await readFile(replica.logFile, 'utf8'));
-        const calls = sim
-          .requests()
-          .filter((r) => r.at >= since && r.userAgent?.includes(`(${identity})`)).length;
+        const own = sim.requests().filter((r) => r.userAgent?.includes(`(${identity})`));
+        // Each replica polls on its own clock: its window opens just before its first poll after
+        // `since` and spans whole intervals, so it holds exactly STEADY_INTERVALS of its polls.
+        const pollStart = pollStartAfter(own, since, POLL_QUIET_MS);
+        if (pollStart === undefined) throw new Error(`${pod}: no steady poll started`);
+        const windowStart = pollStart - WINDOW_LEAD_MS;
+        const windowEnd = windowStart + bench.pollIntervalMs * STEADY_INTERVALS;
+        const calls = own.filter((r) => r.at >= windowStart && r.at < windowEnd).length;
         return {
           identity,
           owned: sampleSum(await scrape(replica), 'agent_operator_shard_objects', 'kind="AgentDeployment"'),

@@ -367,23 +367,36 @@ export function startAgentDeploymentController(
     observer,
     prime: async (keys) => {
       if (!keys) return observer.prime(recordedDeployments(objects.list(), usableCredentials));
-      // A takeover's objects in full first, listed a page at a time (what fails here, each pass reads).
-      await share
+      // A takeover: its objects read in full (a namespace listed a page at a time; what fails here,
+      // each pass reads) while their deployments are listed from the projections, which record them;
+      // the passes start once both ended.
+      const startedAt = performance.now();
+      let readInFullMs = 0;
+      const inFull = share
         .readInFull(keys)
         .catch((err) =>
           logger.warn(
             { error: err instanceof Error ? err.message : String(err) },
             'gained objects not listed',
           ),
-        );
+        )
+        .finally(() => {
+          readInFullMs = Math.round(performance.now() - startedAt);
+        });
       const recorded = recordedDeployments(
         keys.flatMap((key) => objectOf(key) ?? []),
         usableCredentials,
       );
       const listed = new Set(recorded.map((r) => r.key));
-      for (const key of keys) if (!listed.has(key)) queue.add(key);
+      void inFull.then(() => {
+        for (const key of keys) if (!listed.has(key)) queue.add(key);
+      });
       try {
-        await observer.prime(recorded, { enqueue: true });
+        await observer.prime(recorded, { enqueue: true, after: inFull });
+        logger.info(
+          { gained: keys.length, readInFullMs, passesFromMs: Math.round(performance.now() - startedAt) },
+          'gained objects listed; their passes start',
+        );
       } catch (err) {
         // Whatever went wrong, each object still gets its pass (it reads its deployment first-hand).
         for (const key of listed) queue.add(key);

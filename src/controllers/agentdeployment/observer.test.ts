@@ -8,7 +8,7 @@ import { type Credentials, credentialsKey } from '../../controlplane/credentials
 import { ControlPlanePools } from '../../controlplane/pools.ts';
 import { DEFAULT_API_KEY, type Simulator, startSimulator } from '../../simulator/index.ts';
 import { createDeployment, externalImageCreate } from '../../simulator/test-support.ts';
-import { DeploymentObserver, IDS_PER_LIST } from './observer.ts';
+import { DeploymentObserver, GAINED_PAGES_IN_FLIGHT, IDS_PER_LIST } from './observer.ts';
 
 let sim: Simulator;
 let pools: ControlPlanePools;
@@ -309,7 +309,7 @@ describe('DeploymentObserver.prime', () => {
     },
   );
 
-  it('behind a regular poll under way, a takeover waits for it and lists then: its objects are still compared', async () => {
+  it('beside a regular poll under way, a takeover lists what it gained at once: its objects are still compared', async () => {
     const enqueued: string[] = [];
     const observer = new DeploymentObserver({
       pollIntervalMs: 60_000,
@@ -329,6 +329,78 @@ describe('DeploymentObserver.prime', () => {
     await polling;
     expect(enqueued).toEqual(['ns/obj-0 unchanged']);
     expect(observer.fresh(identity(), created.id)?.id).toBe(created.id);
+  });
+
+  it(`a takeover lists only what it gained, ${GAINED_PAGES_IN_FLIGHT} pages at a time, beside the poll of what this replica held`, async () => {
+    const gainedPages = GAINED_PAGES_IN_FLIGHT;
+    const { observer, ids: held } = await tracking(IDS_PER_LIST);
+    const gained = [];
+    for (let i = 0; i < gainedPages * IDS_PER_LIST; i++) {
+      const created = await createDeployment(sim, externalImageCreate(`gained-${i}`));
+      gained.push({
+        key: `ns/gained-${i}`,
+        credentials,
+        deploymentId: created.id,
+        latestRevisionId: created.revisionId,
+      });
+    }
+    sim.resetRequests();
+    sim.setLatency(1_500);
+    try {
+      const lookups = () => sim.requests({ method: 'GET', route: '/v2/deployments' });
+      const polling = observer.pollOnce();
+      const priming = observer.prime(gained, { enqueue: true });
+      // The poll's one page and every page of the takeover are in flight together (one at a time, the
+      // takeover would have one in flight, and behind the poll none).
+      await vi.waitFor(() => expect(lookups().filter((r) => r.status === 0)).toHaveLength(1 + gainedPages), {
+        timeout: 1_000,
+        interval: 20,
+      });
+      await Promise.all([polling, priming]);
+      const heldIds = new Set(held);
+      const listedBy = (r: { query: Record<string, string> }) => (r.query.deployment_ids ?? '').split(',');
+      const takeover = lookups().filter((r) => !listedBy(r).some((id) => heldIds.has(id)));
+      // ceil(gained/100) calls, none of them for what this replica held (its own poll lists those).
+      expect(takeover).toHaveLength(gainedPages);
+      expect(lookups()).toHaveLength(1 + gainedPages);
+    } finally {
+      sim.setLatency(0);
+    }
+  });
+
+  it('during a takeover, only the passes of what it gained wait for its listing', async () => {
+    const { observer } = await tracking(1);
+    const created = await createDeployment(sim, externalImageCreate('gained-0'));
+    const priming = observer.prime(
+      [{ key: 'ns/gained-0', credentials, deploymentId: created.id, latestRevisionId: created.revisionId }],
+      { enqueue: true },
+    );
+    expect(observer.holdUntilPrimed(identity(), 'ns/gained-0')).toBe(true);
+    expect(observer.holdUntilPrimed(identity(), 'ns/obj-0')).toBe(false);
+    await priming;
+  });
+
+  it('a takeover enqueues its objects only once `after` settled (they are read in full)', async () => {
+    const enqueued: string[] = [];
+    const observer = new DeploymentObserver({
+      pollIntervalMs: 60_000,
+      clientFor: (c) => pools.clientFor(c),
+      onChange: (key) => enqueued.push(key),
+      logger: pino({ level: 'silent' }),
+    });
+    const created = await createDeployment(sim, externalImageCreate('gained-0'));
+    const readInFull = Promise.withResolvers<void>();
+    const priming = observer.prime(
+      [{ key: 'ns/gained-0', credentials, deploymentId: created.id, latestRevisionId: created.revisionId }],
+      { enqueue: true, after: readInFull.promise },
+    );
+    // Listed (its snapshot taken), and a turn later still not enqueued.
+    await vi.waitFor(() => expect(observer.fresh(identity(), created.id)).toBeDefined());
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(enqueued).toEqual([]);
+    readInFull.resolve();
+    await priming;
+    expect(enqueued).toEqual(['ns/gained-0']);
   });
 
   it('a deployment gone while the controller was down is the object’s to find out about', async () => {

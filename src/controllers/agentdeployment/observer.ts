@@ -28,6 +28,11 @@ import { type Group, TrackedDeployments } from './tracked-deployments.ts';
 export const IDS_PER_LIST = 100;
 /** The shortest deadline of one identity's listing: a few calls' deadlines, whatever the poll interval. */
 export const MIN_LISTING_DEADLINE_MS = 90_000;
+/**
+ * Pages a takeover's first listing has in flight at once (a regular poll lists one at a time): its
+ * objects' passes wait for it, and their owner died seconds ago.
+ */
+export const GAINED_PAGES_IN_FLIGHT = 4;
 
 /** An object's recorded deployment, as the first listing takes it. */
 export interface RecordedDeployment {
@@ -73,8 +78,11 @@ export class DeploymentObserver {
   readonly #now: () => number;
   readonly #store: SnapshotStore;
   readonly #tracked = new TrackedDeployments();
-  /** Identities prime() is listing still, each with the keys whose passes wait for it. */
-  readonly #priming = new Map<string, Set<string>>();
+  /**
+   * Identities prime() is listing still: the keys it lists (all of the identity's, unless a takeover's),
+   * and the keys whose passes wait for it.
+   */
+  readonly #priming = new Map<string, { listing?: ReadonlySet<string>; held: Set<string> }>();
   /** Credentials (by key) whose listing failed on their last poll. */
   readonly #failing = new Set<string>();
   /** Per identity, when its latest completed listing started: every snapshot it took is that recent. */
@@ -179,10 +187,16 @@ export class DeploymentObserver {
    * since it recorded it (another latest revision than its status names, or gone) is enqueued first,
    * ahead of the unchanged ones: after a restart or a takeover, a drift is fixed first.
    *
-   * `enqueue` (a takeover, whose objects were not enqueued before): once an identity's listing ended,
-   * every object it was listed for is enqueued, the changed first, those it shows unchanged marked so.
+   * `enqueue` (a takeover, whose objects were not enqueued before): only the objects given are listed,
+   * beside any regular poll under way (which lists the others), GAINED_PAGES_IN_FLIGHT pages at a time,
+   * and only their passes are held. Once an identity's listing ended and `after` settled (the objects
+   * read in full), every object it was listed for is enqueued, the changed first, those it shows
+   * unchanged marked so.
    */
-  async prime(recorded: Iterable<RecordedDeployment>, options: { enqueue?: boolean } = {}) {
+  async prime(
+    recorded: Iterable<RecordedDeployment>,
+    options: { enqueue?: boolean; after?: Promise<unknown> } = {},
+  ) {
     const revisions = new Map<string, string>();
     const keys = new Set<string>();
     for (const r of recorded) {
@@ -191,15 +205,26 @@ export class DeploymentObserver {
       if (r.latestRevisionId) revisions.set(r.key, r.latestRevisionId);
     }
     const groups = this.#tracked.groups();
-    for (const identity of groups.keys()) this.#priming.set(identity, new Set());
+    if (options.enqueue) {
+      for (const [identity, group] of groups) {
+        for (const [id, key] of group.keysById) if (!keys.has(key)) group.keysById.delete(id);
+        if (group.keysById.size === 0) groups.delete(identity);
+      }
+    }
+    for (const identity of groups.keys()) {
+      this.#priming.set(identity, { ...(options.enqueue ? { listing: keys } : {}), held: new Set() });
+    }
     await Promise.all(
       [...groups].map(async ([identity, group]) => {
         const changed = new Set<string>();
         const unchanged = new Set<string>();
+        const priming = { revisions, changed, unchanged };
         try {
-          await this.#poll(identity, group, { priming: { revisions, changed, unchanged } });
+          if (options.enqueue) await this.#listGained(identity, group, priming);
+          else await this.#poll(identity, group, { priming });
         } finally {
-          const held = this.#priming.get(identity) ?? new Set<string>();
+          await options.after?.catch(() => {});
+          const held = this.#priming.get(identity)?.held ?? new Set<string>();
           this.#priming.delete(identity);
           // Only once the listing ended: enqueued earlier, a changed object's pass would be held and
           // enqueued again behind every other.
@@ -228,9 +253,10 @@ export class DeploymentObserver {
    * is enqueued when that listing ends.
    */
   holdUntilPrimed(identity: string, key: string): boolean {
-    const held = this.#priming.get(identity);
-    held?.add(key);
-    return held !== undefined;
+    const priming = this.#priming.get(identity);
+    if (!priming || (priming.listing && !priming.listing.has(key))) return false;
+    priming.held.add(key);
+    return true;
   }
 
   /**
@@ -294,6 +320,22 @@ export class DeploymentObserver {
     }
   }
 
+  /**
+   * A takeover's first listing of the deployments it gained, under the listing deadline. A regular poll
+   * of the identity may be under way: it lists the objects tracked before, so neither waits for the
+   * other, and this one, covering part of the identity only, does not count as its poll.
+   */
+  async #listGained(identity: string, group: Group, priming: Priming): Promise<void> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.#listingDeadlineMs());
+    timer.unref?.();
+    try {
+      await this.#listGroup(identity, group, this.#now(), deadline.signal, priming, GAINED_PAGES_IN_FLIGHT);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   #listingDeadlineMs(): number {
     return (
       this.#options.listingDeadlineMs ?? Math.max(MIN_LISTING_DEADLINE_MS, 2 * this.#options.pollIntervalMs)
@@ -318,11 +360,8 @@ export class DeploymentObserver {
      * whose deployment changed since (another latest revision, or gone), to be enqueued first after.
      */
     priming?: Priming,
+    pagesInFlight = 1,
   ): Promise<'listed' | 'failed' | 'halted'> {
-    const changedOrGone = (key: string) => {
-      if (priming) priming.changed.add(key);
-      else this.#options.onChange(key);
-    };
     const client = this.#options.clientFor(credentials, signal);
     const alone: string[][] = [];
     const batched: string[] = [];
@@ -333,67 +372,89 @@ export class DeploymentObserver {
     const chunks: string[][] = [];
     for (let i = 0; i < batched.length; i += IDS_PER_LIST) chunks.push(batched.slice(i, i + IDS_PER_LIST));
     chunks.push(...alone);
-    let result: 'listed' | 'failed' = 'listed';
-    for (let chunk = chunks.shift(); chunk !== undefined; chunk = chunks.shift()) {
-      let page: Awaited<ReturnType<ControlPlaneClient['listDeployments']>>;
-      try {
-        page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
-      } catch (err) {
-        // Stopped (shutdown, lost leadership) while listing: nothing to tell anyone.
-        if (this.#halted) return 'halted';
-        if (err instanceof ResponseTooLargeError) {
-          this.#overflowed(groupKey, chunk, chunks, keysById);
-          continue;
-        }
-        result = 'failed';
-        // Ready objects wait for this poll to bring them back: when a listing starts failing, let
-        // each find out first-hand (its own read fails the same way, says so in its conditions and
-        // backs off). Not again on every failed poll: that would cut their backoff short.
-        if (this.#failing.has(groupKey)) continue;
-        this.#options.logger.warn(
-          { error: err instanceof Error ? err.message : String(err), deployments: chunk.length },
-          'batched poll failed; reconciling those objects',
-        );
-        for (const id of chunk) {
-          const key = keysById.get(id);
-          if (key) this.#options.onChange(key);
-        }
+    let result: 'listed' | 'failed' | 'halted' = 'listed';
+    // Each lane takes the next page (halves of one over its bound go first) until none is left.
+    const lane = async () => {
+      for (let chunk = chunks.shift(); chunk !== undefined && result !== 'halted'; chunk = chunks.shift()) {
+        const outcome = await this.#listPage(groupKey, chunk, chunks, keysById, client, startedAt, priming);
+        if (outcome === 'halted' || (outcome === 'failed' && result === 'listed')) result = outcome;
+      }
+    };
+    await Promise.all(Array.from({ length: pagesInFlight }, lane));
+    return result;
+  }
+
+  /** One page of a listing; what it changes of the listing's result ('failed', 'halted'), if anything. */
+  async #listPage(
+    groupKey: string,
+    chunk: string[],
+    chunks: string[][],
+    keysById: Map<string, string>,
+    client: ControlPlaneClient,
+    startedAt: number,
+    priming: Priming | undefined,
+  ): Promise<'failed' | 'halted' | undefined> {
+    const changedOrGone = (key: string) => {
+      if (priming) priming.changed.add(key);
+      else this.#options.onChange(key);
+    };
+    let page: Awaited<ReturnType<ControlPlaneClient['listDeployments']>>;
+    try {
+      page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
+    } catch (err) {
+      // Stopped (shutdown, lost leadership) while listing: nothing to tell anyone.
+      if (this.#halted) return 'halted';
+      if (err instanceof ResponseTooLargeError) {
+        this.#overflowed(groupKey, chunk, chunks, keysById);
+        return undefined;
+      }
+      // Ready objects wait for this poll to bring them back: when a listing starts failing, let
+      // each find out first-hand (its own read fails the same way, says so in its conditions and
+      // backs off). Not again on every failed poll: that would cut their backoff short.
+      if (this.#failing.has(groupKey)) return 'failed';
+      this.#options.logger.warn(
+        { error: err instanceof Error ? err.message : String(err), deployments: chunk.length },
+        'batched poll failed; reconciling those objects',
+      );
+      for (const id of chunk) {
+        const key = keysById.get(id);
+        if (key) this.#options.onChange(key);
+      }
+      return 'failed';
+    }
+    const seen = new Set<string>();
+    for (const deployment of page.resources) {
+      seen.add(deployment.id);
+      const at = snapshotKey(groupKey, deployment.id);
+      this.#store.clearOverSize(at);
+      const before = this.#store.get(at);
+      if (before && before.at > startedAt) continue;
+      const key = keysById.get(deployment.id);
+      if (!key) continue;
+      const fingerprint = fingerprintOf(deployment);
+      if (before?.fingerprint === fingerprint) {
+        // Unchanged: the snapshot kept stays, confirmed. Projecting and interning it again on every
+        // poll made garbage in proportion to N, polls in proportion to N while N objects converge.
+        before.at = this.#now();
+      } else if (this.#store.hold(at, key, deployment, fingerprint, before) !== true) {
+        // Past its namespace's budget: its object finds out first-hand, once.
+        if (this.#store.markOverBudget(at)) this.#options.onChange(key);
         continue;
       }
-      const seen = new Set<string>();
-      for (const deployment of page.resources) {
-        seen.add(deployment.id);
-        const at = snapshotKey(groupKey, deployment.id);
-        this.#store.clearOverSize(at);
-        const before = this.#store.get(at);
-        if (before && before.at > startedAt) continue;
-        const key = keysById.get(deployment.id);
-        if (!key) continue;
-        const fingerprint = fingerprintOf(deployment);
-        if (before?.fingerprint === fingerprint) {
-          // Unchanged: the snapshot kept stays, confirmed. Projecting and interning it again on every
-          // poll made garbage in proportion to N, polls in proportion to N while N objects converge.
-          before.at = this.#now();
-        } else if (this.#store.hold(at, key, deployment, fingerprint, before) !== true) {
-          // Past its namespace's budget: its object finds out first-hand, once.
-          if (this.#store.markOverBudget(at)) this.#options.onChange(key);
-          continue;
-        }
-        if (before && before.fingerprint !== fingerprint) this.#options.onChange(key);
-        const recorded = priming?.revisions.get(key);
-        if (recorded && recorded !== deployment.latest_revision_id) changedOrGone(key);
-        else if (recorded) priming?.unchanged.add(key);
-      }
-      for (const id of chunk) {
-        const at = snapshotKey(groupKey, id);
-        if (seen.has(id) || (this.#store.get(at)?.at ?? 0) > startedAt) continue;
-        // Gone (or not listed): let the object's reconcile find out first-hand.
-        this.#store.drop(at);
-        const key = keysById.get(id);
-        if (key) changedOrGone(key);
-      }
+      if (before && before.fingerprint !== fingerprint) this.#options.onChange(key);
+      const recorded = priming?.revisions.get(key);
+      if (recorded && recorded !== deployment.latest_revision_id) changedOrGone(key);
+      else if (recorded) priming?.unchanged.add(key);
     }
-    return result;
+    for (const id of chunk) {
+      const at = snapshotKey(groupKey, id);
+      if (seen.has(id) || (this.#store.get(at)?.at ?? 0) > startedAt) continue;
+      // Gone (or not listed): let the object's reconcile find out first-hand.
+      this.#store.drop(at);
+      const key = keysById.get(id);
+      if (key) changedOrGone(key);
+    }
+    return undefined;
   }
 
   /**
