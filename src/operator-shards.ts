@@ -60,16 +60,17 @@ export class OperatorShards {
   /** Joins the group (once the caches are warm); resolves when this replica holds its share. */
   join(wiring: ShardWiring): Promise<void> {
     const { agentDeployments, sandboxTemplates, templateQueue } = wiring;
+    const objects: ShardedKind = {
+      prefix: '',
+      keys: () => agentDeployments.objects.list().map(objectKey),
+      // The first listing of what it gains enqueues it (the changed first, the settled unchanged
+      // without a token of the pace: agentdeployment/first-listing.ts).
+      gained: (keys) => wiring.primeListing(keys),
+      // The poll forgets them; the cache keeps projections of them (cached-share.ts).
+      lost: (keys) => agentDeployments.release(keys),
+    };
     const kinds: ShardedKind[] = [
-      {
-        prefix: '',
-        keys: () => agentDeployments.objects.list().map(objectKey),
-        // The first listing of what it gains enqueues it (the changed first, the settled unchanged
-        // without a token of the pace: agentdeployment/first-listing.ts).
-        gained: (keys) => wiring.primeListing(keys),
-        // The poll forgets them; the cache keeps projections of them (cached-share.ts).
-        lost: (keys) => agentDeployments.release(keys),
-      },
+      objects,
       {
         prefix: TEMPLATE_SHARD_PREFIX,
         keys: () => sandboxTemplates.objects.list().map(objectKey),
@@ -96,6 +97,13 @@ export class OperatorShards {
         if (!importer) return;
         if (this.work.mayWork('', IMPORTER_SHARD_KEY)) importer.start();
         else importer.stop();
+      },
+      // What a suspect would leave to this replica, read in full ahead (the takeover then need not).
+      onSuspects: (suspects) => {
+        const keys = this.#membership?.wouldGain(objects.keys(), suspects) ?? [];
+        agentDeployments.prefetch(keys);
+        if (keys.length > 0)
+          this.#logger.info({ suspects, keys: keys.length }, 'reading ahead what a stale member would leave');
       },
       onSettled: (ms) => {
         this.#metrics.shardHandovers.inc();

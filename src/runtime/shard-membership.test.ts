@@ -73,6 +73,8 @@ interface Member {
   link: { cut: boolean; failWrites?: boolean };
   lost: boolean;
   running: Set<string>;
+  /** Each onSuspects call, in order. */
+  suspects: string[][];
 }
 
 let members: Member[] = [];
@@ -82,7 +84,13 @@ afterEach(async () => {
 });
 
 function join(store: ReturnType<typeof leaseStore>, identity: string): Member {
-  const member: Member = { m: undefined as never, link: { cut: false }, lost: false, running: new Set() };
+  const member: Member = {
+    m: undefined as never,
+    link: { cut: false },
+    lost: false,
+    running: new Set(),
+    suspects: [],
+  };
   member.m = startShardMembership({
     access: undefined as never,
     api: store.apiFor(member.link),
@@ -95,6 +103,7 @@ function join(store: ReturnType<typeof leaseStore>, identity: string): Member {
     logger: pino({ level: 'silent' }),
     running: () => member.running,
     onChange: () => {},
+    onSuspects: (suspects) => member.suspects.push([...suspects]),
     onLost: () => {
       member.lost = true;
     },
@@ -164,6 +173,38 @@ describe('shard membership', () => {
     });
     expect(stoppedFirst).toBe(true);
     expect(ofA.some((k) => a.m.mayWork(k))).toBe(false);
+  });
+
+  it('suspects a member whose Lease is not renewed before it may take anything of it, and knows what it would gain', async () => {
+    const store = leaseStore();
+    const a = join(store, 'a');
+    join(store, 'b');
+    const c = join(store, 'c');
+    await sampleExclusive(() => everyKeyHeldOnce() && members.every((x) => x.m.members().length === 3));
+    expect(a.suspects).toEqual([]);
+    const wouldGain = keys.filter(
+      (k) => ownerOf(k, ['a', 'b', 'c']) === 'c' && ownerOf(k, ['a', 'b']) === 'a',
+    );
+    c.link.cut = true;
+    let tookFirst: boolean | undefined;
+    await sampleExclusive(() => {
+      if (a.suspects.length > 0 && tookFirst === undefined) tookFirst = wouldGain.some((k) => a.m.mayWork(k));
+      return wouldGain.every((k) => a.m.mayWork(k));
+    });
+    // Suspected while its keys were still its own; what a would gain is a's once c is gone.
+    expect(a.suspects[0]).toEqual(['c']);
+    expect(tookFirst).toBe(false);
+    // Dead, it is no longer a live member, so no longer a suspect.
+    expect(a.suspects.at(-1)).toEqual([]);
+    expect(a.m.wouldGain(keys, ['b'])).toEqual(
+      keys.filter((k) => ownerOf(k, ['a', 'b']) === 'b' && ownerOf(k, ['a']) === 'a'),
+    );
+  });
+
+  it('knows what it would gain were members gone: nothing while they are not members', () => {
+    const store = leaseStore();
+    const a = join(store, 'a');
+    expect(a.m.wouldGain(keys, ['x'])).toEqual([]);
   });
 
   it('retries a failing write of a new list once a retry period, not in a loop', async () => {

@@ -47,6 +47,12 @@ export interface ShardMembershipOptions {
   onLost: () => void;
   /** A member list was acknowledged and holds: how long since it was first seen (time to take over). */
   onSettled?: (ms: number) => void;
+  /**
+   * The live members whose Lease has not been renewed for a while (suspectAfterMs), sorted: each time
+   * that set changes. A suspect is not dead: nothing of it may be taken before its Lease expires, but
+   * what it would leave can be made ready (the objects read in full).
+   */
+  onSuspects?: (suspects: readonly string[]) => void;
   api?: MemberLeaseApi;
   monotonicNow?: () => number;
 }
@@ -63,6 +69,8 @@ export interface ShardMembership {
    * cached key).
    */
   census(keys: Iterable<string>): { owned: number; unowned: number };
+  /** Of `keys`, those not this replica's now that would be if the members `gone` were gone. */
+  wouldGain(keys: Iterable<string>, gone: readonly string[]): string[];
   /** The live members as last listed. */
   members(): readonly string[];
   /** Resolves once this replica acknowledged a member list (it may work on its share). */
@@ -118,6 +126,10 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   let others: MemberClaim[] = [];
   let signature = '';
   const seen = new Map<string, { resourceVersion: string; at: number }>();
+  // A live member renews every retry period: past twice that, and past 40% of its lease duration, its
+  // Lease looks stale (its death is then seen at the lease duration, a few seconds on).
+  const suspectAfterMs = (heldForMs: number) => Math.max(2 * retryPeriodMs, 0.4 * heldForMs);
+  let suspected = '';
   let markJoined: () => void = () => {};
   const joined = new Promise<void>((resolve) => {
     markJoined = resolve;
@@ -208,6 +220,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     });
     const at = now();
     const live: MemberClaim[] = [];
+    const suspects: string[] = [];
     const names = new Set<string>();
     for (const lease of items) {
       const leaseName = lease.metadata?.name ?? '';
@@ -230,6 +243,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
           .catch(() => {});
         continue;
       }
+      if (startedAt >= first.at + suspectAfterMs(heldForMs)) suspects.push(holder);
       live.push({
         identity: holder,
         acknowledged: parseMembers(lease.metadata?.annotations?.[ACKNOWLEDGED_MEMBERS_ANNOTATION]),
@@ -242,6 +256,11 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       log.info({ members, before: target }, 'shard members changed');
       target = members;
       targetSince = now();
+    }
+    const suspectList = suspects.sort().join(',');
+    if (suspectList !== suspected) {
+      suspected = suspectList;
+      options.onSuspects?.(suspects);
     }
     // The others' lists were read after this write: older lists of this replica are seen no more.
     if (confirmedSeq !== undefined) claims = claims.filter((c) => c.seq >= confirmedSeq);
@@ -297,6 +316,16 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     identity,
     mayWork: (key) => !lost && mayWork(key, self(), others),
     owns: (key) => !lost && !loses(key),
+    wouldGain: (keys, gone) => {
+      const without = target.filter((m) => !gone.includes(m));
+      const gains: string[] = [];
+      if (without.length === target.length) return gains;
+      for (const key of keys) {
+        const scores = new KeyScores(key);
+        if (scores.ownerOf(target) !== identity && scores.ownerOf(without) === identity) gains.push(key);
+      }
+      return gains;
+    },
     census: (keys) => {
       const view = self();
       const published = [{ identity, acknowledged: claims.at(-1)?.list ?? [] }, ...others];

@@ -215,3 +215,50 @@ describe('CachedShare.readInFull: a takeover lists its namespaces instead of a G
     expect(w.list).not.toHaveBeenCalled();
   });
 });
+
+describe('CachedShare.prefetch: what a stale member would leave, read in full ahead', () => {
+  const keysOf = (names: string[]) => names.map((name) => `ns/${name}`);
+  const names = Array.from({ length: LIST_FROM_KEYS }, (_, i) => `o${i}`);
+
+  it('keeps the keys in full while they are named, and a takeover that follows lists nothing', async () => {
+    const owned = new Set<string>();
+    const w = world(owned);
+    for (const name of names) w.event(obj(name, '1'));
+    await w.share.prefetch(keysOf(names));
+    expect(w.list).toHaveBeenCalledTimes(1);
+    expect(names.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
+    // A watch event meanwhile stays in full too.
+    w.event(obj('o0', '2'));
+    expect(isProjection(w.entry('o0') as CachedAgentDeployment)).toBe(false);
+    // The member died: the keys are owned now; the takeover's read finds them in full.
+    for (const key of keysOf(names)) owned.add(key);
+    w.share.prefetch([]);
+    await w.share.readInFull(keysOf(names));
+    expect(w.list).toHaveBeenCalledTimes(1);
+    expect(names.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
+  });
+
+  it('projects again the keys it no longer names (the suspect renewed its Lease)', async () => {
+    const w = world(new Set());
+    for (const name of names) w.event(obj(name, '1'));
+    await w.share.prefetch(keysOf(names));
+    await w.share.prefetch(keysOf(names.slice(0, 1)));
+    expect(isProjection(w.entry('o0') as CachedAgentDeployment)).toBe(false);
+    expect(names.slice(1).every((name) => isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
+  });
+
+  it('a takeover during the read-ahead waits for it instead of listing again', async () => {
+    const owned = new Set<string>();
+    const w = world(owned);
+    for (const name of names) w.event(obj(name, '1'));
+    const listed = Promise.withResolvers<AgentDeployment[]>();
+    w.list.mockImplementationOnce(() => listed.promise);
+    const prefetching = w.share.prefetch(keysOf(names));
+    for (const key of keysOf(names)) owned.add(key);
+    const takeover = w.share.readInFull(keysOf(names));
+    listed.resolve([...w.stored.values()]);
+    await Promise.all([prefetching, takeover]);
+    expect(w.list).toHaveBeenCalledTimes(1);
+    expect(names.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
+  });
+});

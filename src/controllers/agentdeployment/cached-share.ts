@@ -2,8 +2,8 @@
  * Which AgentDeployments the informer keeps in full under --sharding=auto, and the rule that a pass
  * never runs on a projection (projection.ts). The transform asks, each time it puts an object in the
  * cache, whether the object is kept in full: this replica owns it (the member list it sees), or a pass
- * of it runs here now (a handover waits for that pass; what it reads must not shrink under it).
- * Everything else is a projection. Keys lost are projected (memory given back) once no pass of theirs
+ * of it runs here now (a handover waits for that pass; what it reads must not shrink under it), or
+ * a takeover may soon bring it (prefetch: a member's Lease looks stale). Everything else is a projection. Keys lost are projected (memory given back) once no pass of theirs
  * runs; before a pass on a key whose entry is a projection, the object is read with a GET and put in
  * the cache in its place only if the entry is still that projection (a watch event that came
  * meanwhile is newer). A takeover gains many keys at once: their namespaces are then listed in full
@@ -28,6 +28,10 @@ export const LIST_FROM_KEYS = 100;
 
 export class CachedShare {
   readonly #passing = new Set<string>();
+  /** Keys read in full ahead of a takeover that may come (prefetch). */
+  #prefetched = new Set<string>();
+  /** The prefetch's listing under way: a takeover's reads wait for it rather than list again. */
+  #prefetching: Promise<void> = Promise.resolve();
   readonly #owned: (key: string) => boolean;
   #objects: ObjectCache | undefined;
   readonly #read: (
@@ -58,6 +62,27 @@ export class CachedShare {
    * What is not read here (a failed listing included) is read by its pass.
    */
   async readInFull(keys: readonly string[]): Promise<void> {
+    await this.#prefetching;
+    await this.#listInFull(keys);
+  }
+
+  /**
+   * Keys this replica would gain if the members whose Leases look stale died (shard-membership.ts,
+   * onSuspects): read in full now, as readInFull does, and kept so, so that a takeover that follows
+   * finds them ready instead of listing while their objects wait. Nothing more: no pass runs on a key
+   * before this replica owns it. Each call replaces the set before; keys it no longer names (the
+   * suspect renewed) are projected again.
+   */
+  prefetch(keys: readonly string[]): Promise<void> {
+    const before = this.#prefetched;
+    this.#prefetched = new Set(keys);
+    this.release([...before].filter((key) => !this.#prefetched.has(key)));
+    const reading = this.#prefetching.then(() => this.#listInFull(keys));
+    this.#prefetching = reading.catch(() => {});
+    return reading;
+  }
+
+  async #listInFull(keys: readonly string[]): Promise<void> {
     const objects = this.#objects;
     if (!objects) return;
     const byNamespace = new Map<string, Set<string>>();
@@ -91,7 +116,7 @@ export class CachedShare {
 
   /** Whether the transform keeps this key's object in full. */
   keepsInFull(key: string): boolean {
-    return this.#passing.has(key) || this.#owned(key);
+    return this.#passing.has(key) || this.#owned(key) || this.#prefetched.has(key);
   }
 
   /** Keys no longer this replica's: their cached objects become projections, but not while a pass runs. */

@@ -9,9 +9,10 @@
  * it, so a server answering with another tenant's deployment id plants nothing in that tenant's view.
  *
  * Each identity is listed on its own, in parallel and under its own deadline (issue 32): a server that
- * hangs its listing delays only the objects on it, never another identity's poll. A page whose answer is
- * over its size bound is the page's budget problem: it is split in halves down to one id, and one
- * deployment over the bound is that object's to find out about (its own read says BudgetExceeded).
+ * hangs its listing delays only the objects on it, never another identity's poll (group-listing.ts
+ * lists the pages). A page whose answer is over its size bound is the page's budget problem: it is
+ * split in halves down to one id, and one deployment over the bound is that object's to find out about
+ * (its own read says BudgetExceeded).
  *
  * What the snapshots of one namespace's objects weigh together is bounded (snapshot-budget.ts): one that
  * does not fit is not held, and its object's own read says BudgetExceeded naming the setting.
@@ -19,14 +20,16 @@
 import type { Logger } from 'pino';
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
-import { type BudgetExceededError, ResponseTooLargeError } from '../../controlplane/errors.ts';
+import type { BudgetExceededError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
+import { IDS_PER_LIST, type ListingDeps, listGroup, type Priming } from './group-listing.ts';
 import { SnapshotBudget } from './snapshot-budget.ts';
 import { fingerprintOf, SnapshotStore, snapshotKey } from './snapshot-store.ts';
 import { type Group, TrackedDeployments } from './tracked-deployments.ts';
 
-export const IDS_PER_LIST = 100;
 /** The shortest deadline of one identity's listing: a few calls' deadlines, whatever the poll interval. */
+export { IDS_PER_LIST };
+
 export const MIN_LISTING_DEADLINE_MS = 90_000;
 /**
  * Pages a takeover's first listing has in flight at once (a regular poll lists one at a time): its
@@ -41,14 +44,6 @@ export interface RecordedDeployment {
   deploymentId: string;
   /** status.latestRevisionId: another one listed means the deployment changed since. */
   latestRevisionId?: string | undefined;
-}
-
-/** What the first listing compares against, and where it puts the objects to enqueue first. */
-interface Priming {
-  revisions: ReadonlyMap<string, string>;
-  changed: Set<string>;
-  /** The objects whose deployment it lists with the latest revision they record. */
-  unchanged: Set<string>;
 }
 
 export interface DeploymentObserverOptions {
@@ -77,6 +72,7 @@ export class DeploymentObserver {
   readonly #options: DeploymentObserverOptions;
   readonly #now: () => number;
   readonly #store: SnapshotStore;
+  readonly #listing: ListingDeps;
   readonly #tracked = new TrackedDeployments();
   /**
    * Identities prime() is listing still: the keys it lists (all of the identity's, unless a takeover's),
@@ -103,6 +99,15 @@ export class DeploymentObserver {
       options.keep ?? ((deployment) => deployment),
       this.#now,
     );
+    this.#listing = {
+      store: this.#store,
+      clientFor: options.clientFor,
+      onChange: (key) => options.onChange(key),
+      logger: options.logger,
+      now: this.#now,
+      failing: (identity) => this.#failing.has(identity),
+      halted: () => this.#halted,
+    };
   }
 
   /**
@@ -295,7 +300,7 @@ export class DeploymentObserver {
     const timer = setTimeout(() => deadline.abort(), this.#listingDeadlineMs());
     timer.unref?.();
     let result: 'listed' | 'failed' | 'halted';
-    const listing = this.#listGroup(identity, group, startedAt, deadline.signal, opts.priming);
+    const listing = listGroup(this.#listing, identity, group, startedAt, deadline.signal, opts.priming);
     this.#inFlight.set(
       identity,
       listing.catch(() => {}),
@@ -330,7 +335,15 @@ export class DeploymentObserver {
     const timer = setTimeout(() => deadline.abort(), this.#listingDeadlineMs());
     timer.unref?.();
     try {
-      await this.#listGroup(identity, group, this.#now(), deadline.signal, priming, GAINED_PAGES_IN_FLIGHT);
+      await listGroup(
+        this.#listing,
+        identity,
+        group,
+        this.#now(),
+        deadline.signal,
+        priming,
+        GAINED_PAGES_IN_FLIGHT,
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -340,139 +353,5 @@ export class DeploymentObserver {
     return (
       this.#options.listingDeadlineMs ?? Math.max(MIN_LISTING_DEADLINE_MS, 2 * this.#options.pollIntervalMs)
     );
-  }
-
-  /** The tracked deployments by credential identity, each with the object tracking it by id. */
-
-  /**
-   * Lists one identity's deployments, 100 ids a call, keeping each as a snapshot and enqueueing the
-   * objects whose deployment changed or vanished. Snapshots taken after `startedAt` (a reconcile's own
-   * read) are newer than the listing and stay. A page over its size bound is split in halves; a
-   * deployment over it alone is listed alone from then on, and its object is told once.
-   */
-  async #listGroup(
-    groupKey: string,
-    { credentials, keysById }: Group,
-    startedAt: number,
-    signal: AbortSignal,
-    /**
-     * On the first listing: the latest revision each object recorded, and where to put the objects
-     * whose deployment changed since (another latest revision, or gone), to be enqueued first after.
-     */
-    priming?: Priming,
-    pagesInFlight = 1,
-  ): Promise<'listed' | 'failed' | 'halted'> {
-    const client = this.#options.clientFor(credentials, signal);
-    const alone: string[][] = [];
-    const batched: string[] = [];
-    for (const id of keysById.keys()) {
-      if (this.#store.isOverSize(snapshotKey(groupKey, id))) alone.push([id]);
-      else batched.push(id);
-    }
-    const chunks: string[][] = [];
-    for (let i = 0; i < batched.length; i += IDS_PER_LIST) chunks.push(batched.slice(i, i + IDS_PER_LIST));
-    chunks.push(...alone);
-    let result: 'listed' | 'failed' | 'halted' = 'listed';
-    // Each lane takes the next page (halves of one over its bound go first) until none is left.
-    const lane = async () => {
-      for (let chunk = chunks.shift(); chunk !== undefined && result !== 'halted'; chunk = chunks.shift()) {
-        const outcome = await this.#listPage(groupKey, chunk, chunks, keysById, client, startedAt, priming);
-        if (outcome === 'halted' || (outcome === 'failed' && result === 'listed')) result = outcome;
-      }
-    };
-    await Promise.all(Array.from({ length: pagesInFlight }, lane));
-    return result;
-  }
-
-  /** One page of a listing; what it changes of the listing's result ('failed', 'halted'), if anything. */
-  async #listPage(
-    groupKey: string,
-    chunk: string[],
-    chunks: string[][],
-    keysById: Map<string, string>,
-    client: ControlPlaneClient,
-    startedAt: number,
-    priming: Priming | undefined,
-  ): Promise<'failed' | 'halted' | undefined> {
-    const changedOrGone = (key: string) => {
-      if (priming) priming.changed.add(key);
-      else this.#options.onChange(key);
-    };
-    let page: Awaited<ReturnType<ControlPlaneClient['listDeployments']>>;
-    try {
-      page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST });
-    } catch (err) {
-      // Stopped (shutdown, lost leadership) while listing: nothing to tell anyone.
-      if (this.#halted) return 'halted';
-      if (err instanceof ResponseTooLargeError) {
-        this.#overflowed(groupKey, chunk, chunks, keysById);
-        return undefined;
-      }
-      // Ready objects wait for this poll to bring them back: when a listing starts failing, let
-      // each find out first-hand (its own read fails the same way, says so in its conditions and
-      // backs off). Not again on every failed poll: that would cut their backoff short.
-      if (this.#failing.has(groupKey)) return 'failed';
-      this.#options.logger.warn(
-        { error: err instanceof Error ? err.message : String(err), deployments: chunk.length },
-        'batched poll failed; reconciling those objects',
-      );
-      for (const id of chunk) {
-        const key = keysById.get(id);
-        if (key) this.#options.onChange(key);
-      }
-      return 'failed';
-    }
-    const seen = new Set<string>();
-    for (const deployment of page.resources) {
-      seen.add(deployment.id);
-      const at = snapshotKey(groupKey, deployment.id);
-      this.#store.clearOverSize(at);
-      const before = this.#store.get(at);
-      if (before && before.at > startedAt) continue;
-      const key = keysById.get(deployment.id);
-      if (!key) continue;
-      const fingerprint = fingerprintOf(deployment);
-      if (before?.fingerprint === fingerprint) {
-        // Unchanged: the snapshot kept stays, confirmed. Projecting and interning it again on every
-        // poll made garbage in proportion to N, polls in proportion to N while N objects converge.
-        before.at = this.#now();
-      } else if (this.#store.hold(at, key, deployment, fingerprint, before) !== true) {
-        // Past its namespace's budget: its object finds out first-hand, once.
-        if (this.#store.markOverBudget(at)) this.#options.onChange(key);
-        continue;
-      }
-      if (before && before.fingerprint !== fingerprint) this.#options.onChange(key);
-      const recorded = priming?.revisions.get(key);
-      if (recorded && recorded !== deployment.latest_revision_id) changedOrGone(key);
-      else if (recorded) priming?.unchanged.add(key);
-    }
-    for (const id of chunk) {
-      const at = snapshotKey(groupKey, id);
-      if (seen.has(id) || (this.#store.get(at)?.at ?? 0) > startedAt) continue;
-      // Gone (or not listed): let the object's reconcile find out first-hand.
-      this.#store.drop(at);
-      const key = keysById.get(id);
-      if (key) changedOrGone(key);
-    }
-    return undefined;
-  }
-
-  /**
-   * A page whose answer was over the size bound: its halves go first in the queue; one id alone is
-   * that deployment's own problem: no snapshot, listed alone from now on, and its object told once
-   * (its own read then says BudgetExceeded, naming the bound).
-   */
-  #overflowed(identity: string, chunk: string[], queue: string[][], keysById: Map<string, string>): void {
-    if (chunk.length > 1) {
-      const half = Math.ceil(chunk.length / 2);
-      queue.unshift(chunk.slice(0, half), chunk.slice(half));
-      return;
-    }
-    const id = chunk[0] as string;
-    const at = snapshotKey(identity, id);
-    this.#store.drop(at);
-    if (!this.#store.markOverSize(at)) return;
-    const key = keysById.get(id);
-    if (key) this.#options.onChange(key);
   }
 }
