@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Lease, MemberLeaseApi } from './lease-api.ts';
-import { type ShardMembership, startShardMembership } from './shard-membership.ts';
+import { nextRoundInMs, type ShardMembership, startShardMembership } from './shard-membership.ts';
 import { ownerOf } from './shard-ownership.ts';
 
 const keys = Array.from({ length: 300 }, (_, i) => `ns/object-${i}`);
@@ -218,5 +218,16 @@ describe('shard membership', () => {
     await sleep(300);
     // About one attempt per 40 ms retry period: far below a loop's hundreds.
     expect(store.writeAttempts()).toBeLessThan(30);
+  });
+});
+
+describe('nextRoundInMs', () => {
+  it.each([
+    ['no member about to expire: a retry period', 1_000, Number.POSITIVE_INFINITY, 0, 1_000],
+    ['a Lease seen expired in 300 ms: then', 1_000, 5_300, 5_000, 300],
+    ['expired already (the listing started before): at once', 1_000, 4_900, 5_000, 0],
+    ['expiring after the next round anyway: a retry period', 1_000, 7_000, 5_000, 1_000],
+  ])('%s', (_name, retry, expiry, now, expected) => {
+    expect(nextRoundInMs(retry, expiry, now)).toBe(expected);
   });
 });

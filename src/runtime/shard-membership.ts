@@ -98,6 +98,14 @@ interface Claim {
   seq: number;
 }
 
+/**
+ * How long until the next round: a retry period, or less when a member's Lease would be seen expired
+ * sooner (its objects are then taken at that moment, not up to a retry period later).
+ */
+export function nextRoundInMs(retryPeriodMs: number, nextExpiry: number, now: number): number {
+  return Math.max(0, Math.min(retryPeriodMs, nextExpiry - now));
+}
+
 export function startShardMembership(options: ShardMembershipOptions): ShardMembership {
   const { namespace, group, identity, leaseDurationMs, renewDeadlineMs, retryPeriodMs } = options;
   const leaseDurationSeconds = Math.max(1, Math.round(leaseDurationMs / 1000));
@@ -130,6 +138,8 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   // Lease looks stale (its death is then seen at the lease duration, a few seconds on).
   const suspectAfterMs = (heldForMs: number) => Math.max(2 * retryPeriodMs, 0.4 * heldForMs);
   let suspected = '';
+  /** When the Lease of a live member that stops renewing now would first be seen expired (monotonic). */
+  let nextExpiry = Number.POSITIVE_INFINITY;
   let markJoined: () => void = () => {};
   const joined = new Promise<void>((resolve) => {
     markJoined = resolve;
@@ -221,6 +231,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     const at = now();
     const live: MemberClaim[] = [];
     const suspects: string[] = [];
+    nextExpiry = Number.POSITIVE_INFINITY;
     const names = new Set<string>();
     for (const lease of items) {
       const leaseName = lease.metadata?.name ?? '';
@@ -244,6 +255,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
         continue;
       }
       if (startedAt >= first.at + suspectAfterMs(heldForMs)) suspects.push(holder);
+      nextExpiry = Math.min(nextExpiry, first.at + heldForMs);
       live.push({
         identity: holder,
         acknowledged: parseMembers(lease.metadata?.annotations?.[ACKNOWLEDGED_MEMBERS_ANNOTATION]),
@@ -307,7 +319,10 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       const again = await round();
       if (again || stopping.signal.aborted) continue;
       wakeUp = new AbortController();
-      await sleep(retryPeriodMs, AbortSignal.any([stopping.signal, wakeUp.signal]));
+      await sleep(
+        nextRoundInMs(retryPeriodMs, nextExpiry, now()),
+        AbortSignal.any([stopping.signal, wakeUp.signal]),
+      );
     }
   }
   const running = run();
