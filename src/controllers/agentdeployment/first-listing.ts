@@ -2,11 +2,14 @@
  * The first batched listing as the workers start (a restart, a takeover): which objects it covers, the
  * reconciler that holds an object's pass until the listing of its credentials ended (observer.ts,
  * prime), so the pass finds a fresh snapshot instead of reading its deployment with a GET, and which
- * objects of a takeover have a pass that calls and writes nothing (settledAtGeneration).
+ * objects of a takeover have a pass that calls and writes nothing (settledAtGeneration); a takeover's
+ * first listing, beside the read in full of what it gained (primeTakeover).
  */
+import type { Logger } from 'pino';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import { objectKey } from '../../runtime/keys.ts';
+import type { CachedShare } from './cached-share.ts';
 import type { DeploymentObserver, RecordedDeployment } from './observer.ts';
 import { type CachedAgentDeployment, isProjection } from './projection.ts';
 import { settledUntil } from './settled.ts';
@@ -14,6 +17,55 @@ import { settledUntil } from './settled.ts';
 /** What the listing reads of an object a projection holds too (a key just gained: projection.ts). */
 type ListedObject = CachedAgentDeployment;
 type CredentialsOf = (obj: ListedObject) => Credentials | undefined;
+
+/**
+ * A takeover's first listing (--sharding=auto): the keys gained are read in full (a namespace listed a
+ * page at a time; what fails here, each pass reads) while their deployments are listed from the
+ * projections, which record them (observer.prime with enqueue); their passes start once both ended.
+ * Keys with no deployment to list are enqueued once the read in full ended.
+ */
+export async function primeTakeover(
+  keys: readonly string[],
+  deps: {
+    share: Pick<CachedShare, 'readInFull'>;
+    observer: Pick<DeploymentObserver, 'prime'>;
+    objectOf: (key: string) => ListedObject | undefined;
+    credentialsOf: CredentialsOf;
+    enqueue: (key: string) => void;
+    logger: Logger;
+  },
+): Promise<void> {
+  const { share, observer, logger } = deps;
+  const startedAt = performance.now();
+  let readInFullMs = 0;
+  const inFull = share
+    .readInFull(keys)
+    .catch((err) =>
+      logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'gained objects not listed'),
+    )
+    .finally(() => {
+      readInFullMs = Math.round(performance.now() - startedAt);
+    });
+  const recorded = recordedDeployments(
+    keys.flatMap((key) => deps.objectOf(key) ?? []),
+    deps.credentialsOf,
+  );
+  const listed = new Set(recorded.map((r) => r.key));
+  void inFull.then(() => {
+    for (const key of keys) if (!listed.has(key)) deps.enqueue(key);
+  });
+  try {
+    await observer.prime(recorded, { enqueue: true, after: inFull });
+    logger.info(
+      { gained: keys.length, readInFullMs, passesFromMs: Math.round(performance.now() - startedAt) },
+      'gained objects listed; their passes start',
+    );
+  } catch (err) {
+    // Whatever went wrong, each object still gets its pass (it reads its deployment first-hand).
+    for (const key of listed) deps.enqueue(key);
+    throw err;
+  }
+}
 
 /** Objects that record a deployment, are not being deleted, and whose credentials resolve. */
 export function recordedDeployments(

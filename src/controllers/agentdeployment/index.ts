@@ -47,7 +47,12 @@ import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { CachedShare } from './cached-share.ts';
 import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
-import { heldWhileListing, recordedDeployments, settledAtGeneration } from './first-listing.ts';
+import {
+  heldWhileListing,
+  primeTakeover,
+  recordedDeployments,
+  settledAtGeneration,
+} from './first-listing.ts';
 import { internAgentDeployment, internDeployment, internProjection } from './intern.ts';
 import { DeploymentObserver } from './observer.ts';
 import {
@@ -372,41 +377,14 @@ export function startAgentDeploymentController(
     observer,
     prime: async (keys) => {
       if (!keys) return observer.prime(recordedDeployments(objects.list(), usableCredentials));
-      // A takeover: its objects read in full (a namespace listed a page at a time; what fails here,
-      // each pass reads) while their deployments are listed from the projections, which record them;
-      // the passes start once both ended.
-      const startedAt = performance.now();
-      let readInFullMs = 0;
-      const inFull = share
-        .readInFull(keys)
-        .catch((err) =>
-          logger.warn(
-            { error: err instanceof Error ? err.message : String(err) },
-            'gained objects not listed',
-          ),
-        )
-        .finally(() => {
-          readInFullMs = Math.round(performance.now() - startedAt);
-        });
-      const recorded = recordedDeployments(
-        keys.flatMap((key) => objectOf(key) ?? []),
-        usableCredentials,
-      );
-      const listed = new Set(recorded.map((r) => r.key));
-      void inFull.then(() => {
-        for (const key of keys) if (!listed.has(key)) queue.add(key);
+      return primeTakeover(keys, {
+        share,
+        observer,
+        objectOf,
+        credentialsOf: usableCredentials,
+        enqueue: (key) => queue.add(key),
+        logger,
       });
-      try {
-        await observer.prime(recorded, { enqueue: true, after: inFull });
-        logger.info(
-          { gained: keys.length, readInFullMs, passesFromMs: Math.round(performance.now() - startedAt) },
-          'gained objects listed; their passes start',
-        );
-      } catch (err) {
-        // Whatever went wrong, each object still gets its pass (it reads its deployment first-hand).
-        for (const key of listed) queue.add(key);
-        throw err;
-      }
     },
     objects,
     release: (keys) => {
