@@ -3,12 +3,13 @@
  * never runs on a projection (projection.ts). The transform asks, each time it puts an object in the
  * cache, whether the object is kept in full: this replica owns it (the member list it sees), or a pass
  * of it runs here now (a handover waits for that pass; what it reads must not shrink under it), or
- * a takeover may soon bring it (prefetch: a member's Lease looks stale). Everything else is a projection. Keys lost are projected (memory given back) once no pass of theirs
- * runs; before a pass on a key whose entry is a projection, the object is read with a GET and put in
- * the cache in its place only if the entry is still that projection (a watch event that came
- * meanwhile is newer). A takeover gains many keys at once: their namespaces are then listed in full
- * first (readInFull), a page of 500 objects per call instead of a GET per object. Without sharding
- * every object is owned and nothing is projected.
+ * a takeover may soon bring it (prefetch: a member's Lease looks stale). Everything else is a
+ * projection. Keys lost are projected (memory given back) once no pass of theirs runs; before a pass
+ * on a key whose entry is a projection, the object is read with a GET and put in the cache in its
+ * place only if the entry is still that projection (a watch event that came meanwhile is newer). A
+ * takeover gains many keys at once: their namespaces are then listed in full first (readInFull), a
+ * page of 500 objects per call instead of a GET per object. Without sharding every object is owned
+ * and nothing is projected.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
