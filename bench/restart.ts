@@ -9,6 +9,7 @@ import type { KubeAccess } from '../src/kube/access.ts';
 import { DEFAULT_API_KEY, type Simulator } from '../src/simulator/index.ts';
 import { countByOperation, LOOKUP_OP, operationOf } from './calls.ts';
 import type { ControllerProcess } from './controller-process.ts';
+import { sampleSum, scrape } from './metrics-text.ts';
 import { eventVersions, isReady, type ObjectWatch } from './objects.ts';
 import { waitFor } from './pool.ts';
 import { metric } from './process-memory.ts';
@@ -131,9 +132,13 @@ export async function measureRestart(options: {
         allObservedMs = Math.max(...firstObserved.values());
       if (driftFixedMs === undefined || allObservedMs === undefined) return undefined;
       // Every object had its first pass: reconciles at least N, the queue empty, no worker busy.
-      const text = await (await fetch(controller.metricsUrl)).text();
-      const reconciles = sumOf(text, 'controller_runtime_reconcile_total', 'controller="agentdeployment"');
-      const depth = sumOf(text, 'workqueue_depth', 'name="agentdeployment"');
+      const text = await scrape(controller);
+      const reconciles = sampleSum(
+        text,
+        'controller_runtime_reconcile_total',
+        'controller="agentdeployment"',
+      );
+      const depth = sampleSum(text, 'workqueue_depth', 'name="agentdeployment"');
       const active = metric(text, 'controller_runtime_active_workers{controller="agentdeployment"}');
       return reconciles >= n && depth === 0 && active === 0 ? true : undefined;
     },
@@ -184,12 +189,4 @@ export async function measureRestart(options: {
     peakRssBytes,
     memoryRequestBytes: CHART_MEMORY_REQUEST_BYTES,
   };
-}
-
-/** A metric summed over the label sets that contain `labels`. */
-function sumOf(text: string, name: string, labels: string): number {
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name}{`) && line.includes(labels))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }

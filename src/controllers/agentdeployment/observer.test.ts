@@ -8,7 +8,8 @@ import { type Credentials, credentialsKey } from '../../controlplane/credentials
 import { ControlPlanePools } from '../../controlplane/pools.ts';
 import { DEFAULT_API_KEY, type Simulator, startSimulator } from '../../simulator/index.ts';
 import { createDeployment, externalImageCreate } from '../../simulator/test-support.ts';
-import { DeploymentObserver, GAINED_PAGES_IN_FLIGHT, IDS_PER_LIST } from './observer.ts';
+import { IDS_PER_LIST } from './group-listing.ts';
+import { DeploymentObserver, GAINED_PAGES_IN_FLIGHT } from './observer.ts';
 
 let sim: Simulator;
 let pools: ControlPlanePools;

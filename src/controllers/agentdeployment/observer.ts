@@ -22,14 +22,12 @@ import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import type { BudgetExceededError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
-import { IDS_PER_LIST, type ListingDeps, listGroup, type Priming } from './group-listing.ts';
+import { type ListingDeps, listGroup, type Priming } from './group-listing.ts';
 import { SnapshotBudget } from './snapshot-budget.ts';
 import { fingerprintOf, SnapshotStore, snapshotKey } from './snapshot-store.ts';
 import { type Group, TrackedDeployments } from './tracked-deployments.ts';
 
 /** The shortest deadline of one identity's listing: a few calls' deadlines, whatever the poll interval. */
-export { IDS_PER_LIST };
-
 export const MIN_LISTING_DEADLINE_MS = 90_000;
 /**
  * Pages a takeover's first listing has in flight at once (a regular poll lists one at a time): its
