@@ -282,14 +282,10 @@ describe('the odd cases', () => {
   it('the spec changes during a rollback: the new spec wins', async () => {
     await createAgd(h, agent('mid-rollback', { verification: VERIFY, remediation: ROLLBACK }));
     const good = await until('mid-rollback', isReady, 'Ready');
-    // A bad revision whose failing run takes 3 s: the rollback comes only after the hold below is set
-    // (with the shared BAD it could come first, and the test then missed RollingBack).
-    const slowBad = 'refs/tags/bad-after-3s';
-    h.sim.configureRevisionAgent(slowBad, { graph: { fail: true, delayMs: 3_000 } });
-    await mergePatchAgd(h, 'mid-rollback', { spec: at(slowBad) });
-    await until('mid-rollback', (o) => o.status?.history?.[0]?.repoRef === slowBad, 'the bad revision made');
-    // The rollback's revision will stay DEPLOYING.
-    h.sim.scriptRevisions({ deploymentName: 'mid-rollback', hold: 'DEPLOYING' });
+    // The rollback's revision (the good ref again) will stay DEPLOYING. Scripted by its ref before the
+    // bad revision exists: scripted after, a loaded machine let the rollback come first (CI, twice).
+    h.sim.scriptRevisions({ deploymentName: 'mid-rollback', repoRef: GOOD, hold: 'DEPLOYING' });
+    await mergePatchAgd(h, 'mid-rollback', { spec: at(BAD) });
     await until('mid-rollback', (o) => condition(o, 'Ready')?.reason === 'RollingBack', 'RollingBack');
     await mergePatchAgd(h, 'mid-rollback', { spec: at(GOOD2) });
     const obj = await until(

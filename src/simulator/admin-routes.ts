@@ -18,6 +18,7 @@ const FailRevisionsSchema = z
 const ScriptRevisionsSchema = z
   .object({
     deploymentName: z.string().optional(),
+    repoRef: z.string().optional(),
     passThrough: z.enum(['INTERRUPTED', 'UNKNOWN']).optional(),
     hold: RevisionStatus.optional(),
     times: z.number().int().positive().optional(),
@@ -120,11 +121,14 @@ export function adminRoutes(sim: Simulator): Route[] {
       method: 'POST',
       template: '/_simulator/script-revisions',
       handler: (ctx) => {
-        const { deploymentName, passThrough, hold, times } = parseOrFail(ScriptRevisionsSchema, ctx.body, [
-          'body',
-        ]);
+        const { deploymentName, repoRef, passThrough, hold, times } = parseOrFail(
+          ScriptRevisionsSchema,
+          ctx.body,
+          ['body'],
+        );
         sim.scriptRevisions({
           ...(deploymentName === undefined ? {} : { deploymentName }),
+          ...(repoRef === undefined ? {} : { repoRef }),
           ...(passThrough === undefined ? {} : { passThrough }),
           ...(hold === undefined ? {} : { hold }),
           ...(times === undefined ? {} : { times }),

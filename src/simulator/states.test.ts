@@ -62,6 +62,22 @@ describe('revision states', () => {
     expect(s.revisions(id)[0]?.status).toBe(state);
   });
 
+  it('holds only the revision of the ref a script names, however many come before it', async () => {
+    const s = await start();
+    await admin(s, 'script-revisions', { deploymentName: 'by-ref', repoRef: 'release', hold: 'QUEUED' });
+    const { id, revisionId } = await createDeployment(s, repoHostCreate('by-ref'));
+    await statusesSeen(s, id, revisionId, (st) => st === 'DEPLOYED');
+    const patched = await call(s, 'PATCH', `/v2/deployments/${id}`, {
+      body: { source_revision_config: { repo_ref: 'release' } },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const held = s.revisions(id)[0];
+    expect(held?.source_revision_config.repo_ref).toBe('release');
+    await statusesSeen(s, id, held?.id ?? '', (st) => st === 'QUEUED');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(s.revisions(id)[0]?.status).toBe('QUEUED');
+  });
+
   it('refuses a script that neither passes through nor holds, naming the rule', async () => {
     const s = await start();
     const answer = await call(s, 'POST', '/_simulator/script-revisions', { body: {}, auth: false });

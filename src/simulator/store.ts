@@ -31,15 +31,19 @@ export interface FailRevisionsRule {
   times?: number;
 }
 
-/** Scripts the next `times` revisions (of one deployment name, or any): a transient status or a hold. */
+/**
+ * Scripts the next `times` revisions (of one deployment name, or any; of one `repo_ref`, or any): a
+ * transient status or a hold. The ref picks out, say, a rollback's redeploy before it exists.
+ */
 export interface ScriptRevisionsRule {
   deploymentName?: string;
+  repoRef?: string;
   passThrough?: RevisionScript['passThrough'];
   hold?: RevisionStatus;
   times?: number;
 }
 
-type ScriptRule = { deploymentName?: string; times: number; script: RevisionScript };
+type ScriptRule = { deploymentName?: string; repoRef?: string; times: number; script: RevisionScript };
 
 /** The statuses a deletion walks through, one revision step each, before the deployment is gone. */
 export const DELETION_STATUSES = ['AWAITING_DELETE', 'AWAITING_FINAL_DELETE'] as const;
@@ -252,9 +256,10 @@ export class DeploymentStore {
   }
 
   scriptRevisions(rule: ScriptRevisionsRule): void {
-    const { deploymentName, times, ...script } = rule;
+    const { deploymentName, repoRef, times, ...script } = rule;
     this.#scriptRules.push({
       ...(deploymentName === undefined ? {} : { deploymentName }),
+      ...(repoRef === undefined ? {} : { repoRef }),
       times: times ?? 1,
       script,
     });
@@ -312,8 +317,12 @@ export class DeploymentStore {
     return deployment;
   }
 
-  #takeScript(name: string): RevisionScript | undefined {
-    const rule = this.#scriptRules.find((r) => r.deploymentName === undefined || r.deploymentName === name);
+  #takeScript(name: string, repoRef: string | undefined): RevisionScript | undefined {
+    const rule = this.#scriptRules.find(
+      (r) =>
+        (r.deploymentName === undefined || r.deploymentName === name) &&
+        (r.repoRef === undefined || r.repoRef === repoRef),
+    );
     if (!rule) return undefined;
     rule.times -= 1;
     if (rule.times <= 0) this.#scriptRules = this.#scriptRules.filter((r) => r !== rule);
@@ -337,7 +346,10 @@ export class DeploymentStore {
             repo_commit_sha: commitSha ?? fakeCommitSha(deployment.source_config.repo_url, config.repo_ref),
           }
         : { ...config };
-    const plan = revisionPlan(deployment.source, this.#takeScript(deployment.name));
+    const plan = revisionPlan(
+      deployment.source,
+      this.#takeScript(deployment.name, revisionConfig.repo_ref ?? undefined),
+    );
     const revision: StoredRevision = {
       id: randomUUID(),
       status: plan[0] ?? 'CREATING',
