@@ -227,7 +227,16 @@ describe('nextRoundInMs', () => {
     ['a Lease seen expired in 300 ms: then', 1_000, 5_300, 5_000, 300],
     ['expired already (the listing started before): at once', 1_000, 4_900, 5_000, 0],
     ['expiring after the next round anyway: a retry period', 1_000, 7_000, 5_000, 1_000],
-  ])('%s', (_name, retry, expiry, now, expected) => {
-    expect(nextRoundInMs(retry, expiry, now)).toBe(expected);
+    [
+      'awaiting the others’ acknowledgements: an eighth of one',
+      1_000,
+      Number.POSITIVE_INFINITY,
+      0,
+      125,
+      true,
+    ],
+    ['awaiting them, and a Lease seen expired sooner: then', 1_000, 5_050, 5_000, 50, true],
+  ])('%s', (_name, retry, expiry, now, expected, awaiting = false) => {
+    expect(nextRoundInMs(retry, expiry, now, awaiting)).toBe(expected);
   });
 });

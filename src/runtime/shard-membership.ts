@@ -100,10 +100,19 @@ interface Claim {
 
 /**
  * How long until the next round: a retry period, or less when a member's Lease would be seen expired
- * sooner (its objects are then taken at that moment, not up to a retry period later).
+ * sooner (its objects are then taken at that moment, not up to a retry period later). While this
+ * replica waits for the others to acknowledge the list it acknowledged, an eighth of one: a key
+ * moves only once every live member acknowledged, and each of them acknowledges when it sees the
+ * change, at any point of this replica's period (a takeover waited most of a period for it).
  */
-export function nextRoundInMs(retryPeriodMs: number, nextExpiry: number, now: number): number {
-  return Math.max(0, Math.min(retryPeriodMs, nextExpiry - now));
+export function nextRoundInMs(
+  retryPeriodMs: number,
+  nextExpiry: number,
+  now: number,
+  awaitingAcknowledgements = false,
+): number {
+  const period = awaitingAcknowledgements ? retryPeriodMs / 8 : retryPeriodMs;
+  return Math.max(0, Math.min(period, nextExpiry - now));
 }
 
 export function startShardMembership(options: ShardMembershipOptions): ShardMembership {
@@ -146,6 +155,19 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   });
 
   const self = () => ({ identity, claims: claims.map((c) => c.list), target });
+  /**
+   * This replica acknowledged the members it sees and some live member has not yet, for at most two
+   * retry periods after the change (each sees it within one; a member still draining a pass wakes
+   * itself, so a long wait is not polled).
+   */
+  const awaitingAcknowledgements = () => {
+    const acknowledged = (claims.at(-1)?.list ?? []).join(',');
+    return (
+      now() - targetSince < 2 * retryPeriodMs &&
+      acknowledged === target.join(',') &&
+      others.some((m) => m.acknowledged.join(',') !== acknowledged)
+    );
+  };
   const loses = (key: string) => ownerOf(key, target) !== identity;
   const drained = () => {
     for (const key of options.running()) if (loses(key)) return false;
@@ -320,7 +342,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       if (again || stopping.signal.aborted) continue;
       wakeUp = new AbortController();
       await sleep(
-        nextRoundInMs(retryPeriodMs, nextExpiry, now()),
+        nextRoundInMs(retryPeriodMs, nextExpiry, now(), awaitingAcknowledgements()),
         AbortSignal.any([stopping.signal, wakeUp.signal]),
       );
     }

@@ -21,7 +21,8 @@ type CredentialsOf = (obj: ListedObject) => Credentials | undefined;
 /**
  * A takeover's first listing (--sharding=auto): the keys gained are read in full (a namespace listed a
  * page at a time; what fails here, each pass reads) while their deployments are listed from the
- * projections, which record them (observer.prime with enqueue); their passes start once both ended.
+ * projections, which record them (observer.prime with enqueue); a page's passes start once it is
+ * listed and the read in full ended.
  * Keys with no deployment to list are enqueued once the read in full ended.
  */
 export async function primeTakeover(
@@ -57,8 +58,8 @@ export async function primeTakeover(
   try {
     await observer.prime(recorded, { enqueue: true, after: inFull });
     logger.info(
-      { gained: keys.length, readInFullMs, passesFromMs: Math.round(performance.now() - startedAt) },
-      'gained objects listed; their passes start',
+      { gained: keys.length, readInFullMs, listedMs: Math.round(performance.now() - startedAt) },
+      'gained objects listed',
     );
   } catch (err) {
     // Whatever went wrong, each object still gets its pass (it reads its deployment first-hand).

@@ -18,6 +18,11 @@ export interface Priming {
   changed: Set<string>;
   /** The objects whose deployment it lists with the latest revision they record. */
   unchanged: Set<string>;
+  /**
+   * A takeover's: a page's objects, once that page is sorted into `changed` and `unchanged` (or
+   * failed: its objects then find out first-hand), so their passes need not wait for the last page.
+   */
+  listed?: (keys: readonly string[]) => void;
 }
 
 /** What a listing reads and tells: the observer's store, clients and state. */
@@ -68,13 +73,18 @@ export async function listGroup(
     for (let chunk = chunks.shift(); chunk !== undefined && result !== 'halted'; chunk = chunks.shift()) {
       const outcome = await listPage(deps, groupKey, chunk, chunks, keysById, client, startedAt, priming);
       if (outcome === 'halted' || (outcome === 'failed' && result === 'listed')) result = outcome;
+      if (outcome !== 'halted' && outcome !== 'split')
+        priming?.listed?.(chunk.flatMap((id) => keysById.get(id) ?? []));
     }
   };
   await Promise.all(Array.from({ length: pagesInFlight }, lane));
   return result;
 }
 
-/** One page of a listing; what it changes of the listing's result ('failed', 'halted'), if anything. */
+/**
+ * One page of a listing; what it changes of the listing's result ('failed', 'halted'), if anything, or
+ * 'split' (over its size bound: its halves are queued instead).
+ */
 async function listPage(
   deps: ListingDeps,
   groupKey: string,
@@ -84,7 +94,7 @@ async function listPage(
   client: ControlPlaneClient,
   startedAt: number,
   priming: Priming | undefined,
-): Promise<'failed' | 'halted' | undefined> {
+): Promise<'failed' | 'halted' | 'split' | undefined> {
   const changedOrGone = (key: string) => {
     if (priming) priming.changed.add(key);
     else deps.onChange(key);
@@ -95,10 +105,8 @@ async function listPage(
   } catch (err) {
     // Stopped (shutdown, lost leadership) while listing: nothing to tell anyone.
     if (deps.halted()) return 'halted';
-    if (err instanceof ResponseTooLargeError) {
-      overflowed(deps, groupKey, chunk, chunks, keysById);
-      return undefined;
-    }
+    if (err instanceof ResponseTooLargeError)
+      return overflowed(deps, groupKey, chunk, chunks, keysById) ? 'split' : undefined;
     // Ready objects wait for this poll to bring them back: when a listing starts failing, let
     // each find out first-hand (its own read fails the same way, says so in its conditions and
     // backs off). Not again on every failed poll: that would cut their backoff short.
@@ -149,8 +157,8 @@ async function listPage(
 }
 
 /**
- * A page whose answer was over the size bound: its halves go first in the queue; one id alone is
- * that deployment's own problem: no snapshot, listed alone from now on, and its object told once
+ * A page whose answer was over the size bound: its halves go first in the queue (true); one id alone
+ * is that deployment's own problem: no snapshot, listed alone from now on, and its object told once
  * (its own read then says BudgetExceeded, naming the bound).
  */
 function overflowed(
@@ -159,16 +167,17 @@ function overflowed(
   chunk: string[],
   queue: string[][],
   keysById: Map<string, string>,
-): void {
+): boolean {
   if (chunk.length > 1) {
     const half = Math.ceil(chunk.length / 2);
     queue.unshift(chunk.slice(0, half), chunk.slice(half));
-    return;
+    return true;
   }
   const id = chunk[0] as string;
   const at = snapshotKey(identity, id);
   deps.store.drop(at);
-  if (!deps.store.markOverSize(at)) return;
+  if (!deps.store.markOverSize(at)) return false;
   const key = keysById.get(id);
   if (key) deps.onChange(key);
+  return false;
 }

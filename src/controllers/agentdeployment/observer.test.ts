@@ -267,7 +267,7 @@ describe('DeploymentObserver.prime', () => {
       ['ns/obj-0', 'ns/obj-1', 'ns/obj-2', 'ns/obj-3', 'ns/obj-4'].map((key) => ({ key, how: 'plain' })),
     ],
   ])(
-    'with enqueue (a takeover) enqueues every object it lists once its listing ended (%s)',
+    'with enqueue (a takeover) enqueues every object it lists once its page is listed (%s)',
     async (_name, fault, expected) => {
       const enqueued: { key: string; how: string; held: boolean }[] = [];
       const observer: DeploymentObserver = new DeploymentObserver({
@@ -277,7 +277,8 @@ describe('DeploymentObserver.prime', () => {
           enqueued.push({
             key,
             how: how?.first ? 'first' : how?.unchanged ? 'unchanged' : 'plain',
-            held: observer.priming,
+            // Enqueued while its pass would still be held, it would be enqueued twice.
+            held: observer.holdUntilPrimed(identity(), key),
           }),
         logger: pino({ level: 'silent' }),
       });
@@ -367,6 +368,39 @@ describe('DeploymentObserver.prime', () => {
     } finally {
       sim.setLatency(0);
     }
+  });
+
+  it('a takeover enqueues each page’s objects once that page is listed, not after the last page', async () => {
+    const enqueued: string[] = [];
+    const observer = new DeploymentObserver({
+      pollIntervalMs: 60_000,
+      clientFor: (c) => pools.clientFor(c),
+      onChange: (key) => enqueued.push(key),
+      logger: pino({ level: 'silent' }),
+    });
+    const gained = [];
+    for (let i = 0; i < IDS_PER_LIST + 1; i++) {
+      const created = await createDeployment(sim, externalImageCreate(`gained-${i}`));
+      gained.push({
+        key: `ns/gained-${i}`,
+        credentials,
+        deploymentId: created.id,
+        latestRevisionId: created.revisionId,
+      });
+    }
+    // One of the two pages answers late; the other's objects go to the queue meanwhile.
+    sim.addFault({ method: 'GET', route: '/v2/deployments', times: 1, latencyMs: 1_500 });
+    let primed = false;
+    const priming = observer.prime(gained, { enqueue: true }).then(() => {
+      primed = true;
+    });
+    await vi.waitFor(() => expect(enqueued.length).toBeGreaterThan(0), { timeout: 1_000, interval: 20 });
+    expect(primed).toBe(false);
+    expect([1, IDS_PER_LIST]).toContain(enqueued.length);
+    expect(observer.holdUntilPrimed(identity(), enqueued[0] as string)).toBe(false);
+    await priming;
+    expect(new Set(enqueued).size).toBe(IDS_PER_LIST + 1);
+    expect(enqueued).toHaveLength(IDS_PER_LIST + 1);
   });
 
   it('during a takeover, only the passes of what it gained wait for its listing', async () => {

@@ -76,7 +76,7 @@ export class DeploymentObserver {
    * Identities prime() is listing still: the keys it lists (all of the identity's, unless a takeover's),
    * and the keys whose passes wait for it.
    */
-  readonly #priming = new Map<string, { listing?: ReadonlySet<string>; held: Set<string> }>();
+  readonly #priming = new Map<string, { listing?: Set<string>; held: Set<string> }>();
   /** Credentials (by key) whose listing failed on their last poll. */
   readonly #failing = new Set<string>();
   /** Per identity, when its latest completed listing started: every snapshot it took is that recent. */
@@ -192,9 +192,9 @@ export class DeploymentObserver {
    *
    * `enqueue` (a takeover, whose objects were not enqueued before): only the objects given are listed,
    * beside any regular poll under way (which lists the others), GAINED_PAGES_IN_FLIGHT pages at a time,
-   * and only their passes are held. Once an identity's listing ended and `after` settled (the objects
-   * read in full), every object it was listed for is enqueued, the changed first, those it shows
-   * unchanged marked so.
+   * and only their passes are held. Once a page is listed and `after` settled (the objects read in
+   * full), its objects are enqueued, the changed first, those it shows unchanged marked so: the first
+   * pages' passes run while the last are listed.
    */
   async prime(
     recorded: Iterable<RecordedDeployment>,
@@ -214,32 +214,54 @@ export class DeploymentObserver {
         if (group.keysById.size === 0) groups.delete(identity);
       }
     }
-    for (const identity of groups.keys()) {
-      this.#priming.set(identity, { ...(options.enqueue ? { listing: keys } : {}), held: new Set() });
+    for (const [identity, group] of groups) {
+      this.#priming.set(identity, {
+        ...(options.enqueue ? { listing: new Set(group.keysById.values()) } : {}),
+        held: new Set(),
+      });
     }
+    const after = options.after?.catch(() => {}) ?? Promise.resolve();
     await Promise.all(
       [...groups].map(async ([identity, group]) => {
         const changed = new Set<string>();
         const unchanged = new Set<string>();
-        const priming = { revisions, changed, unchanged };
+        const released = new Set<string>();
+        /**
+         * A takeover's listed objects, once read in full: no longer held, and enqueued, the changed
+         * first. Only once listed: enqueued earlier, a changed object's pass would be held and enqueued
+         * again behind every other.
+         */
+        const release = async (listed: Iterable<string>) => {
+          await after;
+          if (this.#halted) return;
+          const page = [...listed].filter((key) => !released.has(key));
+          for (const key of page) {
+            released.add(key);
+            this.#priming.get(identity)?.listing?.delete(key);
+          }
+          for (const key of page) if (changed.has(key)) this.#options.onChange(key, { first: true });
+          for (const key of page) {
+            if (!changed.has(key)) this.#options.onChange(key, unchanged.has(key) ? { unchanged: true } : {});
+          }
+        };
+        const priming: Priming = {
+          revisions,
+          changed,
+          unchanged,
+          ...(options.enqueue ? { listed: (keys) => void release(keys) } : {}),
+        };
         try {
           if (options.enqueue) await this.#listGained(identity, group, priming);
           else await this.#poll(identity, group, { priming });
         } finally {
-          await options.after?.catch(() => {});
+          await after;
+          // What no page released (a listing cut short) goes now.
+          if (options.enqueue) await release(group.keysById.values());
           const held = this.#priming.get(identity)?.held ?? new Set<string>();
           this.#priming.delete(identity);
-          // Only once the listing ended: enqueued earlier, a changed object's pass would be held and
-          // enqueued again behind every other.
           if (!this.#halted) {
-            for (const key of changed) this.#options.onChange(key, { first: true });
-            if (options.enqueue) {
-              for (const key of group.keysById.values()) {
-                if (!keys.has(key) || changed.has(key)) continue;
-                this.#options.onChange(key, unchanged.has(key) ? { unchanged: true } : {});
-              }
-            }
-            for (const key of held) this.#options.onChange(key);
+            if (!options.enqueue) for (const key of changed) this.#options.onChange(key, { first: true });
+            for (const key of held) if (!released.has(key)) this.#options.onChange(key);
           }
         }
       }),
