@@ -98,13 +98,6 @@ export class OperatorShards {
         if (this.work.mayWork('', IMPORTER_SHARD_KEY)) importer.start();
         else importer.stop();
       },
-      // What a suspect would leave to this replica, read in full ahead (the takeover then need not).
-      onSuspects: (suspects) => {
-        const keys = this.#membership?.wouldGain(objects.keys(), suspects) ?? [];
-        agentDeployments.prefetch(keys);
-        if (keys.length > 0)
-          this.#logger.info({ suspects, keys: keys.length }, 'reading ahead what a stale member would leave');
-      },
       onSettled: (ms) => {
         this.#metrics.shardHandovers.inc();
         this.#metrics.shardTakeover.observe(ms / 1000);

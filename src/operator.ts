@@ -198,9 +198,14 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       namespaceSelector: config.defaultCredentialsNamespaceSelector,
     }),
     namespaceDeploymentBudget: config.namespaceDeploymentBudget,
-    // What this replica does not own is cached as a projection (cached-share.ts). Until it joins, all
-    // in full: its first member list projects what it does not own, and what it owns needs no GET.
-    ...(shards && sharded ? { owns: (key: string) => !shards.joined || sharded.admits('', key) } : {}),
+    // What this replica neither owns nor stands by for is cached as a projection (cached-share.ts).
+    // Until it joins, all in full: its first member list projects the rest, and what it keeps needs no GET.
+    ...(shards && sharded
+      ? {
+          owns: (key: string) => !shards.joined || sharded.admits('', key),
+          standsBy: (key: string) => sharded.standsBy('', key),
+        }
+      : {}),
     settings: {
       defaultCredentials,
       allowedControlPlanes: config.allowedControlPlanes,

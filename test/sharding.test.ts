@@ -5,14 +5,14 @@
  * simulator's log, told apart by User-Agent, and the member Leases' history (watched) show that no
  * deployment was written by a replica that did not hold its object then, nor taken from another before
  * that one let go; every object converges on its last spec, and none is left without an owner. Each
- * replica caches its own share in full and the other objects as projections (its metrics say how
- * many of each), and a spec change made while an object's owner is dead is applied by the replica that
- * takes it over, which held only a projection of it until then.
+ * replica caches in full its own share and what it stands by for (the objects it takes over should
+ * their owner go), the other objects as projections (its metrics say how many of each), and a spec
+ * change made while an object's owner is dead is applied by the replica that takes it over.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { kubeRequest } from '../src/kube/request.ts';
-import { ownerOf } from '../src/runtime/shard-ownership.ts';
+import { ownerOf, standbyOf } from '../src/runtime/shard-ownership.ts';
 import { defaultListeners } from '../src/simulator/index.ts';
 import { type ControllerProcess, startControllerProcess } from './support/controller-process.ts';
 import { AGD_PATH, condition, eventually, type Harness, sleep, startHarness } from './support/harness.ts';
@@ -79,6 +79,9 @@ function memberOf(pod: string): { identity: string; acknowledged: string[] } {
 
 const shareOf = (member: { identity: string; acknowledged: string[] }) =>
   names.filter((name) => ownerOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
+/** What a member would take over were an owner gone (kept in full beside its share). */
+const standingByOf = (member: { identity: string; acknowledged: string[] }) =>
+  names.filter((name) => standbyOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
 
 /** SIGTERM: the replica finishes its passes and leaves (its Lease deleted). */
 async function stopReplica(pod: string): Promise<void> {
@@ -170,15 +173,16 @@ describe('--sharding=auto with three replicas', () => {
     }
     await converged('created');
     await eventually(async () => everyObjectOwned(), 'every object owned', 20_000);
-    // Memory divides: each replica holds its share in full, every other object as a projection.
+    // Memory divides: each replica holds in full its share and what it stands by for (another
+    // member's share it would take over), every other object as a projection.
     for (const pod of ['replica-a', 'replica-b', 'replica-c']) {
       await eventually(
         async () => {
-          const share = shareOf(memberOf(pod)).length;
-          expect(await cachedObjects(pod)).toEqual({ full: share, projection: OBJECTS - share });
+          const full = shareOf(memberOf(pod)).length + standingByOf(memberOf(pod)).length;
+          expect(await cachedObjects(pod)).toEqual({ full, projection: OBJECTS - full });
           return true;
         },
-        `${pod} caches its share in full, the rest as projections`,
+        `${pod} caches its share and what it stands by for in full, the rest as projections`,
         20_000,
       );
     }
@@ -186,8 +190,8 @@ describe('--sharding=auto with three replicas', () => {
     // A crash: its objects move once its Lease expired; Kubernetes starts a new pod in its place.
     const orphaned = shareOf(memberOf('replica-b'));
     await Promise.all([changeSome(4, 0), sleep(300).then(() => killReplica('replica-b'))]);
-    // Changed while their owner is dead (its Lease not expired yet): the others hold only projections
-    // of these, so whoever takes one over must read it in full to apply its new image.
+    // Changed while their owner is dead (its Lease not expired yet): whoever takes one over applies
+    // its new image (its standby's cache follows the watch in full).
     version += 1;
     for (let i = 0; i < orphaned.length; i += 25) {
       await Promise.all(orphaned.slice(i, i + 25).map((name) => apply(name, image(version), false)));

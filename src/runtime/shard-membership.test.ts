@@ -73,8 +73,6 @@ interface Member {
   link: { cut: boolean; failWrites?: boolean };
   lost: boolean;
   running: Set<string>;
-  /** Each onSuspects call, in order. */
-  suspects: string[][];
 }
 
 let members: Member[] = [];
@@ -89,7 +87,6 @@ function join(store: ReturnType<typeof leaseStore>, identity: string): Member {
     link: { cut: false },
     lost: false,
     running: new Set(),
-    suspects: [],
   };
   member.m = startShardMembership({
     access: undefined as never,
@@ -103,7 +100,6 @@ function join(store: ReturnType<typeof leaseStore>, identity: string): Member {
     logger: pino({ level: 'silent' }),
     running: () => member.running,
     onChange: () => {},
-    onSuspects: (suspects) => member.suspects.push([...suspects]),
     onLost: () => {
       member.lost = true;
     },
@@ -175,36 +171,32 @@ describe('shard membership', () => {
     expect(ofA.some((k) => a.m.mayWork(k))).toBe(false);
   });
 
-  it('suspects a member whose Lease is not renewed before it may take anything of it, and knows what it would gain', async () => {
+  it('stands by for the keys it would take over were their owner gone, and takes exactly those', async () => {
     const store = leaseStore();
     const a = join(store, 'a');
-    join(store, 'b');
+    const b = join(store, 'b');
     const c = join(store, 'c');
     await sampleExclusive(() => everyKeyHeldOnce() && members.every((x) => x.m.members().length === 3));
-    expect(a.suspects).toEqual([]);
-    const wouldGain = keys.filter(
-      (k) => ownerOf(k, ['a', 'b', 'c']) === 'c' && ownerOf(k, ['a', 'b']) === 'a',
-    );
+    // Every key has one standby, never its owner.
+    for (const key of keys) {
+      const standing = members.filter((x) => x.m.standsBy(key));
+      expect(standing).toHaveLength(1);
+      expect(standing[0]?.m.mayWork(key)).toBe(false);
+    }
+    const ofC = keys.filter((k) => c.m.mayWork(k));
+    const standbyOfC = new Map(ofC.map((k) => [k, a.m.standsBy(k) ? a : b]));
     c.link.cut = true;
-    let tookFirst: boolean | undefined;
-    await sampleExclusive(() => {
-      if (a.suspects.length > 0 && tookFirst === undefined) tookFirst = wouldGain.some((k) => a.m.mayWork(k));
-      return wouldGain.every((k) => a.m.mayWork(k));
-    });
-    // Suspected while its keys were still its own; what a would gain is a's once c is gone.
-    expect(a.suspects[0]).toEqual(['c']);
-    expect(tookFirst).toBe(false);
-    // Dead, it is no longer a live member, so no longer a suspect.
-    expect(a.suspects.at(-1)).toEqual([]);
-    expect(a.m.wouldGain(keys, ['b'])).toEqual(
-      keys.filter((k) => ownerOf(k, ['a', 'b']) === 'b' && ownerOf(k, ['a']) === 'a'),
-    );
+    await sampleExclusive(() => ofC.every((k) => a.m.mayWork(k) || b.m.mayWork(k)));
+    for (const [key, standby] of standbyOfC) expect(standby.m.mayWork(key)).toBe(true);
+    // Two members left: each stands by for what the other owns.
+    for (const key of keys) expect(a.m.standsBy(key)).toBe(b.m.mayWork(key));
   });
 
-  it('knows what it would gain were members gone: nothing while they are not members', () => {
+  it('stands by for nothing alone', async () => {
     const store = leaseStore();
     const a = join(store, 'a');
-    expect(a.m.wouldGain(keys, ['x'])).toEqual([]);
+    await sampleExclusive(everyKeyHeldOnce);
+    expect(keys.some((k) => a.m.standsBy(k))).toBe(false);
   });
 
   it('retries a failing write of a new list once a retry period, not in a loop', async () => {

@@ -22,7 +22,7 @@ import { isConflict, isNotFound } from '../kube/errors.ts';
 import { timerDelay } from '../lib/outbound.ts';
 import { sleep } from './clock.ts';
 import { kubeLeaseApi, type Lease, type MemberLeaseApi, microTime } from './lease-api.ts';
-import { KeyScores, type MemberClaim, mayWork, ownerOf, unclaimed } from './shard-ownership.ts';
+import { KeyScores, type MemberClaim, mayWork, ownerOf, standbyOf, unclaimed } from './shard-ownership.ts';
 
 /** The label every member Lease of a group carries (its value: the group, --leader-election-id). */
 export const SHARD_GROUP_LABEL = 'deploy.agents.dev/shard-group';
@@ -47,12 +47,6 @@ export interface ShardMembershipOptions {
   onLost: () => void;
   /** A member list was acknowledged and holds: how long since it was first seen (time to take over). */
   onSettled?: (ms: number) => void;
-  /**
-   * The live members whose Lease has not been renewed for a while (suspectAfterMs), sorted: each time
-   * that set changes. A suspect is not dead: nothing of it may be taken before its Lease expires, but
-   * what it would leave can be made ready (the objects read in full).
-   */
-  onSuspects?: (suspects: readonly string[]) => void;
   api?: MemberLeaseApi;
   monotonicNow?: () => number;
 }
@@ -69,8 +63,8 @@ export interface ShardMembership {
    * cached key).
    */
   census(keys: Iterable<string>): { owned: number; unowned: number };
-  /** Of `keys`, those not this replica's now that would be if the members `gone` were gone. */
-  wouldGain(keys: Iterable<string>, gone: readonly string[]): string[];
+  /** Whether this replica takes `key` over should its owner go (standbyOf, under the members it sees). */
+  standsBy(key: string): boolean;
   /** The live members as last listed. */
   members(): readonly string[];
   /** Resolves once this replica acknowledged a member list (it may work on its share). */
@@ -143,10 +137,6 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   let others: MemberClaim[] = [];
   let signature = '';
   const seen = new Map<string, { resourceVersion: string; at: number }>();
-  // A live member renews every retry period: past twice that, and past 40% of its lease duration, its
-  // Lease looks stale (its death is then seen at the lease duration, a few seconds on).
-  const suspectAfterMs = (heldForMs: number) => Math.max(2 * retryPeriodMs, 0.4 * heldForMs);
-  let suspected = '';
   /** When the Lease of a live member that stops renewing now would first be seen expired (monotonic). */
   let nextExpiry = Number.POSITIVE_INFINITY;
   let markJoined: () => void = () => {};
@@ -252,7 +242,6 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     });
     const at = now();
     const live: MemberClaim[] = [];
-    const suspects: string[] = [];
     nextExpiry = Number.POSITIVE_INFINITY;
     const names = new Set<string>();
     for (const lease of items) {
@@ -276,7 +265,6 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
           .catch(() => {});
         continue;
       }
-      if (startedAt >= first.at + suspectAfterMs(heldForMs)) suspects.push(holder);
       nextExpiry = Math.min(nextExpiry, first.at + heldForMs);
       live.push({
         identity: holder,
@@ -290,11 +278,6 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       log.info({ members, before: target }, 'shard members changed');
       target = members;
       targetSince = now();
-    }
-    const suspectList = suspects.sort().join(',');
-    if (suspectList !== suspected) {
-      suspected = suspectList;
-      options.onSuspects?.(suspects);
     }
     // The others' lists were read after this write: older lists of this replica are seen no more.
     if (confirmedSeq !== undefined) claims = claims.filter((c) => c.seq >= confirmedSeq);
@@ -353,16 +336,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     identity,
     mayWork: (key) => !lost && mayWork(key, self(), others),
     owns: (key) => !lost && !loses(key),
-    wouldGain: (keys, gone) => {
-      const without = target.filter((m) => !gone.includes(m));
-      const gains: string[] = [];
-      if (without.length === target.length) return gains;
-      for (const key of keys) {
-        const scores = new KeyScores(key);
-        if (scores.ownerOf(target) !== identity && scores.ownerOf(without) === identity) gains.push(key);
-      }
-      return gains;
-    },
+    standsBy: (key) => !lost && standbyOf(key, target) === identity,
     census: (keys) => {
       const view = self();
       const published = [{ identity, acknowledged: claims.at(-1)?.list ?? [] }, ...others];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyScores, type MemberClaim, mayWork, ownerOf, unclaimed } from './shard-ownership.ts';
+import { KeyScores, type MemberClaim, mayWork, ownerOf, standbyOf, unclaimed } from './shard-ownership.ts';
 
 const keys = Array.from({ length: 3000 }, (_, i) => `ns-${i % 7}/object-${i}`);
 
@@ -33,6 +33,28 @@ describe('ownerOf (rendezvous hashing)', () => {
     const moved = keys.filter((k) => ownerOf(k, three) !== ownerOf(k, four));
     expect(moved.every((k) => ownerOf(k, four) === 'r-3')).toBe(true);
     expect(moved.length / keys.length).toBeLessThan(0.3);
+  });
+});
+
+describe('standbyOf', () => {
+  it.each([
+    ['no members', []],
+    ['one member: none', ['a']],
+    ['two members: the other', ['a', 'b']],
+    ['three members', ['a', 'b', 'c']],
+    ['four members', ['r-0', 'r-1', 'r-2', 'r-3']],
+  ])('%s: the owner once the owner is gone, never the owner itself', (_name, members) => {
+    for (const key of keys.slice(0, 300)) {
+      const owner = ownerOf(key, members);
+      const standby = standbyOf(key, members);
+      expect(standby).toBe(
+        ownerOf(
+          key,
+          members.filter((m) => m !== owner),
+        ),
+      );
+      if (members.length > 1) expect(standby).not.toBe(owner);
+    }
   });
 });
 

@@ -69,11 +69,15 @@ export class KeyScores {
     return s;
   }
 
-  /** The member that owns the key among `members` (undefined when there are none). Ties go to the lower name. */
-  ownerOf(members: readonly string[]): string | undefined {
+  /**
+   * The member that owns the key among `members` (undefined when there are none), or among them but
+   * `except`. Ties go to the lower name.
+   */
+  ownerOf(members: readonly string[], except?: string): string | undefined {
     let best: string | undefined;
     let bestScore = -1;
     for (const member of members) {
+      if (member === except) continue;
       const s = this.#score(member);
       if (s > bestScore || (s === bestScore && best !== undefined && member < best)) {
         best = member;
@@ -87,6 +91,15 @@ export class KeyScores {
 /** The member that owns `key` among `members` (undefined when there are none). Ties go to the lower name. */
 export function ownerOf(key: string, members: readonly string[]): string | undefined {
   return new KeyScores(key).ownerOf(members);
+}
+
+/**
+ * The member that takes `key` over should its owner among `members` go: the second highest score
+ * (undefined with fewer than two members). It keeps the key's object ready (cached-share.ts).
+ */
+export function standbyOf(key: string | KeyScores, members: readonly string[]): string | undefined {
+  const scores = typeof key === 'string' ? new KeyScores(key) : key;
+  return scores.ownerOf(members, scores.ownerOf(members));
 }
 
 /** A live member as another reads it from its Lease: who, and the member list it has acknowledged. */

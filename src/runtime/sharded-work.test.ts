@@ -10,7 +10,7 @@ function fakeMembership(may: Set<string>, owns: Set<string>) {
     mayWork: (key: string) => may.has(key),
     owns: (key: string) => owns.has(key),
     census: () => ({ owned: 0, unowned: 0 }),
-    wouldGain: () => [],
+    standsBy: () => false,
     members: () => ['me'],
     joined: Promise.resolve(),
     wake: () => woken.push(1),

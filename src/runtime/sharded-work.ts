@@ -38,6 +38,11 @@ export class ShardedWork {
     return this.#membership()?.owns(prefix + key) ?? false;
   }
 
+  /** Whether this replica takes the key over should its owner go (it keeps the key's object ready). */
+  standsBy(prefix: string, key: string): boolean {
+    return this.#membership()?.standsBy(prefix + key) ?? false;
+  }
+
   mayWork(prefix: string, key: string): boolean {
     return this.#membership()?.mayWork(prefix + key) ?? false;
   }

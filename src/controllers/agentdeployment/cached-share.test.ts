@@ -28,11 +28,16 @@ const ctx = (): ReconcileContext => {
  * The informer's cache as the controller wires it: its transform keeps an object in full while the
  * share says so, and recache swaps an entry only while it is still the one the caller saw.
  */
-function world(owned: Set<string>) {
+function world(owned: Set<string>, standingBy = new Set<string>()) {
   const stored = new Map<string, AgentDeployment>();
   const read = vi.fn(async (_namespace: string, name: string) => stored.get(name));
   const list = vi.fn(async (_namespace: string) => [...stored.values()]);
-  const share = new CachedShare({ owned: (key) => owned.has(key), read, list });
+  const share = new CachedShare({
+    owned: (key) => owned.has(key),
+    standsBy: (key) => standingBy.has(key),
+    read,
+    list,
+  });
   const cache = new Map<string, CachedAgentDeployment>();
   const transform = (o: AgentDeployment): CachedAgentDeployment =>
     share.keepsInFull(objectKey(o)) ? o : projectAgentDeployment(o);
@@ -216,49 +221,35 @@ describe('CachedShare.readInFull: a takeover lists its namespaces instead of a G
   });
 });
 
-describe('CachedShare.prefetch: what a stale member would leave, read in full ahead', () => {
+describe('CachedShare: what it stands by for is kept in full, so a failover reads nothing', () => {
   const keysOf = (names: string[]) => names.map((name) => `ns/${name}`);
   const names = Array.from({ length: LIST_FROM_KEYS }, (_, i) => `o${i}`);
 
-  it('keeps the keys in full while they are named, and a takeover that follows lists nothing', async () => {
+  it('keeps in full what it stands by for; the owner gone, the takeover neither lists nor GETs', async () => {
     const owned = new Set<string>();
-    const w = world(owned);
+    const standingBy = new Set(keysOf(names));
+    const w = world(owned, standingBy);
     for (const name of names) w.event(obj(name, '1'));
-    await w.share.prefetch(keysOf(names));
-    expect(w.list).toHaveBeenCalledTimes(1);
+    w.event(obj('other', '1'));
     expect(names.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
-    // A watch event meanwhile stays in full too.
-    w.event(obj('o0', '2'));
-    expect(isProjection(w.entry('o0') as CachedAgentDeployment)).toBe(false);
-    // The member died: the keys are owned now; the takeover's read finds them in full.
-    for (const key of keysOf(names)) owned.add(key);
-    w.share.prefetch([]);
+    expect(isProjection(w.entry('other') as CachedAgentDeployment)).toBe(true);
+    // The owner died: the keys are this replica's now.
+    for (const key of standingBy) owned.add(key);
+    standingBy.clear();
     await w.share.readInFull(keysOf(names));
-    expect(w.list).toHaveBeenCalledTimes(1);
-    expect(names.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
+    const pass = w.share.reconciler(async () => ({}));
+    for (const key of keysOf(names)) await pass(key, ctx());
+    expect(w.list).not.toHaveBeenCalled();
+    expect(w.read).not.toHaveBeenCalled();
   });
 
-  it('projects again the keys it no longer names (the suspect renewed its Lease)', async () => {
-    const w = world(new Set());
-    for (const name of names) w.event(obj(name, '1'));
-    await w.share.prefetch(keysOf(names));
-    await w.share.prefetch(keysOf(names.slice(0, 1)));
-    expect(isProjection(w.entry('o0') as CachedAgentDeployment)).toBe(false);
-    expect(names.slice(1).every((name) => isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
-  });
-
-  it('a takeover during the read-ahead waits for it instead of listing again', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
-    for (const name of names) w.event(obj(name, '1'));
-    const listed = Promise.withResolvers<AgentDeployment[]>();
-    w.list.mockImplementationOnce(() => listed.promise);
-    const prefetching = w.share.prefetch(keysOf(names));
-    for (const key of keysOf(names)) owned.add(key);
-    const takeover = w.share.readInFull(keysOf(names));
-    listed.resolve([...w.stored.values()]);
-    await Promise.all([prefetching, takeover]);
-    expect(w.list).toHaveBeenCalledTimes(1);
-    expect(names.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
+  it('projects a key it no longer stands by for once released (the members changed)', () => {
+    const standingBy = new Set(['ns/a']);
+    const w = world(new Set(), standingBy);
+    w.event(obj('a', '1'));
+    expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(false);
+    standingBy.clear();
+    w.share.release(['ns/a']);
+    expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(true);
   });
 });

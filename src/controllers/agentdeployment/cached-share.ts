@@ -1,15 +1,16 @@
 /**
  * Which AgentDeployments the informer keeps in full under --sharding=auto, and the rule that a pass
  * never runs on a projection (projection.ts). The transform asks, each time it puts an object in the
- * cache, whether the object is kept in full: this replica owns it (the member list it sees), or a pass
- * of it runs here now (a handover waits for that pass; what it reads must not shrink under it), or
- * a takeover may soon bring it (prefetch: a member's Lease looks stale). Everything else is a
- * projection. Keys lost are projected (memory given back) once no pass of theirs runs; before a pass
- * on a key whose entry is a projection, the object is read with a GET and put in the cache in its
- * place only if the entry is still that projection (a watch event that came meanwhile is newer). A
- * takeover gains many keys at once: their namespaces are then listed in full first (readInFull), a
- * page of 500 objects per call instead of a GET per object. Without sharding every object is owned
- * and nothing is projected.
+ * cache, whether the object is kept in full: this replica owns it (the member list it sees), or stands
+ * by for it (it takes the key over should the owner go: a failover finds its objects ready, with
+ * nothing to read), or a pass of it runs here now (a handover waits for that pass; what it reads must
+ * not shrink under it). Everything else is a projection. Keys lost are projected (memory given back)
+ * once no pass of theirs runs; before a pass on a key whose entry is a projection, the object is read
+ * with a GET and put in the cache in its place only if the entry is still that projection (a watch
+ * event that came meanwhile is newer). A takeover of keys held as projections (this replica began
+ * standing by for them after their last change) reads their namespaces in full first (readInFull), a
+ * page of 500 objects per call instead of a GET per object. Without sharding every object is owned and
+ * nothing is projected.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
@@ -29,11 +30,8 @@ export const LIST_FROM_KEYS = 100;
 
 export class CachedShare {
   readonly #passing = new Set<string>();
-  /** Keys read in full ahead of a takeover that may come (prefetch). */
-  #prefetched = new Set<string>();
-  /** The prefetch's listing under way: a takeover's reads wait for it rather than list again. */
-  #prefetching: Promise<void> = Promise.resolve();
   readonly #owned: (key: string) => boolean;
+  readonly #standsBy: (key: string) => boolean;
   #objects: ObjectCache | undefined;
   readonly #read: (
     namespace: string,
@@ -43,47 +41,30 @@ export class CachedShare {
   readonly #list: (namespace: string) => Promise<AgentDeployment[]>;
 
   /**
-   * `owned`: whether this replica owns a key (always, without sharding). `read`: the object from the API
-   * server, undefined when it is gone. `list`: every object of a namespace from the API server.
+   * `owned`: whether this replica owns a key (always, without sharding). `standsBy`: whether it takes the
+   * key over should its owner go (never, without sharding). `read`: the object from the API server,
+   * undefined when it is gone. `list`: every object of a namespace from the API server.
    */
   constructor(deps: {
     owned: (key: string) => boolean;
+    standsBy?: (key: string) => boolean;
     read: (namespace: string, name: string, signal: AbortSignal) => Promise<AgentDeployment | undefined>;
     list: (namespace: string) => Promise<AgentDeployment[]>;
   }) {
     this.#owned = deps.owned;
+    this.#standsBy = deps.standsBy ?? (() => false);
     this.#read = deps.read;
     this.#list = deps.list;
   }
 
   /**
    * Keys just gained, read in full ahead of their passes where a namespace gained at least
-   * LIST_FROM_KEYS of them held as projections (a replica that starts holds its share in full already): a listed object takes the place of the projection of the same
-   * resourceVersion only (one that differs is older or newer than the watch's; the pass reads it).
-   * What is not read here (a failed listing included) is read by its pass.
+   * LIST_FROM_KEYS of them held as projections (those it stood by for are in full already): a listed
+   * object takes the place of the projection of the same resourceVersion only (one that differs is
+   * older or newer than the watch's; the pass reads it). What is not read here (a failed listing
+   * included) is read by its pass.
    */
   async readInFull(keys: readonly string[]): Promise<void> {
-    await this.#prefetching;
-    await this.#listInFull(keys);
-  }
-
-  /**
-   * Keys this replica would gain if the members whose Leases look stale died (shard-membership.ts,
-   * onSuspects): read in full now, as readInFull does, and kept so, so that a takeover that follows
-   * finds them ready instead of listing while their objects wait. Nothing more: no pass runs on a key
-   * before this replica owns it. Each call replaces the set before; keys it no longer names (the
-   * suspect renewed) are projected again.
-   */
-  prefetch(keys: readonly string[]): Promise<void> {
-    const before = this.#prefetched;
-    this.#prefetched = new Set(keys);
-    this.release([...before].filter((key) => !this.#prefetched.has(key)));
-    const reading = this.#prefetching.then(() => this.#listInFull(keys));
-    this.#prefetching = reading.catch(() => {});
-    return reading;
-  }
-
-  async #listInFull(keys: readonly string[]): Promise<void> {
     const objects = this.#objects;
     if (!objects) return;
     const byNamespace = new Map<string, Set<string>>();
@@ -117,7 +98,7 @@ export class CachedShare {
 
   /** Whether the transform keeps this key's object in full. */
   keepsInFull(key: string): boolean {
-    return this.#passing.has(key) || this.#owned(key) || this.#prefetched.has(key);
+    return this.#passing.has(key) || this.#owned(key) || this.#standsBy(key);
   }
 
   /** Keys no longer this replica's: their cached objects become projections, but not while a pass runs. */

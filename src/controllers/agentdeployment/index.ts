@@ -85,6 +85,8 @@ export interface AgentDeploymentControllerOptions {
    * projections (projection.ts, cached-share.ts). Default: every object is owned.
    */
   owns?: (key: string) => boolean;
+  /** Under --sharding=auto: whether this replica takes a key over should its owner go (kept in full too). */
+  standsBy?: (key: string) => boolean;
   settings: Pick<
     AgentDeploymentDeps,
     | 'defaultCredentials'
@@ -112,11 +114,6 @@ export interface AgentDeploymentController {
   objects: RunningInformer<CachedAgentDeployment, AgentDeployment>;
   /** Keys no longer this replica's: the poll forgets them, the cache keeps projections of them. */
   release(keys: readonly string[]): void;
-  /**
-   * Keys a takeover may soon bring (a member's Lease looks stale): read in full ahead, nothing more;
-   * each call replaces the set before (cached-share.ts, prefetch).
-   */
-  prefetch(keys: readonly string[]): void;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
   /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
@@ -186,6 +183,7 @@ export function startAgentDeploymentController(
   });
   const share = new CachedShare({
     owned: options.owns ?? (() => true),
+    ...(options.standsBy ? { standsBy: options.standsBy } : {}),
     read: async (namespace, name, signal) => {
       try {
         return await getObject<AgentDeployment>(access, { resource, namespace, name }, signal);
@@ -390,16 +388,6 @@ export function startAgentDeploymentController(
     release: (keys) => {
       for (const key of keys) observer.untrack(key);
       share.release(keys);
-    },
-    prefetch: (keys) => {
-      share
-        .prefetch(keys)
-        .catch((err) =>
-          logger.warn(
-            { error: err instanceof Error ? err.message : String(err) },
-            'objects a takeover may bring not read ahead',
-          ),
-        );
     },
     secrets,
     defaultCredentialsScope: scopeOf,
