@@ -38,6 +38,7 @@ export class OperatorShards {
   readonly #logger: Logger;
   readonly #metrics: OperatorMetrics;
   #membership: ShardMembership | undefined;
+  #standbyTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(deps: {
     config: Config;
@@ -93,6 +94,7 @@ export class OperatorShards {
       running: () => this.work.running(),
       onChange: () => {
         this.work.changed(kinds);
+        this.#readStandbyLater(agentDeployments);
         const importer = sandboxTemplates.importer;
         if (!importer) return;
         if (this.work.mayWork('', IMPORTER_SHARD_KEY)) importer.start();
@@ -111,7 +113,28 @@ export class OperatorShards {
 
   /** Leaves the group (its Lease deleted): call once no pass runs. */
   async release(): Promise<void> {
+    clearTimeout(this.#standbyTimer);
     await this.#membership?.release();
+  }
+
+  /**
+   * What this replica stands by for changes with the members; what it holds of that as projections
+   * is read in full a lease duration after the members last changed: not during a takeover, whose
+   * passes it would slow, and in time for the next (a member's death is seen a lease duration on).
+   */
+  #readStandbyLater(agentDeployments: AgentDeploymentController): void {
+    clearTimeout(this.#standbyTimer);
+    this.#standbyTimer = setTimeout(() => {
+      agentDeployments
+        .readStandby()
+        .catch((err) =>
+          this.#logger.warn(
+            { error: err instanceof Error ? err.message : String(err) },
+            'objects this replica stands by for not read in full; a takeover reads them',
+          ),
+        );
+    }, this.#config.leaderElectionLeaseDuration);
+    this.#standbyTimer.unref?.();
   }
 
   #watchMetrics(kinds: readonly ShardedKind[]): void {

@@ -243,6 +243,27 @@ describe('CachedShare: what it stands by for is kept in full, so a failover read
     expect(w.read).not.toHaveBeenCalled();
   });
 
+  it.each([
+    ['as many as LIST_FROM_KEYS: one listing', LIST_FROM_KEYS, 1, 0],
+    ['fewer: a GET each (no pass will read them)', 3, 0, 3],
+  ])(
+    'reads in full what it began standing by for after its last watch event: %s',
+    async (_name, n, listings, reads) => {
+      const standingBy = new Set<string>();
+      const w = world(new Set(), standingBy);
+      const some = names.slice(0, n);
+      for (const name of some) w.event(obj(name, '1'));
+      w.event(obj('other', '1'));
+      // The members changed: it stands by for these now, and holds them as projections.
+      for (const key of keysOf(some)) standingBy.add(key);
+      await w.share.readStandby([...keysOf(some), 'ns/other']);
+      expect(w.list).toHaveBeenCalledTimes(listings);
+      expect(w.read).toHaveBeenCalledTimes(reads);
+      expect(some.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
+      expect(isProjection(w.entry('other') as CachedAgentDeployment)).toBe(true);
+    },
+  );
+
   it('projects a key it no longer stands by for once released (the members changed)', () => {
     const standingBy = new Set(['ns/a']);
     const w = world(new Set(), standingBy);

@@ -27,6 +27,8 @@ export type ObjectCache = Pick<RunningInformer<CachedAgentDeployment, AgentDeplo
  * for a listing of 5,000 (measured on the bench machine, DEVELOPMENT.md).
  */
 export const LIST_FROM_KEYS = 100;
+/** One GET of an object it stands by for (in the background: no pass waits for it). */
+const READ_TIMEOUT_MS = 30_000;
 
 export class CachedShare {
   readonly #passing = new Set<string>();
@@ -58,34 +60,51 @@ export class CachedShare {
   }
 
   /**
-   * Keys just gained, read in full ahead of their passes where a namespace gained at least
-   * LIST_FROM_KEYS of them held as projections (those it stood by for are in full already): a listed
-   * object takes the place of the projection of the same resourceVersion only (one that differs is
-   * older or newer than the watch's; the pass reads it). What is not read here (a failed listing
-   * included) is read by its pass.
+   * Keys a takeover gained, read in full ahead of their passes where a namespace holds at least
+   * LIST_FROM_KEYS of them as projections (what it stood by for is in full already); fewer are read
+   * by their passes.
    */
-  async readInFull(keys: readonly string[]): Promise<void> {
+  readInFull(keys: Iterable<string>): Promise<void> {
+    return this.#readProjections(keys, false);
+  }
+
+  /**
+   * Keys it began standing by for when the members changed, after their last watch event: read in full
+   * (no pass will), by a listing of their namespace or, fewer than LIST_FROM_KEYS, one GET each.
+   */
+  readStandby(keys: Iterable<string>): Promise<void> {
+    return this.#readProjections(keys, true);
+  }
+
+  /**
+   * Of `keys`, those kept in full but held as projections, read in full: a listed (or read) object
+   * takes the place of the projection of the same resourceVersion only (one that differs is older or
+   * newer than the watch's; a pass reads it). What is not read here (a failed listing included) is
+   * read by its pass.
+   */
+  async #readProjections(keys: Iterable<string>, fewByGet: boolean): Promise<void> {
     const objects = this.#objects;
     if (!objects) return;
     const byNamespace = new Map<string, Set<string>>();
     for (const key of keys) {
       const { namespace, name } = splitKey(key);
       const cached = objects.get(namespace, name);
-      if (!cached || !isProjection(cached)) continue;
+      if (!cached || !isProjection(cached) || !this.keepsInFull(key)) continue;
       const set = byNamespace.get(namespace) ?? new Set<string>();
       byNamespace.set(namespace, set.add(key));
     }
-    for (const [namespace, gained] of byNamespace) {
-      if (gained.size < LIST_FROM_KEYS) continue;
-      for (const obj of await this.#list(namespace)) {
-        if (!gained.has(objectKey(obj))) continue;
-        const cached = objects.get(namespace, obj.metadata.name);
-        if (
-          cached &&
-          isProjection(cached) &&
-          cached.metadata.resourceVersion === obj.metadata.resourceVersion
-        ) {
-          objects.recache(cached, obj);
+    const putInFull = (obj: AgentDeployment) => {
+      const cached = objects.get(obj.metadata.namespace ?? '', obj.metadata.name);
+      if (cached && isProjection(cached) && cached.metadata.resourceVersion === obj.metadata.resourceVersion)
+        objects.recache(cached, obj);
+    };
+    for (const [namespace, wanted] of byNamespace) {
+      if (wanted.size >= LIST_FROM_KEYS) {
+        for (const obj of await this.#list(namespace)) if (wanted.has(objectKey(obj))) putInFull(obj);
+      } else if (fewByGet) {
+        for (const key of wanted) {
+          const read = await this.#read(namespace, splitKey(key).name, AbortSignal.timeout(READ_TIMEOUT_MS));
+          if (read) putInFull(read);
         }
       }
     }

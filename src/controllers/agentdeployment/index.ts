@@ -112,8 +112,16 @@ export interface AgentDeploymentController {
   prime(keys?: readonly string[]): Promise<void>;
   /** The objects this replica owns in full, the others as projections (cached-share.ts). */
   objects: RunningInformer<CachedAgentDeployment, AgentDeployment>;
-  /** Keys no longer this replica's: the poll forgets them, the cache keeps projections of them. */
+  /**
+   * Keys no longer this replica's: the poll forgets them, the cache keeps projections of them (in full,
+   * those it stands by for).
+   */
   release(keys: readonly string[]): void;
+  /**
+   * Reads in full what this replica stands by for and holds as projections (it began standing by for
+   * them when the members changed, after their last watch event), so that a failover reads nothing.
+   */
+  readStandby(): Promise<void>;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
   /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
@@ -389,6 +397,7 @@ export function startAgentDeploymentController(
       for (const key of keys) observer.untrack(key);
       share.release(keys);
     },
+    readStandby: () => share.readStandby(objects.list().map(objectKey)),
     secrets,
     defaultCredentialsScope: scopeOf,
     tenantOf: (key) => {
