@@ -119,12 +119,16 @@ export class OperatorShards {
 
   /**
    * What this replica stands by for changes with the members; what it holds of that as projections
-   * is read in full a lease duration after the members last changed: not during a takeover, whose
-   * passes it would slow, and in time for the next (a member's death is seen a lease duration on).
+   * is read in full once the members changed and no key gained awaits its first pass (checked every
+   * retry period): not during a takeover, whose passes it would slow, and most often before the next.
    */
   #readStandbyLater(agentDeployments: AgentDeploymentController): void {
     clearTimeout(this.#standbyTimer);
     this.#standbyTimer = setTimeout(() => {
+      if (this.work.awaitingPass('') > 0) {
+        this.#readStandbyLater(agentDeployments);
+        return;
+      }
       agentDeployments
         .readStandby()
         .catch((err) =>
@@ -133,7 +137,7 @@ export class OperatorShards {
             'objects this replica stands by for not read in full; a takeover reads them',
           ),
         );
-    }, this.#config.leaderElectionLeaseDuration);
+    }, this.#config.leaderElectionRetryPeriod);
     this.#standbyTimer.unref?.();
   }
 

@@ -264,6 +264,22 @@ describe('CachedShare: what it stands by for is kept in full, so a failover read
     },
   );
 
+  it('a takeover while the standby is read waits for that read instead of listing again', async () => {
+    const standingBy = new Set<string>();
+    const w = world(new Set(), standingBy);
+    for (const name of names) w.event(obj(name, '1'));
+    const listed = Promise.withResolvers<AgentDeployment[]>();
+    w.list.mockImplementationOnce(() => listed.promise);
+    // Standing by for them since the members changed, and read in full; meanwhile their owner dies.
+    for (const key of keysOf(names)) standingBy.add(key);
+    const reading = w.share.readStandby(keysOf(names));
+    const takeover = w.share.readInFull(keysOf(names));
+    listed.resolve([...w.stored.values()]);
+    await Promise.all([reading, takeover]);
+    expect(w.list).toHaveBeenCalledTimes(1);
+    expect(names.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
+  });
+
   it('projects a key it no longer stands by for once released (the members changed)', () => {
     const standingBy = new Set(['ns/a']);
     const w = world(new Set(), standingBy);

@@ -32,6 +32,7 @@ const READ_TIMEOUT_MS = 30_000;
 
 export class CachedShare {
   readonly #passing = new Set<string>();
+  #readingStandby: Promise<void> = Promise.resolve();
   readonly #owned: (key: string) => boolean;
   readonly #standsBy: (key: string) => boolean;
   #objects: ObjectCache | undefined;
@@ -64,8 +65,10 @@ export class CachedShare {
    * LIST_FROM_KEYS of them as projections (what it stood by for is in full already); fewer are read
    * by their passes.
    */
-  readInFull(keys: Iterable<string>): Promise<void> {
-    return this.#readProjections(keys, false);
+  async readInFull(keys: Iterable<string>): Promise<void> {
+    // A takeover while the standby is read: what that reads, this need not read again.
+    await this.#readingStandby;
+    await this.#readProjections(keys, false);
   }
 
   /**
@@ -73,7 +76,9 @@ export class CachedShare {
    * (no pass will), by a listing of their namespace or, fewer than LIST_FROM_KEYS, one GET each.
    */
   readStandby(keys: Iterable<string>): Promise<void> {
-    return this.#readProjections(keys, true);
+    const reading = this.#readingStandby.then(() => this.#readProjections(keys, true));
+    this.#readingStandby = reading.catch(() => {});
+    return reading;
   }
 
   /**
