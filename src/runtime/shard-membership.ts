@@ -22,7 +22,8 @@ import { isConflict, isNotFound } from '../kube/errors.ts';
 import { timerDelay } from '../lib/outbound.ts';
 import { sleep } from './clock.ts';
 import { kubeLeaseApi, type Lease, type MemberLeaseApi, microTime } from './lease-api.ts';
-import { KeyScores, type MemberClaim, mayWork, ownerOf, standbyOf, unclaimed } from './shard-ownership.ts';
+import type { MemberClaim } from './shard-ownership.ts';
+import { MAY_WORK, OWNS, ShardVerdicts, STANDS_BY, UNCLAIMED } from './shard-verdicts.ts';
 
 /** The label every member Lease of a group carries (its value: the group, --leader-election-id). */
 export const SHARD_GROUP_LABEL = 'deploy.agents.dev/shard-group';
@@ -144,7 +145,10 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     markJoined = resolve;
   });
 
-  const self = () => ({ identity, claims: claims.map((c) => c.list), target });
+  const viewNow = () => ({ identity, claims: claims.map((c) => c.list), target, others, lost });
+  const verdicts = new ShardVerdicts(viewNow());
+  /** After any change of claims, target, others or lost (before a write that shows it goes out). */
+  const judgeAnew = () => verdicts.judgeBy(viewNow());
   /**
    * This replica acknowledged the members it sees and some live member has not yet, for at most two
    * retry periods after the change (each sees it within one; a member still draining a pass wakes
@@ -158,7 +162,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       others.some((m) => m.acknowledged.join(',') !== acknowledged)
     );
   };
-  const loses = (key: string) => ownerOf(key, target) !== identity;
+  const loses = (key: string) => (verdicts.of(key) & OWNS) === 0;
   const drained = () => {
     for (const key of options.running()) if (loses(key)) return false;
     return true;
@@ -167,6 +171,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   function lose(why: string): void {
     if (lost) return;
     lost = true;
+    judgeAnew();
     clearTimeout(deadlineTimer);
     stopping.abort();
     log.error({ why }, 'lost shard membership; stopping every pass');
@@ -205,6 +210,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     // The same list again (a plain renewal): one entry, carrying the newest write.
     if (last && last.list.join(',') === acknowledge.join(',')) last.seq = writeSeq;
     else claims.push({ list: acknowledge, seq: writeSeq });
+    judgeAnew();
     const stamp = microTime();
     const body: Lease = {
       metadata: {
@@ -281,6 +287,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     }
     // The others' lists were read after this write: older lists of this replica are seen no more.
     if (confirmedSeq !== undefined) claims = claims.filter((c) => c.seq >= confirmedSeq);
+    judgeAnew();
     const settled = claims.length === 1 && claims[0]?.list.join(',') === target.join(',');
     const next = JSON.stringify([claims.map((c) => c.list), target, others]);
     if (next !== signature) {
@@ -334,18 +341,16 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
 
   return {
     identity,
-    mayWork: (key) => !lost && mayWork(key, self(), others),
+    mayWork: (key) => (verdicts.of(key) & MAY_WORK) !== 0,
     owns: (key) => !lost && !loses(key),
-    standsBy: (key) => !lost && standbyOf(key, target) === identity,
+    standsBy: (key) => (verdicts.of(key) & STANDS_BY) !== 0,
     census: (keys) => {
-      const view = self();
-      const published = [{ identity, acknowledged: claims.at(-1)?.list ?? [] }, ...others];
       let owned = 0;
       let unowned = 0;
       for (const key of keys) {
-        const scores = new KeyScores(key);
-        if (!lost && mayWork(scores, view, others)) owned++;
-        if (unclaimed(scores, published)) unowned++;
+        const verdict = verdicts.of(key);
+        if (verdict & MAY_WORK) owned++;
+        if (verdict & UNCLAIMED) unowned++;
       }
       return { owned, unowned };
     },
