@@ -280,6 +280,21 @@ describe('CachedShare: what it stands by for is kept in full, so a failover read
     expect(names.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
   });
 
+  it('a takeover does not wait for the standby’s GETs (many small namespaces could make them many)', async () => {
+    const standingBy = new Set<string>();
+    const w = world(new Set(), standingBy);
+    w.event(obj('few', '1'));
+    standingBy.add('ns/few');
+    const answered = Promise.withResolvers<AgentDeployment | undefined>();
+    w.read.mockImplementationOnce(() => answered.promise);
+    const reading = w.share.readStandby(['ns/few']);
+    await vi.waitFor(() => expect(w.read).toHaveBeenCalledTimes(1));
+    await w.share.readInFull(['ns/few']);
+    answered.resolve(w.stored.get('few'));
+    await reading;
+    expect(isProjection(w.entry('few') as CachedAgentDeployment)).toBe(false);
+  });
+
   it('projects a key it no longer stands by for once released (the members changed)', () => {
     const standingBy = new Set(['ns/a']);
     const w = world(new Set(), standingBy);

@@ -32,7 +32,7 @@ const READ_TIMEOUT_MS = 30_000;
 
 export class CachedShare {
   readonly #passing = new Set<string>();
-  #readingStandby: Promise<void> = Promise.resolve();
+  #listingStandby: Promise<void> = Promise.resolve();
   readonly #owned: (key: string) => boolean;
   readonly #standsBy: (key: string) => boolean;
   #objects: ObjectCache | undefined;
@@ -66,28 +66,32 @@ export class CachedShare {
    * by their passes.
    */
   async readInFull(keys: Iterable<string>): Promise<void> {
-    // A takeover while the standby is read: what that reads, this need not read again.
-    await this.#readingStandby;
-    await this.#readProjections(keys, false);
+    // A takeover while the standby's namespaces are listed: what that lists, this need not list again.
+    await this.#listingStandby;
+    await this.#readProjections(keys, 'list');
   }
 
   /**
    * Keys it began standing by for when the members changed, after their last watch event: read in full
-   * (no pass will), by a listing of their namespace or, fewer than LIST_FROM_KEYS, one GET each.
+   * (no pass will), by a listing of their namespace or, fewer than LIST_FROM_KEYS, one GET each. A
+   * takeover waits for the listings only: the GETs, one at a time, could be many (many small
+   * namespaces).
    */
-  readStandby(keys: Iterable<string>): Promise<void> {
-    const reading = this.#readingStandby.then(() => this.#readProjections(keys, true));
-    this.#readingStandby = reading.catch(() => {});
-    return reading;
+  async readStandby(keys: readonly string[]): Promise<void> {
+    const listing = this.#listingStandby.then(() => this.#readProjections(keys, 'list'));
+    this.#listingStandby = listing.catch(() => {});
+    await listing;
+    await this.#readProjections(keys, 'get');
   }
 
   /**
-   * Of `keys`, those kept in full but held as projections, read in full: a listed (or read) object
-   * takes the place of the projection of the same resourceVersion only (one that differs is older or
-   * newer than the watch's; a pass reads it). What is not read here (a failed listing included) is
-   * read by its pass.
+   * Of `keys`, those kept in full but held as projections, read in full: by `list`, those of the
+   * namespaces holding at least LIST_FROM_KEYS of them; by `get`, those of the others, one GET each.
+   * A listed (or read) object takes the place of the projection of the same resourceVersion only
+   * (one that differs is older or newer than the watch's; a pass reads it). What is not read here (a
+   * failed listing included) is read by its pass.
    */
-  async #readProjections(keys: Iterable<string>, fewByGet: boolean): Promise<void> {
+  async #readProjections(keys: Iterable<string>, by: 'list' | 'get'): Promise<void> {
     const objects = this.#objects;
     if (!objects) return;
     const byNamespace = new Map<string, Set<string>>();
@@ -104,9 +108,9 @@ export class CachedShare {
         objects.recache(cached, obj);
     };
     for (const [namespace, wanted] of byNamespace) {
-      if (wanted.size >= LIST_FROM_KEYS) {
+      if (by === 'list' && wanted.size >= LIST_FROM_KEYS) {
         for (const obj of await this.#list(namespace)) if (wanted.has(objectKey(obj))) putInFull(obj);
-      } else if (fewByGet) {
+      } else if (by === 'get' && wanted.size < LIST_FROM_KEYS) {
         for (const key of wanted) {
           const read = await this.#read(namespace, splitKey(key).name, AbortSignal.timeout(READ_TIMEOUT_MS));
           if (read) putInFull(read);
