@@ -60,8 +60,8 @@ export interface ShardMembership {
   owns(key: string): boolean;
   /**
    * Of `keys`, how many a pass may start on here now (mayWork) and how many no live member may hold
-   * (a handover not acknowledged yet): one walk, each key's scores computed once (a scrape counts every
-   * cached key).
+   * (a handover not acknowledged yet): one walk over verdicts computed once per view of the members
+   * (shard-verdicts.ts; a scrape counts every cached key).
    */
   census(keys: Iterable<string>): { owned: number; unowned: number };
   /** Whether this replica takes `key` over should its owner go (standbyOf, under the members it sees). */
