@@ -80,7 +80,16 @@ async function until(
   return eventually(
     async () => {
       const obj = await getAgd(h, name);
-      return check(obj) ? obj : undefined;
+      if (check(obj)) return obj;
+      // On a timeout, what the object last said.
+      const ready = condition(obj, 'Ready');
+      throw new Error(
+        JSON.stringify({
+          generation: [obj.metadata.generation, obj.status?.observedGeneration],
+          ready: [ready?.status, ready?.reason, ready?.message],
+          history: obj.status?.history?.slice(0, 3).map((e) => [e.trigger, e.repoRef, e.status, e.outcome]),
+        }),
+      );
     },
     `${name}: ${what}`,
     timeoutMs,
@@ -286,7 +295,14 @@ describe('the odd cases', () => {
     // bad revision exists: scripted after, a loaded machine let the rollback come first (CI, twice).
     h.sim.scriptRevisions({ deploymentName: 'mid-rollback', repoRef: GOOD, hold: 'DEPLOYING' });
     await mergePatchAgd(h, 'mid-rollback', { spec: at(BAD) });
-    await until('mid-rollback', (o) => condition(o, 'Ready')?.reason === 'RollingBack', 'RollingBack');
+    // The rollback's revision followed (held DEPLOYING): RollingBack all along, not only in the pass
+    // that redeployed (a status that said so for a moment was missed on a loaded machine).
+    const rolling = await until(
+      'mid-rollback',
+      (o) => o.status?.history?.[0]?.trigger === 'Rollback' && o.status.history[0].status === 'DEPLOYING',
+      'the rollback’s revision deploying',
+    );
+    expect(condition(rolling, 'Ready')?.reason).toBe('RollingBack');
     await mergePatchAgd(h, 'mid-rollback', { spec: at(GOOD2) });
     const obj = await until(
       'mid-rollback',
