@@ -105,6 +105,22 @@ const stalledWith = (reason: string) => (obj: AgentDeployment) =>
 const readyOn = (revision: string | undefined) => (obj: AgentDeployment) =>
   isReady(obj) && obj.status?.latestRevisionId !== revision;
 
+/** `kubectl agd plan` of the live object (with `spec` merged in), against the run's cluster and simulator. */
+const planOf = async (name: string, spec?: Record<string, unknown>) => {
+  const live = await getAgd(h, name);
+  const input = {
+    ...live,
+    metadata: { ...live.metadata, managedFields: undefined },
+    spec: { ...live.spec, ...spec },
+  };
+  const [entry] = await planObjects(
+    [input as typeof input & { kind: PlanKind }],
+    h.ns,
+    planWorld(h, DIGEST_KEY, clients),
+  );
+  return entry;
+};
+
 /** No control-plane write for several poll intervals. */
 async function expectNoWritesFor(name: string, intervals: number) {
   const before = writesOf(name).length;
@@ -303,6 +319,8 @@ describe('the odd cases', () => {
       'the rollback’s revision deploying',
     );
     expect(condition(rolling, 'Ready')?.reason).toBe('RollingBack');
+    // One program: the plan says so too.
+    expect(await planOf('mid-rollback')).toMatchObject({ action: 'none', reason: 'RollingBack' });
     await mergePatchAgd(h, 'mid-rollback', { spec: at(GOOD2) });
     const obj = await until(
       'mid-rollback',
@@ -452,21 +470,6 @@ describe('spec.retry first, then one rollback', () => {
 });
 
 describe('kubectl agd plan', () => {
-  const planOf = async (name: string, spec?: Record<string, unknown>) => {
-    const live = await getAgd(h, name);
-    const input = {
-      ...live,
-      metadata: { ...live.metadata, managedFields: undefined },
-      spec: { ...live.spec, ...spec },
-    };
-    const [entry] = await planObjects(
-      [input as typeof input & { kind: PlanKind }],
-      h.ns,
-      planWorld(h, DIGEST_KEY, clients),
-    );
-    return entry;
-  };
-
   it('a revert: would redeploy revision X (no build)', async () => {
     await createAgd(h, agent('plan-revert'));
     const first = await until('plan-revert', isReady, 'Ready on v1');

@@ -207,6 +207,7 @@ function printed(
       return {
         ...observeOnly,
         action: 'none',
+        ...(verdict.rollingBack ? { reason: 'RollingBack' } : {}),
         message: facts.observation
           ? `observe-only: deployment ${found?.id} matches; nothing is sent (${verdict.message})`
           : `deployment ${found?.id} matches; ${verdict.message}`,

@@ -41,7 +41,10 @@ export interface PlanEntry {
   namespace: string;
   name: string;
   action: PlanAction;
-  /** The condition reason the controller would report, for refused/stall/wait/unknown. */
+  /**
+   * The condition reason the controller would report, for refused/stall/wait/unknown, and for a rollback
+   * (RollingBack while its revision is in progress, RolledBack once it serves).
+   */
   reason?: string;
   message: string;
   /** create: the request body, each secret value replaced by "(set)". */

@@ -14,7 +14,6 @@ import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
 import type { FinalVerdict, Gate, GateName, PatchVerdict } from '../../reconcile/agentdeployment/verdict.ts';
 import { createContest } from '../../reconcile/claims.ts';
 import { isObserveOnly } from '../../reconcile/management.ts';
-import { currentRollback } from '../../reconcile/remediation.ts';
 import { recordApplied, recordObserved } from '../../reconcile/status.ts';
 import { takeReconcileRequest } from '../../runtime/annotations.ts';
 import { type Outcome, Stall, Wait } from '../../runtime/outcome.ts';
@@ -137,8 +136,7 @@ export async function act(
       redeploySkipped(pass, verdict);
       observedAsApplied(pass, facts);
       if (verdict.requeueAfterMs !== undefined) pass.requeueAfterMs = verdict.requeueAfterMs;
-      // A rollback's revision followed is still the rollback, until RolledBack or RollbackFailed.
-      if (currentRollback(pass.status.history ?? []))
+      if (verdict.rollingBack)
         return { kind: 'progressing', reason: 'RollingBack', message: verdict.message };
       return progressing(verdict.message);
     case 'ready':

@@ -96,10 +96,14 @@ export type Verdict = { gate: GateName } & (
       why: string;
       handled?: string | undefined;
     }
-  /** The revision is in progress (or none yet): nothing to send, looked at again after `requeueAfterMs`. */
+  /**
+   * The revision is in progress (or none yet): nothing to send, looked at again after `requeueAfterMs`.
+   * `rollingBack`: the revision is a rollback's (reported RollingBack until RolledBack or RollbackFailed).
+   */
   | {
       kind: 'progressing';
       message: string;
+      rollingBack?: boolean;
       requeueAfterMs?: number | undefined;
       revision?: FollowedRevision | undefined;
       handled?: string | undefined;

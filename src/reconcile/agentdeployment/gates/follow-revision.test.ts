@@ -54,6 +54,25 @@ describe('gate followRevision', () => {
       { kind: 'ready', handled: 'now' },
     ],
     [
+      'a rollback’s revision in progress: still the rollback',
+      {
+        status: {
+          history: [
+            {
+              id: 'r-2',
+              image: 'i',
+              secretsDigest: 's',
+              resourceSpecDigest: 'r',
+              trigger: 'Rollback',
+              generation: 1,
+            },
+          ],
+        },
+      },
+      { id: 'r-2', status: 'DEPLOYING', createdAt: at(1) },
+      { kind: 'progressing', rollingBack: true },
+    ],
+    [
       'in progress past spec.progressDeadline: stalled',
       { spec: { progressDeadline: '5m' } },
       { id: 'r-1', status: 'BUILDING', createdAt: at(10) },

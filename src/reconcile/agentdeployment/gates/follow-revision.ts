@@ -40,7 +40,11 @@ export const followRevision: Gate = (facts) => {
   });
   const followedRevision = { id: revision.id, status: revision.status };
   const handled = decision.requestHandled ? request : undefined;
-  return verdictOfFollow(decision, deployment, followedRevision, { handled });
+  const verdict = verdictOfFollow(decision, deployment, followedRevision, { handled });
+  // A rollback's revision in progress is still the rollback (the gate rolledBack takes it once ready).
+  if (verdict.kind === 'progressing' && currentRollback(status.history ?? [])?.entry.id === revision.id)
+    return { ...verdict, rollingBack: true };
+  return verdict;
 };
 
 /**
