@@ -39,6 +39,8 @@ export class OperatorShards {
   readonly #metrics: OperatorMetrics;
   #membership: ShardMembership | undefined;
   #standbyTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Aborted on leaving: a read of the standby under way ends. */
+  readonly #leaving = new AbortController();
 
   constructor(deps: {
     config: Config;
@@ -114,6 +116,7 @@ export class OperatorShards {
   /** Leaves the group (its Lease deleted): call once no pass runs. */
   async release(): Promise<void> {
     clearTimeout(this.#standbyTimer);
+    this.#leaving.abort();
     await this.#membership?.release();
   }
 
@@ -130,7 +133,7 @@ export class OperatorShards {
         return;
       }
       agentDeployments
-        .readStandby()
+        .readStandby(this.#leaving.signal)
         .catch((err) =>
           this.#logger.warn(
             { error: err instanceof Error ? err.message : String(err) },

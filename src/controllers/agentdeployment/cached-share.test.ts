@@ -222,6 +222,7 @@ describe('CachedShare.readInFull: a takeover lists its namespaces instead of a G
 });
 
 describe('CachedShare: what it stands by for is kept in full, so a failover reads nothing', () => {
+  const staying = new AbortController().signal;
   const keysOf = (names: string[]) => names.map((name) => `ns/${name}`);
   const names = Array.from({ length: LIST_FROM_KEYS }, (_, i) => `o${i}`);
 
@@ -256,7 +257,7 @@ describe('CachedShare: what it stands by for is kept in full, so a failover read
       w.event(obj('other', '1'));
       // The members changed: it stands by for these now, and holds them as projections.
       for (const key of keysOf(some)) standingBy.add(key);
-      await w.share.readStandby([...keysOf(some), 'ns/other']);
+      await w.share.readStandby([...keysOf(some), 'ns/other'], staying);
       expect(w.list).toHaveBeenCalledTimes(listings);
       expect(w.read).toHaveBeenCalledTimes(reads);
       expect(some.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
@@ -272,7 +273,7 @@ describe('CachedShare: what it stands by for is kept in full, so a failover read
     w.list.mockImplementationOnce(() => listed.promise);
     // Standing by for them since the members changed, and read in full; meanwhile their owner dies.
     for (const key of keysOf(names)) standingBy.add(key);
-    const reading = w.share.readStandby(keysOf(names));
+    const reading = w.share.readStandby(keysOf(names), staying);
     const takeover = w.share.readInFull(keysOf(names));
     listed.resolve([...w.stored.values()]);
     await Promise.all([reading, takeover]);
@@ -287,12 +288,23 @@ describe('CachedShare: what it stands by for is kept in full, so a failover read
     standingBy.add('ns/few');
     const answered = Promise.withResolvers<AgentDeployment | undefined>();
     w.read.mockImplementationOnce(() => answered.promise);
-    const reading = w.share.readStandby(['ns/few']);
+    const reading = w.share.readStandby(['ns/few'], staying);
     await vi.waitFor(() => expect(w.read).toHaveBeenCalledTimes(1));
     await w.share.readInFull(['ns/few']);
     answered.resolve(w.stored.get('few'));
     await reading;
     expect(isProjection(w.entry('few') as CachedAgentDeployment)).toBe(false);
+  });
+
+  it('leaving stops the standby’s GETs', async () => {
+    const standingBy = new Set<string>();
+    const w = world(new Set(), standingBy);
+    for (const name of ['a', 'b']) w.event(obj(name, '1'));
+    for (const name of ['a', 'b']) standingBy.add(`ns/${name}`);
+    const leaving = new AbortController();
+    leaving.abort();
+    await w.share.readStandby(['ns/a', 'ns/b'], leaving.signal);
+    expect(w.read).not.toHaveBeenCalled();
   });
 
   it('projects a key it no longer stands by for once released (the members changed)', () => {

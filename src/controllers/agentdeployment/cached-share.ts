@@ -68,20 +68,20 @@ export class CachedShare {
   async readInFull(keys: Iterable<string>): Promise<void> {
     // A takeover while the standby's namespaces are listed: what that lists, this need not list again.
     await this.#listingStandby;
-    await this.#readProjections(keys, 'list');
+    await this.#readProjections(keys, 'list', undefined);
   }
 
   /**
    * Keys it began standing by for when the members changed, after their last watch event: read in full
    * (no pass will), by a listing of their namespace or, fewer than LIST_FROM_KEYS, one GET each. A
    * takeover waits for the listings only: the GETs, one at a time, could be many (many small
-   * namespaces).
+   * namespaces). `signal` stops the GETs (the replica leaves).
    */
-  async readStandby(keys: readonly string[]): Promise<void> {
-    const listing = this.#listingStandby.then(() => this.#readProjections(keys, 'list'));
+  async readStandby(keys: readonly string[], signal: AbortSignal): Promise<void> {
+    const listing = this.#listingStandby.then(() => this.#readProjections(keys, 'list', signal));
     this.#listingStandby = listing.catch(() => {});
     await listing;
-    await this.#readProjections(keys, 'get');
+    await this.#readProjections(keys, 'get', signal);
   }
 
   /**
@@ -91,7 +91,11 @@ export class CachedShare {
    * (one that differs is older or newer than the watch's; a pass reads it). What is not read here (a
    * failed listing included) is read by its pass.
    */
-  async #readProjections(keys: Iterable<string>, by: 'list' | 'get'): Promise<void> {
+  async #readProjections(
+    keys: Iterable<string>,
+    by: 'list' | 'get',
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const objects = this.#objects;
     if (!objects) return;
     const byNamespace = new Map<string, Set<string>>();
@@ -112,7 +116,13 @@ export class CachedShare {
         for (const obj of await this.#list(namespace)) if (wanted.has(objectKey(obj))) putInFull(obj);
       } else if (by === 'get' && wanted.size < LIST_FROM_KEYS) {
         for (const key of wanted) {
-          const read = await this.#read(namespace, splitKey(key).name, AbortSignal.timeout(READ_TIMEOUT_MS));
+          if (signal?.aborted) return;
+          const deadline = AbortSignal.timeout(READ_TIMEOUT_MS);
+          const read = await this.#read(
+            namespace,
+            splitKey(key).name,
+            signal ? AbortSignal.any([signal, deadline]) : deadline,
+          );
           if (read) putInFull(read);
         }
       }

@@ -120,8 +120,9 @@ export interface AgentDeploymentController {
   /**
    * Reads in full what this replica stands by for and holds as projections (it began standing by for
    * them when the members changed, after their last watch event), so that a failover reads nothing.
+   * `signal` ends it (the replica leaves).
    */
-  readStandby(): Promise<void>;
+  readStandby(signal: AbortSignal): Promise<void>;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
   /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
@@ -397,7 +398,7 @@ export function startAgentDeploymentController(
       for (const key of keys) observer.untrack(key);
       share.release(keys);
     },
-    readStandby: () => share.readStandby(objects.list().map(objectKey)),
+    readStandby: (signal) => share.readStandby(objects.list().map(objectKey), signal),
     secrets,
     defaultCredentialsScope: scopeOf,
     tenantOf: (key) => {

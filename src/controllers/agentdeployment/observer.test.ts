@@ -371,23 +371,7 @@ describe('DeploymentObserver.prime', () => {
   });
 
   it('a takeover enqueues each page’s objects once that page is listed, not after the last page', async () => {
-    const enqueued: string[] = [];
-    const observer = new DeploymentObserver({
-      pollIntervalMs: 60_000,
-      clientFor: (c) => pools.clientFor(c),
-      onChange: (key) => enqueued.push(key),
-      logger: pino({ level: 'silent' }),
-    });
-    const gained = [];
-    for (let i = 0; i < IDS_PER_LIST + 1; i++) {
-      const created = await createDeployment(sim, externalImageCreate(`gained-${i}`));
-      gained.push({
-        key: `ns/gained-${i}`,
-        credentials,
-        deploymentId: created.id,
-        latestRevisionId: created.revisionId,
-      });
-    }
+    const { observer, changed: enqueued, entries: gained } = await recorded(IDS_PER_LIST + 1);
     // One of the two pages answers late; the other's objects go to the queue meanwhile.
     sim.addFault({ method: 'GET', route: '/v2/deployments', times: 1, latencyMs: 1_500 });
     let primed = false;
