@@ -96,8 +96,8 @@ const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
   {
     apiGroups: ['coordination.k8s.io'],
     resources: ['leases'],
-    verbs: ['get', 'list', 'create', 'update', 'delete'],
-    why: "runtime/leader.ts: read, create and replace (PUT) the Lease; runtime/shard-membership.ts (--sharding=auto): also list the member Leases, and delete its own on leaving and a dead member's (only the version seen expired)",
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
+    why: "runtime/leader.ts: read, create and replace (PUT) the Lease; runtime/shard-membership.ts (--sharding=auto): also list and watch the member Leases (member-lease-watch.ts: each renewal seen as it is written), and delete its own on leaving and a dead member's (only the version seen expired)",
   },
   {
     apiGroups: [''],

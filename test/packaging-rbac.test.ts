@@ -3,14 +3,17 @@
  * account (namespaced mode, template import on), reconciles an AgentDeployment to Ready, imports the
  * simulator's templates as SandboxTemplates and reports their status, holds the Lease, reads namespace
  * labels (the default credentials scoped by a selector), puts and takes its in-use finalizer on a
- * credentials Secret, and removes its finalizer on delete, without a single 403. The other packaging tests check the converse (nothing more
+ * credentials Secret, and removes its finalizer on delete, without a single 403. A shard member
+ * (--sharding=auto) joins, watches the member Leases and leaves with the same token. The other packaging tests check the converse (nothing more
  * is granted than scripts/rbac-rules.ts lists).
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
+import type { KubeAccess } from '../src/kube/access.ts';
 import { kubeRequest } from '../src/kube/request.ts';
 import { type Operator, startOperator } from '../src/operator.ts';
+import { startShardMembership } from '../src/runtime/shard-membership.ts';
 import { DEFAULT_API_KEY, defaultListeners, EXAMPLE_TEMPLATES } from '../src/simulator/index.ts';
 import { installChartAs, lineSink } from './packaging-helpers.ts';
 import {
@@ -19,6 +22,7 @@ import {
   eventually,
   type Harness,
   putSecret,
+  sleep,
   startHarness,
   waitReady,
 } from './support/harness.ts';
@@ -30,6 +34,7 @@ const SCOPE_LABEL = 'agents.test/default-credentials';
 let h: Harness;
 let operator: Operator | undefined;
 let releaseNs: string;
+let chartAccess: KubeAccess;
 const logs: string[] = [];
 
 beforeAll(async () => {
@@ -41,6 +46,7 @@ beforeAll(async () => {
     `importTemplatesNamespace=${h.ns}`,
     `defaultCredentials.namespaceSelector=${SCOPE_LABEL}=true`,
   ]);
+  chartAccess = access;
   const config = loadConfig([], {
     CONTROL_PLANE_URL: h.sim.url,
     CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
@@ -153,5 +159,28 @@ describe('the chart RBAC, used by the operator itself', () => {
       .map((line) => line.search(/forbidden|\b403\b/i))
       .flatMap((at, i) => (at < 0 ? [] : [(logs[i] as string).slice(Math.max(0, at - 80), at + 240)]));
     expect(denied).toEqual([]);
+  });
+
+  it('suffices for a shard member to join, watch the member Leases and leave', async () => {
+    const memberLogs: string[] = [];
+    const membership = startShardMembership({
+      access: chartAccess,
+      namespace: releaseNs,
+      group: 'rbac-agent-deployment-operator',
+      identity: 'rbac-member',
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 500,
+      logger: pino({ level: 'debug' }, lineSink(memberLogs)),
+      running: () => [],
+      onChange: () => {},
+      onLost: () => {},
+    });
+    await membership.joined;
+    // A few rounds and the watch's first answer (a refused watch logs its failure at once).
+    await sleep(2_000);
+    await membership.release();
+    expect(memberLogs.filter((line) => /forbidden|\b403\b|failed/i.test(line))).toEqual([]);
+    expect(memberLogs.some((line) => line.includes('left the shard'))).toBe(true);
   });
 });

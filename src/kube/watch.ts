@@ -27,6 +27,11 @@ export interface WatchRequest {
   signal: AbortSignal;
 }
 
+/** client-go's choice: each watch asks the server to end it after 5 to 10 minutes, spread at random. */
+export function watchTimeoutSeconds(): number {
+  return 300 + Math.floor(Math.random() * 300);
+}
+
 /** Past timeoutSeconds, how long a silent stream is given before it is cut. */
 const GRACE_MS = 30_000;
 /** etcd refuses objects over 1.5 MiB; a line far past that is not an event. */

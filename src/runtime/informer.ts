@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeAccess } from '../kube/access.ts';
-import { WatchError, type WatchEvent, watchStream } from '../kube/watch.ts';
+import { WatchError, type WatchEvent, watchStream, watchTimeoutSeconds } from '../kube/watch.ts';
 import { sleep } from './clock.ts';
 import { objectKey } from './keys.ts';
 import { listPath } from './list-pages.ts';
@@ -100,11 +100,6 @@ export function slimObject<T extends KubernetesObject>(obj: T): T {
     rest.annotations = annotations;
   }
   return { ...obj, metadata: rest };
-}
-
-/** client-go's choice: each watch asks the server to end it after 5 to 10 minutes, spread at random. */
-function watchTimeoutSeconds(): number {
-  return 300 + Math.floor(Math.random() * 300);
 }
 
 /**

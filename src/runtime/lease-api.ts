@@ -5,6 +5,7 @@
 
 import type { KubeAccess } from '../kube/access.ts';
 import { kubeRequest } from '../kube/request.ts';
+import { type WatchEvent, watchStream, watchTimeoutSeconds } from '../kube/watch.ts';
 
 /** A coordination.k8s.io/v1 Lease, as far as leader election reads and writes it (times as MicroTime strings). */
 export interface Lease {
@@ -34,6 +35,14 @@ export interface LeaseApi {
 /** The calls shard membership makes beyond the elector's: every member Lease of a group, and removal. */
 export interface MemberLeaseApi extends LeaseApi {
   listNamespacedLease(args: { namespace: string; labelSelector: string }): Promise<{ items: Lease[] }>;
+  /**
+   * Watches the group's Leases from the most recent state (each one first as ADDED) until the server
+   * ends the watch (resolves), it fails (rejects) or the signal aborts (resolves).
+   */
+  watchNamespacedLease(
+    args: { namespace: string; labelSelector: string; signal: AbortSignal },
+    onEvent: (event: WatchEvent) => void,
+  ): Promise<void>;
   /** Deletes only the version given (a precondition), so a Lease renewed since is kept. */
   deleteNamespacedLease(args: { name: string; namespace: string; resourceVersion: string }): Promise<void>;
 }
@@ -62,6 +71,19 @@ export function kubeLeaseApi(access: KubeAccess, options: { deadlineMs: number }
       )) as {
         items: Lease[];
       },
+    watchNamespacedLease: ({ namespace, labelSelector, signal }, onEvent) =>
+      watchStream(
+        access,
+        // No resourceVersion: the most recent state, each Lease as ADDED (a Lease is seen again, not missed).
+        {
+          path: leasesPath(namespace),
+          resourceVersion: '',
+          labelSelector,
+          timeoutSeconds: watchTimeoutSeconds(),
+          signal,
+        },
+        onEvent,
+      ),
     deleteNamespacedLease: async ({ name, namespace, resourceVersion }) => {
       await send({
         method: 'DELETE',

@@ -5,6 +5,7 @@
  */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { WatchEvent } from '../kube/watch.ts';
 import type { Lease, MemberLeaseApi } from './lease-api.ts';
 import { nextRoundInMs, type ShardMembership, startShardMembership } from './shard-membership.ts';
 import { ownerOf } from './shard-ownership.ts';
@@ -16,12 +17,19 @@ function leaseStore() {
   const leases = new Map<string, Lease>();
   let version = 0;
   const notFound = () => Object.assign(new Error('not found'), { code: 404 });
+  /** Open watches: each is told every change, a moment after it is stored (as a watch cache does). */
+  const watchers = new Set<(event: WatchEvent) => void>();
+  const tell = (type: 'ADDED' | 'MODIFIED' | 'DELETED', lease: Lease) => {
+    const event = { type, object: structuredClone(lease) as Record<string, unknown> };
+    for (const watcher of watchers) setTimeout(() => watcher(event), 1);
+  };
   const store = (name: string, body: Lease) => {
     version++;
     const stored = structuredClone({
       ...body,
       metadata: { ...body.metadata, name, resourceVersion: String(version) },
     });
+    tell(leases.has(name) ? 'MODIFIED' : 'ADDED', stored);
     leases.set(name, stored);
     return structuredClone(stored);
   };
@@ -61,7 +69,28 @@ function leaseStore() {
       },
       deleteNamespacedLease: async ({ name, resourceVersion }) => {
         await reach();
-        if (leases.get(name)?.metadata?.resourceVersion === resourceVersion) leases.delete(name);
+        const lease = leases.get(name);
+        if (lease?.metadata?.resourceVersion !== resourceVersion) return;
+        leases.delete(name);
+        tell('DELETED', lease);
+      },
+      watchNamespacedLease: async ({ signal }, onEvent) => {
+        await reach();
+        for (const lease of leases.values())
+          onEvent({ type: 'ADDED', object: structuredClone(lease) as unknown as Record<string, unknown> });
+        // Until the member stops watching; a cut link breaks the stream at its next event.
+        await new Promise<void>((resolve, reject) => {
+          const watcher = (event: WatchEvent) => {
+            if (!link.cut) return onEvent(event);
+            watchers.delete(watcher);
+            reject(Object.assign(new Error('connection reset'), { code: 503 }));
+          };
+          watchers.add(watcher);
+          signal.addEventListener('abort', () => {
+            watchers.delete(watcher);
+            resolve();
+          });
+        });
       },
     };
   };
@@ -81,7 +110,10 @@ afterEach(async () => {
   members = [];
 });
 
-function join(store: ReturnType<typeof leaseStore>, identity: string): Member {
+/** Test lease settings: short, so that members come and go within a test. */
+const SHORT = { leaseDurationMs: 600, renewDeadlineMs: 400, retryPeriodMs: 40 };
+
+function join(store: ReturnType<typeof leaseStore>, identity: string, timing = SHORT): Member {
   const member: Member = {
     m: undefined as never,
     link: { cut: false },
@@ -94,9 +126,7 @@ function join(store: ReturnType<typeof leaseStore>, identity: string): Member {
     namespace: 'ns',
     group: 'g',
     identity,
-    leaseDurationMs: 600,
-    renewDeadlineMs: 400,
-    retryPeriodMs: 40,
+    ...timing,
     logger: pino({ level: 'silent' }),
     running: () => member.running,
     onChange: () => {},
@@ -197,6 +227,19 @@ describe('shard membership', () => {
     const a = join(store, 'a');
     await sampleExclusive(everyKeyHeldOnce);
     expect(keys.some((k) => a.m.standsBy(k))).toBe(false);
+  });
+
+  it('runs a round when a watched Lease shows news, not at its next retry period', async () => {
+    // Rounds a minute apart: within the test, only the watch can tell a member of another's coming and going.
+    const slow = { leaseDurationMs: 180_000, renewDeadlineMs: 120_000, retryPeriodMs: 60_000 };
+    const store = leaseStore();
+    const a = join(store, 'a', slow);
+    await sampleExclusive(everyKeyHeldOnce);
+    join(store, 'b', slow);
+    await sampleExclusive(() => everyKeyHeldOnce() && members.every((x) => x.m.members().length === 2));
+    members.splice(members.indexOf(a), 1);
+    await a.m.release();
+    await sampleExclusive(() => everyKeyHeldOnce() && members.every((x) => x.m.members().length === 1));
   });
 
   it('retries a failing write of a new list once a retry period, not in a loop', async () => {

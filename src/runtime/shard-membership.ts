@@ -11,7 +11,8 @@
  *
  * Liveness is judged as client-go's elector judges a leader: by this replica's monotonic clock, from
  * when it first saw a Lease's resourceVersion, never from the times written in it (clock skew does
- * not matter). A member is dead only when a listing that started a lease duration after that still
+ * not matter). Versions are seen as they are written, by a watch (member-lease-watch.ts), and by the
+ * listings otherwise. A member is dead only when a listing that started a lease duration after that still
  * shows the same version. A replica that could not renew for its renew deadline stops (onLost) before
  * any other can see its Lease expired: the renew deadline plus one call's deadline is below the lease
  * duration, so even a renewal that lands late cannot extend it past the moment others take over.
@@ -22,6 +23,7 @@ import { isConflict, isNotFound } from '../kube/errors.ts';
 import { timerDelay } from '../lib/outbound.ts';
 import { sleep } from './clock.ts';
 import { kubeLeaseApi, type Lease, type MemberLeaseApi, microTime } from './lease-api.ts';
+import { LeaseSightings, watchMemberLeases } from './member-lease-watch.ts';
 import type { MemberClaim } from './shard-ownership.ts';
 import { MAY_WORK, OWNS, ShardVerdicts, STANDS_BY, UNCLAIMED } from './shard-verdicts.ts';
 
@@ -122,6 +124,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   const api = options.api ?? kubeLeaseApi(options.access, { deadlineMs: callDeadlineMs });
   const now = options.monotonicNow ?? (() => performance.now());
   const name = memberLeaseName(group, identity);
+  const labelSelector = `${SHARD_GROUP_LABEL}=${group}`;
   const log = options.logger.child({ memberLease: `${namespace}/${name}`, identity });
   const stopping = new AbortController();
   let wakeUp = new AbortController();
@@ -137,7 +140,9 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   let targetSince = now();
   let others: MemberClaim[] = [];
   let signature = '';
-  const seen = new Map<string, { resourceVersion: string; at: number }>();
+  const sightings = new LeaseSightings();
+  /** A watched event may change what a round decides: the next round runs without waiting. */
+  let news = false;
   /** When the Lease of a live member that stops renewing now would first be seen expired (monotonic). */
   let nextExpiry = Number.POSITIVE_INFINITY;
   let markJoined: () => void = () => {};
@@ -244,7 +249,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     const startedAt = now();
     const { items } = await api.listNamespacedLease({
       namespace,
-      labelSelector: `${SHARD_GROUP_LABEL}=${group}`,
+      labelSelector,
     });
     const at = now();
     const live: MemberClaim[] = [];
@@ -256,14 +261,10 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       names.add(leaseName);
       const holder = lease.spec?.holderIdentity ?? '';
       if (holder === identity) continue;
-      let first = seen.get(leaseName);
-      if (first?.resourceVersion !== rv) {
-        first = { resourceVersion: rv, at };
-        seen.set(leaseName, first);
-      }
+      const firstSeen = sightings.sight(leaseName, rv, at);
       const heldForMs = (lease.spec?.leaseDurationSeconds ?? leaseDurationSeconds) * 1000;
       if (holder === '') continue;
-      if (startedAt >= first.at + heldForMs) {
+      if (startedAt >= firstSeen + heldForMs) {
         // Dead: it stopped before this could be seen. Its Lease goes (only this version of it).
         api
           .deleteNamespacedLease({ name: leaseName, namespace, resourceVersion: rv })
@@ -271,13 +272,13 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
           .catch(() => {});
         continue;
       }
-      nextExpiry = Math.min(nextExpiry, first.at + heldForMs);
+      nextExpiry = Math.min(nextExpiry, firstSeen + heldForMs);
       live.push({
         identity: holder,
         acknowledged: parseMembers(lease.metadata?.annotations?.[ACKNOWLEDGED_MEMBERS_ANNOTATION]),
       });
     }
-    for (const leaseName of seen.keys()) if (!names.has(leaseName)) seen.delete(leaseName);
+    sightings.keepOnly(names);
     others = live;
     const members = [identity, ...live.map((m) => m.identity)].sort();
     if (members.join(',') !== target.join(',')) {
@@ -302,6 +303,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
 
   async function round(): Promise<boolean> {
     const startedAt = now();
+    news = false;
     let confirmed: number | undefined;
     try {
       confirmed = await write(startedAt);
@@ -329,7 +331,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   async function run(): Promise<void> {
     while (!stopping.signal.aborted) {
       const again = await round();
-      if (again || stopping.signal.aborted) continue;
+      if (again || news || stopping.signal.aborted) continue;
       wakeUp = new AbortController();
       await sleep(
         nextRoundInMs(retryPeriodMs, nextExpiry, now(), awaitingAcknowledgements()),
@@ -337,6 +339,29 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       );
     }
   }
+  /** Whether a watched Lease differs from what the last listing showed of its member. */
+  const isNews = (type: 'ADDED' | 'MODIFIED' | 'DELETED', lease: Lease) => {
+    const holder = lease.spec?.holderIdentity ?? '';
+    if (holder === identity) return false;
+    const known = others.find((m) => m.identity === holder);
+    if (type === 'DELETED') return known !== undefined;
+    const acknowledged = parseMembers(lease.metadata?.annotations?.[ACKNOWLEDGED_MEMBERS_ANNOTATION]);
+    return holder !== '' && known?.acknowledged.join(',') !== acknowledged.join(',');
+  };
+  const watching = watchMemberLeases({
+    api,
+    namespace,
+    labelSelector,
+    sightings,
+    now,
+    signal: stopping.signal,
+    logger: log,
+    onEvent: (type, lease) => {
+      if (!isNews(type, lease)) return;
+      news = true;
+      wakeUp.abort();
+    },
+  });
   const running = run();
 
   return {
@@ -361,7 +386,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     },
     async release(): Promise<void> {
       stopping.abort();
-      await running;
+      await Promise.all([running, watching]);
       clearTimeout(deadlineTimer);
       if (lost || !own) return;
       try {

@@ -59,6 +59,7 @@
   verbs:
     - get
     - list
+    - watch
     - create
     - update
     - delete
