@@ -16,9 +16,20 @@ import {
   type SandboxTemplate,
   SandboxTemplateList,
 } from './schemas.ts';
-import { ControlPlaneTransport, type TransportOptions, type WalkBudget } from './transport.ts';
+import {
+  ControlPlaneTransport,
+  type KnownAnswer,
+  type TransportOptions,
+  type WalkBudget,
+} from './transport.ts';
 
-export { DEFAULT_TIMEOUTS, type RequestEvent, type Timeouts } from './transport.ts';
+export {
+  DEFAULT_TIMEOUTS,
+  KNOWN_ANSWER,
+  type KnownAnswer,
+  type RequestEvent,
+  type Timeouts,
+} from './transport.ts';
 
 export type ControlPlaneClientOptions = TransportOptions;
 
@@ -116,7 +127,18 @@ export class ControlPlaneClient {
     });
   }
 
-  listDeployments(q: ListDeploymentsQuery = {}, walk?: WalkBudget): Promise<DeploymentList> {
+  listDeployments(q?: ListDeploymentsQuery, walk?: WalkBudget): Promise<DeploymentList>;
+  /** `known`: see Call.known (a page whose text the caller applied already resolves to KNOWN_ANSWER). */
+  listDeployments(
+    q: ListDeploymentsQuery,
+    walk: WalkBudget | undefined,
+    known: (text: string) => boolean,
+  ): Promise<DeploymentList | KnownAnswer>;
+  listDeployments(
+    q: ListDeploymentsQuery = {},
+    walk?: WalkBudget,
+    known?: (text: string) => boolean,
+  ): Promise<DeploymentList | KnownAnswer> {
     const query = new URLSearchParams();
     if (q.nameContains !== undefined) query.set('name_contains', q.nameContains);
     for (const id of q.deploymentIds ?? []) query.append('deployment_ids', id);
@@ -131,6 +153,7 @@ export class ControlPlaneClient {
       schema: DeploymentList,
       ...(walk ? { walk } : {}),
       ...(q.deploymentIds ? { mismatch: onlyIds(q.deploymentIds) } : {}),
+      ...(known ? { known } : {}),
     });
   }
 

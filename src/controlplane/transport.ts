@@ -102,7 +102,16 @@ export type Call<T> = {
   walk?: WalkBudget;
   /** Checks the parsed answer belongs to the request (the id asked for); a message when it does not. */
   mismatch?: (answer: T) => string | undefined;
+  /**
+   * Whether the caller already applied an answer of exactly this text (a steady poll's page): the call
+   * then resolves to KNOWN_ANSWER, the text neither parsed nor checked again (it was, when first seen).
+   */
+  known?: (text: string) => boolean;
 };
+
+/** What a call resolves to when its `known` recognised the answer's text. */
+export const KNOWN_ANSWER: unique symbol = Symbol('an answer already applied');
+export type KnownAnswer = typeof KNOWN_ANSWER;
 
 /** One page of a listing: its items and the offset the server says comes next. */
 export type Page<T> = { items: T[]; offset: number };
@@ -332,6 +341,7 @@ export class ControlPlaneTransport {
       });
     }
     if (call.schema === undefined) return undefined as T;
+    if (call.known?.(text)) return KNOWN_ANSWER as T;
     const answer = parseBody(call.operation, statusCode, text, call.schema);
     // An answer about something else is never stored: a server must not plant another's deployment.
     const mismatch = call.mismatch?.(answer);

@@ -6,6 +6,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import { ControlPlanePools } from '../../controlplane/pools.ts';
+import { DeploymentList } from '../../controlplane/schemas.ts';
 import { DEFAULT_API_KEY, type Simulator, startSimulator } from '../../simulator/index.ts';
 import { createDeployment, externalImageCreate } from '../../simulator/test-support.ts';
 import { IDS_PER_LIST } from './group-listing.ts';
@@ -71,6 +72,39 @@ describe('DeploymentObserver.pollOnce', () => {
     expect(observer.fresh(identity(), ids[0] as string)).toBe(kept[0]);
     expect(observer.fresh(identity(), ids[1] as string)).not.toBe(kept[1]);
     expect(observer.fresh(identity(), ids[1] as string)?.status).toBe('UNKNOWN');
+  });
+
+  it('confirms a page whose answer is the text it applied last time without parsing it again, and parses a changed one', async () => {
+    const { observer, changed, ids } = await tracking(IDS_PER_LIST + 5);
+    const parses = vi.spyOn(DeploymentList, 'safeParse');
+    try {
+      await observer.pollOnce();
+      expect(parses).toHaveBeenCalledTimes(2);
+      const kept = observer.fresh(identity(), ids[0] as string);
+      await observer.pollOnce();
+      expect(parses).toHaveBeenCalledTimes(2);
+      expect(observer.fresh(identity(), ids[0] as string)).toBe(kept);
+      // One deployment of the second page changes: that page alone is parsed again.
+      sim.setDeploymentStatus(ids[IDS_PER_LIST + 1] as string, 'UNKNOWN');
+      await observer.pollOnce();
+      expect(parses).toHaveBeenCalledTimes(3);
+      expect(changed).toEqual([`ns/obj-${IDS_PER_LIST + 1}`]);
+    } finally {
+      parses.mockRestore();
+    }
+  });
+
+  it('parses a page of the same text again when a snapshot of it was taken from elsewhere since', async () => {
+    const { observer, changed, ids } = await tracking(2);
+    const [id] = ids as [string];
+    await observer.pollOnce();
+    // A reconcile's own read sees the deployment UNKNOWN for a moment; the next page shows it as before.
+    const seen = observer.fresh(identity(), id);
+    if (!seen) throw new Error('no snapshot');
+    observer.remember(identity(), { ...seen, status: 'UNKNOWN' }, 'ns/obj-0');
+    await observer.pollOnce();
+    expect(observer.fresh(identity(), id)?.status).toBe(seen.status);
+    expect(changed).toEqual(['ns/obj-0']);
   });
 
   it('enqueues only the object whose deployment changed, and the one whose deployment vanished', async () => {

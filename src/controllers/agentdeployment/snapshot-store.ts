@@ -16,12 +16,21 @@ export interface Snapshot extends Charge {
   /** A digest of the deployment as listed, to tell a change: not the JSON itself, 10,000 of which add up. */
   fingerprint: string;
   at: number;
+  /**
+   * The digest of the listing page (pageDigest) this snapshot was last taken or confirmed from; unset
+   * when it was taken from anything else since (a reconcile's own read).
+   */
+  page: string | undefined;
 }
 
 export const snapshotKey = (identity: string, deploymentId: string) => `${identity}/${deploymentId}`;
 
 export const fingerprintOf = (deployment: Deployment): string =>
   createHash('sha256').update(JSON.stringify(deployment)).digest('base64');
+
+/** A listing page's answer as it was read, with the ids it asked for. */
+export const pageDigest = (ids: readonly string[], text: string): string =>
+  createHash('sha256').update(ids.join(',')).update('\n').update(text).digest('base64');
 
 export class SnapshotStore {
   readonly #budget: SnapshotBudget;
@@ -64,7 +73,14 @@ export class SnapshotStore {
       return this.#budget.exceeded(namespace, deployment.id, bytes);
     }
     this.#overBudget.delete(at);
-    this.#snapshots.set(at, { deployment: kept, fingerprint, account, bytes, at: this.#now() });
+    this.#snapshots.set(at, {
+      deployment: kept,
+      fingerprint,
+      account,
+      bytes,
+      at: this.#now(),
+      page: undefined,
+    });
     return true;
   }
 
