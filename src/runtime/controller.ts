@@ -21,6 +21,8 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
   /** The object is mid-change (following a revision): its next pass goes ahead of objects not started. */
   continuing?: boolean;
+  /** The next pass is a safety resync (nothing is expected to change): it waits until no other key does. */
+  resync?: boolean;
 }
 
 export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<ReconcileResult>;
@@ -93,7 +95,10 @@ export function runController(options: ControllerOptions): RunningController {
       const result = await reconcile(key, { signal: abort.signal, deadline, log: reconcileLog });
       queue.forget(key);
       if (result.requeueAfterMs !== undefined) {
-        queue.addAfter(key, jitter(result.requeueAfterMs), { first: result.continuing });
+        queue.addAfter(key, jitter(result.requeueAfterMs), {
+          first: result.continuing,
+          resync: result.resync,
+        });
       }
       metrics?.reconciled(
         result.requeueAfterMs === undefined ? 'success' : 'requeue_after',

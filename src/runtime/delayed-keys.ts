@@ -2,6 +2,9 @@ import { MinHeap } from '../lib/min-heap.ts';
 import { timerDelay } from '../lib/outbound.ts';
 import type { Clock } from './clock.ts';
 
+/** How a key joins the work queue when due: ahead of new work, as any other, or as a safety resync. */
+export type DueAs = 'first' | 'normal' | 'resync';
+
 /**
  * Keys waiting for a time, and one timer for the earliest: 10,000 objects each waiting for its resync
  * cost a map entry and a heap entry each, not a timer each (a timer, its closure and the timer lists
@@ -10,26 +13,26 @@ import type { Clock } from './clock.ts';
  */
 export class DelayedKeys {
   readonly #clock: Clock;
-  readonly #onDue: (key: string, first: boolean) => void;
+  readonly #onDue: (key: string, as: DueAs) => void;
   readonly #delayed = new Map<string, number>();
   readonly #due = new MinHeap<string>();
-  /** Keys that go first when they are due (see WorkQueue.add). */
-  readonly #firstWhenDue = new Set<string>();
+  /** How keys join the queue when due, when not as any other (see WorkQueue.add and addAfter). */
+  readonly #dueAs = new Map<string, Exclude<DueAs, 'normal'>>();
   #dueTimer: { at: number; handle: unknown } | undefined;
 
-  /** `onDue` receives each key when its time comes, with whether it was scheduled to go first. */
-  constructor(clock: Clock, onDue: (key: string, first: boolean) => void) {
+  /** `onDue` receives each key when its time comes, with how it was scheduled to join. */
+  constructor(clock: Clock, onDue: (key: string, as: DueAs) => void) {
     this.#clock = clock;
     this.#onDue = onDue;
   }
 
-  /** Schedules the key for `at`; when the key is already scheduled, the earlier time wins. */
-  schedule(key: string, at: number, first: boolean): void {
+  /** Schedules the key for `at`; when the key is already scheduled, the earlier time (and its `as`) wins. */
+  schedule(key: string, at: number, as: DueAs): void {
     const existing = this.#delayed.get(key);
     if (existing !== undefined && existing <= at) return;
     this.#delayed.set(key, at);
-    if (first) this.#firstWhenDue.add(key);
-    else this.#firstWhenDue.delete(key);
+    if (as === 'normal') this.#dueAs.delete(key);
+    else this.#dueAs.set(key, as);
     this.#due.push(at, key);
     this.#armDueTimer();
   }
@@ -40,7 +43,7 @@ export class DelayedKeys {
     this.#dueTimer = undefined;
     this.#delayed.clear();
     this.#due.clear();
-    this.#firstWhenDue.clear();
+    this.#dueAs.clear();
   }
 
   /** Hands over every key whose time has come, then sets the timer for the next. */
@@ -51,8 +54,9 @@ export class DelayedKeys {
       // A key whose time moved earlier (already added, or still waiting for another time) is skipped.
       if (this.#delayed.get(next.item) !== next.priority) continue;
       this.#delayed.delete(next.item);
-      const first = this.#firstWhenDue.delete(next.item);
-      this.#onDue(next.item, first);
+      const as = this.#dueAs.get(next.item) ?? 'normal';
+      this.#dueAs.delete(next.item);
+      this.#onDue(next.item, as);
     }
     this.#armDueTimer();
   }
