@@ -21,8 +21,6 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
   /** The object is mid-change (following a revision): its next pass goes ahead of objects not started. */
   continuing?: boolean;
-  /** The next pass is a safety resync (nothing is expected to change): it waits until no other key does. */
-  resync?: boolean;
 }
 
 export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<ReconcileResult>;
@@ -95,10 +93,7 @@ export function runController(options: ControllerOptions): RunningController {
       const result = await reconcile(key, { signal: abort.signal, deadline, log: reconcileLog });
       queue.forget(key);
       if (result.requeueAfterMs !== undefined) {
-        queue.addAfter(key, jitter(result.requeueAfterMs), {
-          first: result.continuing,
-          resync: result.resync,
-        });
+        queue.addAfter(key, jitter(result.requeueAfterMs), { first: result.continuing });
       }
       metrics?.reconciled(
         result.requeueAfterMs === undefined ? 'success' : 'requeue_after',

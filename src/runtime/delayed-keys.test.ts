@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from './clock.ts';
-import { DelayedKeys, type DueAs } from './delayed-keys.ts';
+import { DelayedKeys } from './delayed-keys.ts';
 
-type Schedule = { key: string; at: number; as?: DueAs };
+type Schedule = { key: string; at: number; first?: boolean };
 
 describe('DelayedKeys', () => {
   beforeEach(() => {
@@ -56,50 +56,33 @@ describe('DelayedKeys', () => {
   ])('hands keys over $name', async ({ schedules, due }) => {
     const got: Array<[number, string]> = [];
     const delayed = new DelayedKeys(systemClock, (key) => got.push([Date.now(), key]));
-    for (const s of schedules) delayed.schedule(s.key, s.at, s.as ?? 'normal');
+    for (const s of schedules) delayed.schedule(s.key, s.at, s.first ?? false);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(got).toEqual(due);
   });
 
-  it.each<{ name: string; schedules: Schedule[]; as: DueAs }>([
-    { name: 'scheduled first', schedules: [{ key: 'a', at: 100, as: 'first' }], as: 'first' },
-    { name: 'scheduled as any other', schedules: [{ key: 'a', at: 100 }], as: 'normal' },
-    { name: 'scheduled as a resync', schedules: [{ key: 'a', at: 100, as: 'resync' }], as: 'resync' },
+  it.each<{ name: string; schedules: Schedule[]; first: boolean }>([
+    { name: 'scheduled first', schedules: [{ key: 'a', at: 100, first: true }], first: true },
+    { name: 'not scheduled first', schedules: [{ key: 'a', at: 100 }], first: false },
     {
       name: 'first, then earlier without it: the latest schedule says',
       schedules: [
-        { key: 'a', at: 200, as: 'first' },
+        { key: 'a', at: 200, first: true },
         { key: 'a', at: 100 },
       ],
-      as: 'normal',
+      first: false,
     },
-    {
-      name: 'a resync, then work sooner: the work says',
-      schedules: [
-        { key: 'a', at: 200, as: 'resync' },
-        { key: 'a', at: 100, as: 'first' },
-      ],
-      as: 'first',
-    },
-    {
-      name: 'work, then a resync later: the work says',
-      schedules: [
-        { key: 'a', at: 100 },
-        { key: 'a', at: 200, as: 'resync' },
-      ],
-      as: 'normal',
-    },
-  ])('says how a key joins the queue: $name', async ({ schedules, as }) => {
-    const got: DueAs[] = [];
-    const delayed = new DelayedKeys(systemClock, (_key, dueAs) => got.push(dueAs));
-    for (const s of schedules) delayed.schedule(s.key, s.at, s.as ?? 'normal');
+  ])('says whether a key goes first: $name', async ({ schedules, first }) => {
+    const got: boolean[] = [];
+    const delayed = new DelayedKeys(systemClock, (_key, isFirst) => got.push(isFirst));
+    for (const s of schedules) delayed.schedule(s.key, s.at, s.first ?? false);
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(got).toEqual([as]);
+    expect(got).toEqual([first]);
   });
 
   it('keeps one timer whatever the number of keys, and none once cleared', async () => {
     const delayed = new DelayedKeys(systemClock, () => undefined);
-    for (let i = 0; i < 1_000; i++) delayed.schedule(`k${i}`, 100 + i, 'normal');
+    for (let i = 0; i < 1_000; i++) delayed.schedule(`k${i}`, 100 + i, false);
     expect(vi.getTimerCount()).toBe(1);
     delayed.clear();
     expect(vi.getTimerCount()).toBe(0);
@@ -108,7 +91,7 @@ describe('DelayedKeys', () => {
   it('hands over nothing after clear', async () => {
     const got: string[] = [];
     const delayed = new DelayedKeys(systemClock, (key) => got.push(key));
-    delayed.schedule('a', 100, 'normal');
+    delayed.schedule('a', 100, false);
     delayed.clear();
     await vi.advanceTimersByTimeAsync(1_000);
     expect(got).toEqual([]);

@@ -2,9 +2,6 @@ import { MinHeap } from '../lib/min-heap.ts';
 import { timerDelay } from '../lib/outbound.ts';
 import type { Clock } from './clock.ts';
 
-/** How a key joins the work queue when due: ahead of new work, as any other, or as a safety resync. */
-export type DueAs = 'first' | 'normal' | 'resync';
-
 /**
  * Keys waiting for a time, and one timer for the earliest: 10,000 objects each waiting for its resync
  * cost a map entry and a heap entry each, not a timer each (a timer, its closure and the timer lists
@@ -13,26 +10,26 @@ export type DueAs = 'first' | 'normal' | 'resync';
  */
 export class DelayedKeys {
   readonly #clock: Clock;
-  readonly #onDue: (key: string, as: DueAs) => void;
+  readonly #onDue: (key: string, first: boolean) => void;
   readonly #delayed = new Map<string, number>();
   readonly #due = new MinHeap<string>();
-  /** How keys join the queue when due, when not as any other (see WorkQueue.add and addAfter). */
-  readonly #dueAs = new Map<string, Exclude<DueAs, 'normal'>>();
+  /** Keys that go first when they are due (see WorkQueue.add). */
+  readonly #firstWhenDue = new Set<string>();
   #dueTimer: { at: number; handle: unknown } | undefined;
 
-  /** `onDue` receives each key when its time comes, with how it was scheduled to join. */
-  constructor(clock: Clock, onDue: (key: string, as: DueAs) => void) {
+  /** `onDue` receives each key when its time comes, with whether it was scheduled to go first. */
+  constructor(clock: Clock, onDue: (key: string, first: boolean) => void) {
     this.#clock = clock;
     this.#onDue = onDue;
   }
 
-  /** Schedules the key for `at`; when the key is already scheduled, the earlier time (and its `as`) wins. */
-  schedule(key: string, at: number, as: DueAs): void {
+  /** Schedules the key for `at`; when the key is already scheduled, the earlier time wins. */
+  schedule(key: string, at: number, first: boolean): void {
     const existing = this.#delayed.get(key);
     if (existing !== undefined && existing <= at) return;
     this.#delayed.set(key, at);
-    if (as === 'normal') this.#dueAs.delete(key);
-    else this.#dueAs.set(key, as);
+    if (first) this.#firstWhenDue.add(key);
+    else this.#firstWhenDue.delete(key);
     this.#due.push(at, key);
     this.#armDueTimer();
   }
@@ -43,7 +40,7 @@ export class DelayedKeys {
     this.#dueTimer = undefined;
     this.#delayed.clear();
     this.#due.clear();
-    this.#dueAs.clear();
+    this.#firstWhenDue.clear();
   }
 
   /** Hands over every key whose time has come, then sets the timer for the next. */
@@ -54,9 +51,8 @@ export class DelayedKeys {
       // A key whose time moved earlier (already added, or still waiting for another time) is skipped.
       if (this.#delayed.get(next.item) !== next.priority) continue;
       this.#delayed.delete(next.item);
-      const as = this.#dueAs.get(next.item) ?? 'normal';
-      this.#dueAs.delete(next.item);
-      this.#onDue(next.item, as);
+      const first = this.#firstWhenDue.delete(next.item);
+      this.#onDue(next.item, first);
     }
     this.#armDueTimer();
   }

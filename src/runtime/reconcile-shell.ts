@@ -91,11 +91,8 @@ export interface KindShell<O extends ReconciledObject<S>, S extends ObjectStatus
   worthWriting?(before: S, after: S): boolean;
   writeStatus(obj: O, status: S, signal: AbortSignal): Promise<unknown>;
   recordEvent(obj: O, event: PendingEvent): void;
-  /**
-   * When to come back after a pass that ended with this outcome; undefined: only on change;
-   * `resyncAfterMs`: only as a safety resync (see WorkQueue.addAfter), nothing being expected to change.
-   */
-  requeueAfter(pass: P, outcome: Outcome): number | { resyncAfterMs: number } | undefined;
+  /** When to come back after a pass that ended with this outcome; undefined: only on change. */
+  requeueAfter(pass: P, outcome: Outcome): number | undefined;
   now(): Date;
 }
 
@@ -167,7 +164,6 @@ export async function reconcileWithShell<
   if (failure) throw failure;
   const requeue = pass.requeueAfterMs ?? shell.requeueAfter(pass, outcome);
   if (requeue === undefined) return {};
-  if (typeof requeue === 'object') return { requeueAfterMs: requeue.resyncAfterMs, resync: true };
   return outcome.kind === 'progressing'
     ? { requeueAfterMs: requeue, continuing: true }
     : { requeueAfterMs: requeue };

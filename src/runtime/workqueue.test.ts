@@ -278,66 +278,6 @@ describe('WorkQueue', () => {
       expect(await drain(queue)).toEqual(expected);
     });
 
-    it.each<[string, (q: WorkQueue) => void, string[]]>([
-      [
-        'a resync waits behind every key with work, and goes once none waits',
-        (q) => {
-          q.addAfter('resync', 0, { resync: true });
-          q.add('new');
-          q.add('cont', { first: true });
-        },
-        ['cont', 'new', 'resync'],
-      ],
-      [
-        'resyncs go in the order they came due',
-        (q) => {
-          for (const key of ['r-1', 'r-2']) q.addAfter(key, 0, { resync: true });
-          q.add('new');
-        },
-        ['new', 'r-1', 'r-2'],
-      ],
-      [
-        'a resync asked for again with work waits as work',
-        (q) => {
-          q.addAfter('r', 0, { resync: true });
-          q.add('r');
-          q.add('new');
-        },
-        ['r', 'new'],
-      ],
-      [
-        'a resync of a key waiting adds nothing',
-        (q) => {
-          q.add('a');
-          q.addAfter('a', 0, { resync: true });
-          q.add('new');
-        },
-        ['a', 'new'],
-      ],
-    ])('%s', async (_name, adds, expected) => {
-      const queue = new WorkQueue({ qps: 1e9, burst: 1e9 });
-      adds(queue);
-      expect(await drain(queue)).toEqual(expected);
-    });
-
-    it('a resync of a key in flight adds nothing (that pass checks it anyway)', async () => {
-      const queue = new WorkQueue({ qps: 1e9, burst: 1e9 });
-      queue.add('busy');
-      expect(await queue.get()).toBe('busy');
-      queue.addAfter('busy', 0, { resync: true });
-      queue.done('busy');
-      expect(queue.len()).toBe(0);
-    });
-
-    it('a delayed resync, when due, waits behind keys added after it', async () => {
-      const queue = new WorkQueue({ qps: 1e9, burst: 1e9 });
-      queue.addAfter('resync', 300, { resync: true });
-      queue.add('new-1');
-      await vi.advanceTimersByTimeAsync(500);
-      queue.add('new-2');
-      expect(await drain(queue)).toEqual(['new-1', 'new-2', 'resync']);
-    });
-
     it('a delayed continuing key, when due, goes ahead of the keys that waited meanwhile', async () => {
       const queue = new WorkQueue({ qps: 1e9, burst: 1e9 });
       queue.addAfter('following', 400, { first: true });

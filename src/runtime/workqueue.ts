@@ -98,15 +98,11 @@ export class WorkQueue {
   readonly #admit: ((key: string) => boolean) | undefined;
   /** Waiting keys whose hand-out takes no token of the pace (addUnpaced). */
   readonly #unpaced = new Set<string>();
-  /** Safety resyncs due (addAfter with `resync`), oldest first: handed out only when no other key waits. */
-  readonly #resyncs = new Set<string>();
 
   constructor(options: WorkQueueOptions = {}) {
     this.#admit = options.admit;
     this.#clock = options.clock ?? systemClock;
-    this.#delayed = new DelayedKeys(this.#clock, (key, as) =>
-      as === 'resync' ? this.#addResync(key) : this.add(key, { first: as === 'first' }),
-    );
+    this.#delayed = new DelayedKeys(this.#clock, (key, first) => this.add(key, { first }));
     this.#baseDelayMs = options.baseDelayMs ?? 1000;
     this.#maxDelayMs = options.maxDelayMs ?? 5 * 60_000;
     this.#qps = options.qps ?? 10;
@@ -127,8 +123,6 @@ export class WorkQueue {
   add(key: string, options: { first?: boolean | undefined } = {}): void {
     if (this.#shuttingDown) return;
     if (this.#admit && !this.#admit(key)) return;
-    // Waiting as a resync, and now asked for with work: it waits as work.
-    if (this.#resyncs.delete(key)) this.#dirty.delete(key);
     if (this.#dirty.has(key)) {
       // Asked for again for a reason of its own: its pass may write, so it takes its token after all.
       this.#unpaced.delete(key);
@@ -170,35 +164,16 @@ export class WorkQueue {
     if (!this.#dirty.has(key)) this.#unpaced.delete(key);
   }
 
-  /**
-   * Adds the key after ms (see add for `first`); when the key is already scheduled, the earlier time
-   * wins. `resync`: a safety resync (nothing is known to have changed), which, due, waits until no
-   * other key waits: new objects, events and work under way go first, and resyncs take what is left
-   * of the workers and the pace (controller-runtime's priority queue ranks resyncs low likewise).
-   */
-  addAfter(
-    key: string,
-    delayMs: number,
-    options: { first?: boolean | undefined; resync?: boolean | undefined } = {},
-  ): void {
+  /** Adds the key after ms (see add for `first`); when the key is already scheduled, the earlier time wins. */
+  addAfter(key: string, delayMs: number, options: { first?: boolean | undefined } = {}): void {
     if (this.#shuttingDown) return;
     // Longer than a timer can wait would fire at once (setTimeout overflows to 1 ms).
     const ms = timerDelay(delayMs);
-    const as = options.first ? 'first' : options.resync ? 'resync' : 'normal';
-    if (ms > 0) this.#delayed.schedule(key, this.#clock.now() + ms, as);
-    else if (as === 'resync') this.#addResync(key);
-    else this.add(key, options);
-  }
-
-  /** A resync due: nothing to add when the key waits or runs already (that pass checks it anyway). */
-  #addResync(key: string): void {
-    if (this.#shuttingDown || (this.#admit && !this.#admit(key))) return;
-    if (this.#dirty.has(key) || this.#processing.has(key)) return;
-    this.#dirty.add(key);
-    this.#addedAt.set(key, this.#clock.now());
-    this.#metrics?.added();
-    this.#resyncs.add(key);
-    this.#pump();
+    if (ms <= 0) {
+      this.add(key, options);
+      return;
+    }
+    this.#delayed.schedule(key, this.#clock.now() + ms, options.first === true);
   }
 
   /**
@@ -221,9 +196,9 @@ export class WorkQueue {
     return this.#failures.get(key) ?? 0;
   }
 
-  /** Keys waiting to be handed out (not in flight, not delayed), resyncs included. */
+  /** Keys waiting to be handed out (not in flight, not delayed). */
   len(): number {
-    return this.#waiting.size + this.#resyncs.size;
+    return this.#waiting.size;
   }
 
   /**
@@ -282,12 +257,6 @@ export class WorkQueue {
     return this.#waiting.firstThatMayGo(this.#tenantMayGo, this.#namespaceMayGo) ?? this.#waiting.oldest();
   }
 
-  /** The oldest resync, on a shared worker only: the reserve is for tenants with nothing in flight. */
-  #nextResync(): string | undefined {
-    if (this.#sharedInUse() >= this.#sharedSlots) return undefined;
-    return this.#resyncs.values().next().value;
-  }
-
   readonly #tenantMayGo = (tenant: string | undefined) =>
     tenant === undefined || this.inFlightFor(tenant) < this.#maxPerTenant;
   readonly #namespaceMayGo = (ns: string) => ns === '' || this.#namespaceLoad(ns) < this.#maxPerTenant;
@@ -332,7 +301,6 @@ export class WorkQueue {
     this.#shuttingDown = true;
     this.#delayed.clear();
     this.#unpaced.clear();
-    this.#resyncs.clear();
     this.#firstWhenDone.clear();
     if (this.#pumpTimer !== undefined) this.#clock.clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;
@@ -341,8 +309,8 @@ export class WorkQueue {
 
   /** Hands waiting keys to waiting getters while tokens last; otherwise waits for the next token. */
   #pump(): void {
-    while (this.#waiters.length > 0 && this.len() > 0) {
-      const key = this.#waiting.size > 0 ? this.#next() : this.#nextResync();
+    while (this.#waiters.length > 0 && this.#waiting.size > 0) {
+      const key = this.#next();
       if (key === undefined) return;
       const unpaced = this.#unpaced.has(key);
       if (!unpaced) {
@@ -355,7 +323,6 @@ export class WorkQueue {
       }
       const onReserve = this.#sharedInUse() >= this.#sharedSlots;
       this.#waiting.remove(key);
-      this.#resyncs.delete(key);
       this.#unpaced.delete(key);
       this.#dirty.delete(key);
       if (onReserve) this.#onReserve.add(key);

@@ -42,11 +42,9 @@ export function agentDeploymentShell(
       if (outcome.kind === 'progressing') return deps.revisionPollMs;
       // A Ready deployment the batched poll watches comes back when the poll sees it change (and on
       // any change of the object or its Secrets): re-reading it every interval would cost a reconcile
-      // per object per poll. A slow resync stays as a safety net, behind any work (while 10,000
-      // objects converge, the resyncs of those already Ready took the workers and the pace from the
-      // others); a per-object poll interval is kept.
+      // per object per poll. A slow resync stays as a safety net; a per-object poll interval is kept.
       if (outcome.kind === 'ready' && pass.deployment && !hasPollIntervalAnnotation(pass.obj)) {
-        return { resyncAfterMs: deps.pollIntervalMs * READY_RESYNC_FACTOR };
+        return deps.pollIntervalMs * READY_RESYNC_FACTOR;
       }
       return pollIntervalOf(pass.obj, deps.pollIntervalMs);
     },
