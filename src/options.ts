@@ -85,7 +85,7 @@ export const OPTIONS = [
   {
     flag: 'poll-interval',
     env: 'POLL_INTERVAL',
-    help: 'How often every object is checked for drift.',
+    help: 'How often every object is checked for drift (a listing per 100 deployments). A Ready object is also reconciled every 10 intervals as a safety resync.',
     default: '60s',
   },
   {
