@@ -27,6 +27,14 @@ export interface WatchRequest {
   signal: AbortSignal;
 }
 
+/**
+ * A watch that ends sooner than this is a fault, not the server's timeout (which ends a watch after
+ * timeoutSeconds, 5 to 10 minutes): it is retried after a backoff, as client-go's reflector does with
+ * a "very short watch". client-go lets such a watch go when it carried events; here it backs off all
+ * the same, so that a proxy which closes every stream after its first bytes is not asked again at once.
+ */
+export const SHORT_WATCH_MS = 1000;
+
 /** client-go's choice: each watch asks the server to end it after 5 to 10 minutes, spread at random. */
 export function watchTimeoutSeconds(): number {
   return 300 + Math.floor(Math.random() * 300);

@@ -2,7 +2,13 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeAccess } from '../kube/access.ts';
-import { WatchError, type WatchEvent, watchStream, watchTimeoutSeconds } from '../kube/watch.ts';
+import {
+  SHORT_WATCH_MS,
+  WatchError,
+  type WatchEvent,
+  watchStream,
+  watchTimeoutSeconds,
+} from '../kube/watch.ts';
 import { sleep } from './clock.ts';
 import { objectKey } from './keys.ts';
 import { listPath } from './list-pages.ts';
@@ -101,14 +107,6 @@ export function slimObject<T extends KubernetesObject>(obj: T): T {
   }
   return { ...obj, metadata: rest };
 }
-
-/**
- * A watch that ends sooner than this is a fault, not the server's timeout (which ends a watch after
- * timeoutSeconds, 5 to 10 minutes): it is retried after a backoff, as client-go's reflector does with
- * a "very short watch". client-go lets such a watch go when it carried events; here it backs off all
- * the same, so that a proxy which closes every stream after its first bytes is not asked again at once.
- */
-const SHORT_WATCH_MS = 1000;
 
 /** The watch's resourceVersion is older than the server keeps: relist. */
 class Expired extends Error {}

@@ -13,7 +13,7 @@
  * a round worth running now (a member joined, left, or acknowledged another list).
  */
 import type { Logger } from 'pino';
-import { WatchError, type WatchEvent } from '../kube/watch.ts';
+import { SHORT_WATCH_MS, WatchError, type WatchEvent } from '../kube/watch.ts';
 import { sleep } from './clock.ts';
 import type { Lease, MemberLeaseApi } from './lease-api.ts';
 import { WatchBackoff } from './watch-backoff.ts';
@@ -54,9 +54,6 @@ export interface MemberLeaseWatchOptions {
   logger: Logger;
   initialBackoffMs?: number | undefined;
 }
-
-/** A watch that ends sooner than this after opening is a fault, retried after a backoff. */
-const SHORT_WATCH_MS = 1000;
 
 /**
  * Watches until the signal aborts. Each watch starts at the most recent state (every Lease comes as
