@@ -106,9 +106,12 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const metrics = new OperatorMetrics();
   const apiServerHost = new URL(access.server).host;
   access.countRequests((method, code) => metrics.runtime.restClientRequest(apiServerHost, method, code));
+  // Set once the AgentDeployment controller exists (its poll tells which identities stay in use).
+  let polledIdentity: ((namespace: string, identity: string) => boolean) | undefined;
   const pools = new ControlPlanePools({
     limits: { rps: config.controlPlaneRps, concurrency: config.controlPlaneConcurrency },
     namespaceIdentities: config.namespaceCredentialIdentities,
+    inUse: (namespace, identity) => polledIdentity?.(namespace, identity) ?? false,
     onCircuit: circuitReporter(
       logger.child({ component: 'controlplane' }),
       metrics.controlPlaneCircuitTransitions,
@@ -212,10 +215,12 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       digestKey: await digestKey(config, operatorKey),
       pollIntervalMs: config.pollInterval,
       revisionPollMs: config.revisionPollInterval,
+      reconcileRate: config.reconcileRate,
       verifier,
     },
   });
   tenants.AgentDeployment = agentDeployments.tenantOf;
+  polledIdentity = (namespace, identity) => agentDeployments.observer.uses(namespace, identity);
   const sandboxTemplates = startSandboxTemplateController({
     access,
     queue: templateQueue,

@@ -85,7 +85,7 @@ export const OPTIONS = [
   {
     flag: 'poll-interval',
     env: 'POLL_INTERVAL',
-    help: 'How often every object is checked for drift (a listing per 100 deployments). A Ready object is also reconciled every 10 intervals as a safety resync.',
+    help: 'How often every object is checked for drift (a listing per 100 deployments). A Ready object is also reconciled every 10 intervals as a safety resync, less often when the resyncs of all the objects a replica holds would take more than 2% of --reconcile-rate.',
     default: '60s',
   },
   {
@@ -120,7 +120,7 @@ export const OPTIONS = [
   {
     flag: 'namespace-credential-identities',
     env: 'NAMESPACE_CREDENTIAL_IDENTITIES',
-    help: "Credential identities (base URL and key pairs) one namespace's credentials Secrets may bring in; an object naming one more waits with BudgetExceeded until one goes unused for 30 minutes.",
+    help: "Credential identities (base URL and key pairs) one namespace's credentials Secrets may bring in; an object naming one more waits with BudgetExceeded until one goes unused for 30 minutes (one the batched poll still lists a deployment of the namespace with stays in use).",
     default: '8',
   },
   {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
+import { credentialsKey } from './credentials.ts';
 import { CancelledError, CredentialsConfigError, IdentityLimitError, UnauthorizedError } from './errors.ts';
 import { ControlPlanePools } from './pools.ts';
 
@@ -88,6 +89,25 @@ describe('ControlPlanePools identities per namespace (issue 32)', () => {
     now = 70_000;
     pools.clientFor(key(3), { namespace: 'attacker' });
     expect(() => pools.clientFor(key(2), { namespace: 'attacker' })).toThrow(IdentityLimitError);
+    await pools.close();
+  });
+
+  it('an identity the batched poll still lists for the namespace keeps its place, unused however long', async () => {
+    let now = 0;
+    const polled = new Set([`team/${credentialsKey(key(1))}`]);
+    const pools = new ControlPlanePools({
+      namespaceIdentities: 1,
+      namespaceIdentityIdleMs: 60_000,
+      inUse: (namespace, identity) => polled.has(`${namespace}/${identity}`),
+      now: () => now,
+    });
+    pools.clientFor(key(1), { namespace: 'team' });
+    // Hours later (a Ready object's resync among many), the poll still lists its deployment.
+    now = 3 * 3_600_000;
+    expect(() => pools.clientFor(key(2), { namespace: 'team' })).toThrow(IdentityLimitError);
+    // The object went: its identity gives its place up.
+    polled.clear();
+    pools.clientFor(key(2), { namespace: 'team' });
     await pools.close();
   });
 

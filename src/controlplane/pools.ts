@@ -50,10 +50,15 @@ export type ControlPlanePoolsOptions = {
    */
   namespaceIdentities?: number;
   /**
-   * How long a namespace's identity keeps its place unused (longer than a Ready object's resync, so
-   * steady objects keep theirs). Default 30 minutes.
+   * How long a namespace's identity keeps its place unused (unless inUse says otherwise). Default 30
+   * minutes.
    */
   namespaceIdentityIdleMs?: number;
+  /**
+   * Whether `namespace` still uses the identity though no client was asked for (the batched poll lists
+   * a Ready object's deployment with it between passes hours apart): such an identity keeps its place.
+   */
+  inUse?: (namespace: string, identity: string) => boolean;
   now?: () => number;
 };
 
@@ -137,7 +142,9 @@ export class ControlPlanePools {
     if (!held.has(identity)) {
       const limit = this.#options.namespaceIdentities ?? DEFAULT_NAMESPACE_IDENTITIES;
       const before = now - (this.#options.namespaceIdentityIdleMs ?? 30 * 60_000);
-      for (const [other, usedAt] of held) if (usedAt < before) held.delete(other);
+      for (const [other, usedAt] of held) {
+        if (usedAt < before && !this.#options.inUse?.(namespace, other)) held.delete(other);
+      }
       if (held.size >= limit) throw new IdentityLimitError(namespace, limit, NAMESPACE_IDENTITIES_SETTING);
     }
     held.set(identity, now);

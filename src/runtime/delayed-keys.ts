@@ -23,6 +23,11 @@ export class DelayedKeys {
     this.#onDue = onDue;
   }
 
+  /** Keys scheduled. */
+  get size(): number {
+    return this.#delayed.size;
+  }
+
   /** Schedules the key for `at`; when the key is already scheduled, the earlier time wins. */
   schedule(key: string, at: number, first: boolean): void {
     const existing = this.#delayed.get(key);

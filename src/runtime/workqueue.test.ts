@@ -44,6 +44,20 @@ describe('WorkQueue', () => {
     expect(await queue.get()).toBe('mine/a');
   });
 
+  it('counts the keys it holds: waiting, in flight and delayed', async () => {
+    const queue = new WorkQueue();
+    queue.add('waiting');
+    queue.add('in-flight');
+    queue.addAfter('delayed', 60_000);
+    expect(queue.held()).toBe(3);
+    expect(await queue.get()).toBe('waiting');
+    expect(queue.held()).toBe(3);
+    queue.done('waiting');
+    expect(queue.held()).toBe(2);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(queue.held()).toBe(2);
+  });
+
   it('keeps a key added while in flight until done, and hands it out once', async () => {
     const queue = new WorkQueue();
     queue.add('a');

@@ -209,6 +209,14 @@ export class WorkQueue {
     return this.#dirty.size;
   }
 
+  /**
+   * Keys the queue holds: due (waiting, or added again while in flight), in flight, or delayed. An
+   * upper estimate: a key both delayed and due counts twice.
+   */
+  held(): number {
+    return this.#dirty.size + this.#processing.size + this.#delayed.size;
+  }
+
   /** How long each key in flight has been held by its worker, in ms. */
   inFlightAges(): number[] {
     const now = this.#clock.now();

@@ -94,6 +94,7 @@ export interface AgentDeploymentControllerOptions {
     | 'digestKey'
     | 'pollIntervalMs'
     | 'revisionPollMs'
+    | 'reconcileRate'
     | 'verifier'
   >;
 }
@@ -317,6 +318,7 @@ export function startAgentDeploymentController(
   const reconcileObject = agentDeploymentReconciler({
     observer,
     ...options.settings,
+    heldObjects: () => queue.held(),
     defaultCredentialsScope: scopeOf,
     protectCredentials: async (namespace, name, signal) => {
       const secret = secrets.get(namespace, name);

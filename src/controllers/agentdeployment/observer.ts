@@ -149,6 +149,14 @@ export class DeploymentObserver {
     if (tracked) this.forget(tracked.credentialsId, tracked.deploymentId);
   }
 
+  /**
+   * Whether the poll lists a deployment of `namespace` under the credential identity `identity`: the
+   * identity is in use there however long since that object's last pass (its resync may be hours away).
+   */
+  uses(namespace: string, identity: string): boolean {
+    return this.#tracked.uses(namespace, identity);
+  }
+
   start(): void {
     this.#stopped = false;
     this.#halted = false;

@@ -23,12 +23,13 @@ import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../../simulator/index.ts';
 import { defaultHostAllowList, parseHostAllowList } from '../../verification/host-allow-list.ts';
 import { Verifier } from '../../verification/verifier.ts';
-import { agentDeploymentReconciler, READY_RESYNC_FACTOR } from './reconciler.ts';
+import { agentDeploymentReconciler, READY_RESYNC_FACTOR, readyResyncMs } from './reconciler.ts';
 
 const LISTENER = defaultListeners()[0]?.id as string;
 const KEY = 'team-a/agent';
 const POLL_MS = 60_000;
 const REVISION_POLL_MS = 5_000;
+const RECONCILE_RATE = 50;
 const silent = pino({ level: 'silent' });
 
 /** What one pass did, in the table's words. */
@@ -119,6 +120,8 @@ function world(
     defaultCredentialsAllowed?: boolean;
     /** Keep what passes saw (a create's answer) as the batched observer does, fresh for ever. */
     snapshots?: boolean;
+    /** The objects the replica holds (its queue's keys); default 1. */
+    heldObjects?: number;
   } = {},
 ): World {
   const snapshots = new Map<string, Deployment>();
@@ -205,6 +208,8 @@ function world(
     digestKey: 'digest-key-for-tests',
     pollIntervalMs: POLL_MS,
     revisionPollMs: REVISION_POLL_MS,
+    reconcileRate: RECONCILE_RATE,
+    heldObjects: () => options.heldObjects ?? 1,
     verifier: options.verifier ?? {
       step: () => Promise.reject(new Error('no verification in this row')),
       forget: () => {},
@@ -786,6 +791,21 @@ const rows: Row[] = [
     also: (_w, pass) => expect(pass.result?.requeueAfterMs).toBe(POLL_MS * READY_RESYNC_FACTOR),
   },
   {
+    name: 'Ready among 30,000 objects: the safety resync waits for its share of the reconcile rate',
+    given: async () => {
+      const w = world(agent(), { heldObjects: 30_000 });
+      await w.pass();
+      deployLatest(w);
+      return w;
+    },
+    calls: ['get'],
+    conditions: ['Ready=True/Succeeded'],
+    events: ['Normal/RevisionDeployed'],
+    statusWrites: 1,
+    // 30,000 objects at 2% of 50 reconciles a second: one resync a second, each object every 30,000 s.
+    also: (_w, pass) => expect(pass.result?.requeueAfterMs).toBe(30_000_000),
+  },
+  {
     name: 'Ready with its own poll-interval annotation: comes back at that interval',
     given: async () => {
       const w = world();
@@ -1090,6 +1110,19 @@ describe('an AgentDeployment pass, step by step', () => {
     expect(pass.events).toEqual(row.events);
     expect(pass.statusWrites).toBe(row.statusWrites);
     row.also?.(w, pass);
+  });
+});
+
+describe('the safety resync of a Ready object', () => {
+  it.each<[string, number, number, number, number]>([
+    // name, poll interval, objects held, reconcile rate, resync after
+    ['few objects: 10 poll intervals', 60_000, 100, 50, 600_000],
+    ['600 objects at 50/s: 10 intervals is exactly 2% of the rate', 60_000, 600, 50, 600_000],
+    ['10,000 objects at 50/s: one resync a second', 60_000, 10_000, 50, 10_000_000],
+    ['10,000 objects at 1,000/s (the bench): 20 a second', 10_000, 10_000, 1_000, 500_000],
+    ['1,000 objects at 1,000/s: 10 intervals', 10_000, 1_000, 1_000, 100_000],
+  ])('%s', (_name, pollIntervalMs, objects, rate, expected) => {
+    expect(readyResyncMs(pollIntervalMs, objects, rate)).toBe(expected);
   });
 });
 

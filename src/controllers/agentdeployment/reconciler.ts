@@ -14,8 +14,25 @@ import { agentDeploymentSteps } from './steps.ts';
 import { statusEvents, summarizeVerified } from './summary.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
-/** How many poll intervals a Ready, batch-polled object waits before a safety resync. */
+/** How many poll intervals a Ready, batch-polled object waits at least before a safety resync. */
 export const READY_RESYNC_FACTOR = 10;
+
+/** The share of the reconcile rate that the safety resyncs of all a replica's objects may take. */
+export const RESYNC_RATE_SHARE = 0.02;
+
+/**
+ * When a Ready, batch-polled object comes back for its safety resync: 10 poll intervals, or later when
+ * `objects` resynced that often would take more than RESYNC_RATE_SHARE of `reconcileRate` (per
+ * second). A fixed period makes the resyncs grow with the objects held: at the defaults (a 60 s poll,
+ * 50 reconciles a second) 30,000 objects resynced every 600 s would take the whole rate, and while N
+ * objects converge (a time in proportion to N) the early ones came back again and again.
+ */
+export function readyResyncMs(pollIntervalMs: number, objects: number, reconcileRate: number): number {
+  return Math.max(
+    pollIntervalMs * READY_RESYNC_FACTOR,
+    (objects / (reconcileRate * RESYNC_RATE_SHARE)) * 1000,
+  );
+}
 
 const hasPollIntervalAnnotation = (obj: AgentDeployment) =>
   obj.metadata.annotations?.[Annotation.PollInterval] !== undefined;
@@ -44,7 +61,7 @@ export function agentDeploymentShell(
       // any change of the object or its Secrets): re-reading it every interval would cost a reconcile
       // per object per poll. A slow resync stays as a safety net; a per-object poll interval is kept.
       if (outcome.kind === 'ready' && pass.deployment && !hasPollIntervalAnnotation(pass.obj)) {
-        return deps.pollIntervalMs * READY_RESYNC_FACTOR;
+        return readyResyncMs(deps.pollIntervalMs, deps.heldObjects(), deps.reconcileRate);
       }
       return pollIntervalOf(pass.obj, deps.pollIntervalMs);
     },

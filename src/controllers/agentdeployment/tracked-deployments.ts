@@ -4,6 +4,7 @@
  * per credential identity, not one per object.
  */
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
+import { splitKey } from '../../runtime/keys.ts';
 
 /** One credential identity's objects: their deployments' ids, each to its object's key. */
 export interface Group {
@@ -19,17 +20,25 @@ export interface Tracked {
 
 export class TrackedDeployments {
   readonly #tracked = new Map<string, Tracked>();
-  readonly #credentials = new Map<string, { id: string; credentials: Credentials; users: Set<string> }>();
+  readonly #credentials = new Map<
+    string,
+    { id: string; credentials: Credentials; users: Set<string>; namespaces: Map<string, number> }
+  >();
 
   /** Tracks `key`'s deployment; what it tracked before, when that was another one (its snapshot goes). */
   track(key: string, credentials: Credentials, deploymentId: string): Tracked | undefined {
     let credentialsId = credentialsKey(credentials);
-    const shared = this.#credentials.get(credentialsId);
+    let shared = this.#credentials.get(credentialsId);
     if (shared) {
-      shared.users.add(key);
       credentialsId = shared.id; // the one copy of the id string, not this pass's
     } else {
-      this.#credentials.set(credentialsId, { id: credentialsId, credentials, users: new Set([key]) });
+      shared = { id: credentialsId, credentials, users: new Set(), namespaces: new Map() };
+      this.#credentials.set(credentialsId, shared);
+    }
+    if (!shared.users.has(key)) {
+      shared.users.add(key);
+      const namespace = splitKey(key).namespace;
+      shared.namespaces.set(namespace, (shared.namespaces.get(namespace) ?? 0) + 1);
     }
     const before = this.#tracked.get(key);
     if (before && before.credentialsId !== credentialsId) this.#release(key, before.credentialsId);
@@ -47,6 +56,11 @@ export class TrackedDeployments {
     return tracked;
   }
 
+  /** Whether an object of `namespace` is tracked under the credential identity `credentialsId`. */
+  uses(namespace: string, credentialsId: string): boolean {
+    return this.#credentials.get(credentialsId)?.namespaces.has(namespace) ?? false;
+  }
+
   /** Every tracked deployment, grouped by credential identity. */
   groups(): Map<string, Group> {
     const groups = new Map<string, Group>();
@@ -62,7 +76,11 @@ export class TrackedDeployments {
 
   #release(key: string, credentialsId: string): void {
     const shared = this.#credentials.get(credentialsId);
-    shared?.users.delete(key);
-    if (shared?.users.size === 0) this.#credentials.delete(credentialsId);
+    if (!shared?.users.delete(key)) return;
+    const namespace = splitKey(key).namespace;
+    const left = (shared.namespaces.get(namespace) ?? 1) - 1;
+    if (left > 0) shared.namespaces.set(namespace, left);
+    else shared.namespaces.delete(namespace);
+    if (shared.users.size === 0) this.#credentials.delete(credentialsId);
   }
 }

@@ -80,6 +80,10 @@ export interface AgentDeploymentDeps {
   digestKey: string;
   pollIntervalMs: number;
   revisionPollMs: number;
+  /** Reconciles started per second, all objects together (--reconcile-rate): the safety resyncs' budget. */
+  reconcileRate: number;
+  /** About how many objects this replica reconciles (its work queue's keys, waiting, in flight or delayed). */
+  heldObjects(): number;
   /** Post-deploy verification (spec.verification). */
   verifier: Pick<Verifier, 'step' | 'forget'>;
   now(): Date;

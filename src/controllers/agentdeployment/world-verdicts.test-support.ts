@@ -91,6 +91,8 @@ export async function controllerVerdict(
     digestKey: DIGEST_KEY,
     pollIntervalMs: 60_000,
     revisionPollMs: 5_000,
+    reconcileRate: 50,
+    heldObjects: () => 1,
     verifier: { step: () => Promise.reject(new Error('no verification')), forget: () => {} },
     now: () => new Date(NOW),
   };
