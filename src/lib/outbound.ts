@@ -60,15 +60,7 @@ export async function outboundCall(
   limits: OutboundLimits,
   send: (signal: AbortSignal) => Promise<RawResponse>,
 ): Promise<OutboundResponse> {
-  // A timer of our own rather than AbortSignal.timeout: cleared when the call ends, where a timeout
-  // signal still alive fires at its deadline anyway (a DOMException and an abort event per call).
-  const timeout = new AbortController();
-  const deadline = timeout.signal;
-  const timer = setTimeout(
-    () => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-    timerDelay(limits.deadlineMs),
-  );
-  timer.unref?.();
+  const { signal: deadline, clear } = clearableTimeout(limits.deadlineMs);
   const overflow = new AbortController();
   const signal = AbortSignal.any([deadline, overflow.signal, ...(limits.signal ? [limits.signal] : [])]);
   const why = (err: unknown): OutboundError => {
@@ -89,7 +81,7 @@ export async function outboundCall(
     return new OutboundError('transport', message, { cause: err, ...(code ? { code } : {}) });
   };
   if (limits.signal?.aborted) {
-    clearTimeout(timer);
+    clear();
     throw why(undefined);
   }
   try {
@@ -105,8 +97,23 @@ export async function outboundCall(
   } catch (err) {
     throw why(err);
   } finally {
-    clearTimeout(timer);
+    clear();
   }
+}
+
+/**
+ * A signal that aborts with a TimeoutError after `ms`, as AbortSignal.timeout's does, and a clear()
+ * for when the work it bounds ended. A timeout signal still alive fires at its deadline anyway (a
+ * DOMException and an abort event each): at 10,000 objects that was one per call and per pass.
+ */
+export function clearableTimeout(ms: number): { signal: AbortSignal; clear: () => void } {
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    timerDelay(ms),
+  );
+  timer.unref?.();
+  return { signal: timeout.signal, clear: () => clearTimeout(timer) };
 }
 
 function tooLarge(maxBytes: number): OutboundError {

@@ -54,6 +54,36 @@ describe('runController', () => {
     await controller.stop(0);
   });
 
+  it("ends a pass's deadline at passDeadlineMs with a TimeoutError, and never after the pass ended", async () => {
+    const { logger } = capturingLogger();
+    const queue = new WorkQueue();
+    const deadlines: AbortSignal[] = [];
+    const reconcile: Reconciler = async (key, ctx) => {
+      deadlines.push(ctx.deadline);
+      // The first pass outlives its deadline; the second ends at once.
+      if (key === 'ns/slow') await new Promise((resolve) => ctx.deadline.addEventListener('abort', resolve));
+      return {};
+    };
+    const controller = runController({
+      name: 'test',
+      queue,
+      reconcile,
+      workers: 2,
+      logger,
+      passDeadlineMs: 1000,
+    });
+    queue.add('ns/slow');
+    queue.add('ns/quick');
+    await vi.advanceTimersByTimeAsync(1000);
+    const [slow, quick] = deadlines;
+    expect(slow?.aborted).toBe(true);
+    expect((slow?.reason as DOMException).name).toBe('TimeoutError');
+    // A pass that ended leaves no timer behind to fire (a DOMException and an abort event each).
+    expect(quick?.aborted).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+    await controller.stop(0);
+  });
+
   it('backs off on errors, logs the message only, and forgets the backoff on success', async () => {
     const { logger, lines } = capturingLogger();
     const queue = new WorkQueue({ baseDelayMs: 1000 });

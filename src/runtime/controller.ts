@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { clearableTimeout } from '../lib/outbound.ts';
 import { sleep } from './clock.ts';
 import type { WorkQueue } from './workqueue.ts';
 
@@ -87,7 +88,8 @@ export function runController(options: ControllerOptions): RunningController {
     inFlight.add(abort);
     metrics?.activeWorkers(inFlight.size);
     const reconcileLog = log.child({ key, reconcileId: randomUUID() });
-    const deadline = AbortSignal.any([abort.signal, AbortSignal.timeout(passDeadlineMs)]);
+    const passTimeout = clearableTimeout(passDeadlineMs);
+    const deadline = AbortSignal.any([abort.signal, passTimeout.signal]);
     const startedAt = now();
     try {
       const result = await reconcile(key, { signal: abort.signal, deadline, log: reconcileLog });
@@ -105,6 +107,7 @@ export function runController(options: ControllerOptions): RunningController {
       reconcileLog.error({ error: err instanceof Error ? err.message : String(err) }, 'reconcile failed');
       queue.addRateLimited(key, retryAfterOf(err));
     } finally {
+      passTimeout.clear();
       inFlight.delete(abort);
       metrics?.activeWorkers(inFlight.size);
       queue.done(key);
