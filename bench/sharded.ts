@@ -36,7 +36,16 @@ export interface ShardedResult {
   lease: { durationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
   /** From the last apply until every object was Ready. */
   readyMs: number;
-  perReplica: { identity: string; owned: number; rssMiB: number; callsPerPoll: number }[];
+  perReplica: {
+    identity: string;
+    owned: number;
+    rssMiB: number;
+    /** Where the RSS goes: V8 heap used, the anonymous pages beside the node binary's, open sockets. */
+    heapUsedMiB: number;
+    anonymousMiB: number;
+    sockets: number;
+    callsPerPoll: number;
+  }[];
   ownedMaxOverMean: number;
   /** Share of the objects whose owner changed when one more replica joined. */
   movedOnJoin: number;
@@ -152,10 +161,14 @@ export async function runShardedScenario(options: {
         const windowStart = pollStart - WINDOW_LEAD_MS;
         const windowEnd = windowStart + bench.pollIntervalMs * STEADY_INTERVALS;
         const calls = own.filter((r) => r.at >= windowStart && r.at < windowEnd).length;
+        const memory = await replica.memory();
         return {
           identity,
           owned: sampleSum(await scrape(replica), 'agent_operator_shard_objects', 'kind="AgentDeployment"'),
-          rssMiB: (await replica.memory()).rssBytes / MIB,
+          rssMiB: memory.rssBytes / MIB,
+          heapUsedMiB: memory.heapUsedBytes / MIB,
+          anonymousMiB: memory.anonymousBytes / MIB,
+          sockets: memory.sockets,
           callsPerPoll: calls / STEADY_INTERVALS,
         };
       }),
@@ -263,6 +276,13 @@ export function formatShardedReport(results: readonly ShardedResult[]): string {
       (r) => `${r.perReplica.map((p) => p.owned).join(' / ')} (${r.ownedMaxOverMean.toFixed(3)})`,
     ],
     ['RSS per replica', (r) => `${r.perReplica.map((p) => `${p.rssMiB.toFixed(0)}`).join(' / ')} MiB`],
+    [
+      '  anonymous / V8 heap used / sockets',
+      (r) =>
+        r.perReplica
+          .map((p) => `${p.anonymousMiB.toFixed(1)} / ${p.heapUsedMiB.toFixed(1)} MiB / ${p.sockets}`)
+          .join('; '),
+    ],
     [
       'control-plane calls per poll interval, per replica',
       (r) => r.perReplica.map((p) => p.callsPerPoll.toFixed(1)).join(' / '),
