@@ -100,13 +100,17 @@ async function listPage(
     else deps.onChange(key);
   };
   let page: Awaited<ReturnType<ControlPlaneClient['listDeployments']>>;
+  // Each id's snapshot key, made once: a steady poll reads every one of them once or twice.
+  const ats = chunk.map((id) => snapshotKey(groupKey, id));
   let digest = '';
   // A steady poll's page is mostly the same text as the last time: every snapshot it would confirm is
   // confirmed from that text's digest, without parsing, validating and fingerprinting 100 deployments
-  // again (polls in proportion to N, while N objects converge, made that cost grow as N²).
+  // again (polls in proportion to N, while N objects converge, made that cost grow as N²). Applied
+  // already means every id asked for has its snapshot from that very page (one from a reconcile's own
+  // read since, or one dropped, has not).
   const known = (text: string) => {
     digest = pageDigest(chunk, text);
-    return priming === undefined && appliedAlready(deps.store, groupKey, chunk, digest);
+    return priming === undefined && ats.every((at) => deps.store.get(at)?.page === digest);
   };
   try {
     page = await client.listDeployments({ deploymentIds: chunk, limit: IDS_PER_LIST }, undefined, known);
@@ -130,8 +134,7 @@ async function listPage(
     return 'failed';
   }
   if (page === KNOWN_ANSWER) {
-    for (const id of chunk) {
-      const at = snapshotKey(groupKey, id);
+    for (const at of ats) {
       deps.store.clearOverSize(at);
       const snapshot = deps.store.get(at);
       if (snapshot && snapshot.at <= startedAt) snapshot.at = deps.now();
@@ -164,8 +167,8 @@ async function listPage(
     if (recorded && recorded !== deployment.latest_revision_id) changedOrGone(key);
     else if (recorded) priming?.unchanged.add(key);
   }
-  for (const id of chunk) {
-    const at = snapshotKey(groupKey, id);
+  for (const [i, id] of chunk.entries()) {
+    const at = ats[i] as string;
     if (seen.has(id) || (deps.store.get(at)?.at ?? 0) > startedAt) continue;
     // Gone (or not listed): let the object's reconcile find out first-hand.
     deps.store.drop(at);
@@ -173,15 +176,6 @@ async function listPage(
     if (key) changedOrGone(key);
   }
   return undefined;
-}
-
-/**
- * Whether the page of `chunk` whose answer has this digest was applied already, and nothing since:
- * every id asked for has its snapshot from that very page (a snapshot from a reconcile's own read
- * since, or one dropped, is not), so parsing the answer again would only confirm each of them.
- */
-function appliedAlready(store: SnapshotStore, groupKey: string, chunk: readonly string[], digest: string) {
-  return chunk.every((id) => store.get(snapshotKey(groupKey, id))?.page === digest);
 }
 
 /**

@@ -242,6 +242,13 @@ function deployLatest(w: World, status = 'DEPLOYED') {
   sim.setRevisionStatus(d.id, d.latest_revision_id as string, status);
 }
 
+/** A world whose object was created and whose first revision is DEPLOYED, before a pass sees it. */
+async function createdAndDeployed(w: World): Promise<World> {
+  await w.pass();
+  deployLatest(w);
+  return w;
+}
+
 /** A world whose object was created and whose first revision is DEPLOYED and seen Ready. */
 async function readyWorld(obj: AgentDeployment = agent()): Promise<World> {
   const w = world(obj);
@@ -776,12 +783,7 @@ const rows: Row[] = [
   },
   {
     name: 'revision DEPLOYED and deployment READY: Ready, one RevisionDeployed event',
-    given: async () => {
-      const w = world();
-      await w.pass();
-      deployLatest(w);
-      return w;
-    },
+    given: () => createdAndDeployed(world()),
     // The deployment read shows the revision active: the one deployed, not read again.
     calls: ['get'],
     conditions: ['Ready=True/Succeeded'],
@@ -792,12 +794,7 @@ const rows: Row[] = [
   },
   {
     name: 'Ready among 30,000 objects: the safety resync waits for its share of the reconcile rate',
-    given: async () => {
-      const w = world(agent(), { heldObjects: 30_000 });
-      await w.pass();
-      deployLatest(w);
-      return w;
-    },
+    given: () => createdAndDeployed(world(agent(), { heldObjects: 30_000 })),
     calls: ['get'],
     conditions: ['Ready=True/Succeeded'],
     events: ['Normal/RevisionDeployed'],
@@ -807,12 +804,10 @@ const rows: Row[] = [
   },
   {
     name: 'Ready with its own poll-interval annotation: comes back at that interval',
-    given: async () => {
+    given: () => {
       const w = world();
       w.obj.metadata.annotations = { [Annotation.PollInterval]: '30s' };
-      await w.pass();
-      deployLatest(w);
-      return w;
+      return createdAndDeployed(w);
     },
     // The deployment read shows the revision active: the one deployed, not read again.
     calls: ['get'],
@@ -838,12 +833,7 @@ const rows: Row[] = [
   },
   {
     name: 'the pass after a create, its snapshot the POST answer, revision DEPLOYED: one deployment read',
-    given: async () => {
-      const w = world(agent(), { snapshots: true });
-      await w.pass();
-      deployLatest(w);
-      return w;
-    },
+    given: () => createdAndDeployed(world(agent(), { snapshots: true })),
     calls: ['get'],
     conditions: ['Ready=True/Succeeded'],
     events: ['Normal/RevisionDeployed'],
