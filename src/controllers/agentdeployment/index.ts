@@ -53,7 +53,7 @@ import {
   recordedDeployments,
   settledAtGeneration,
 } from './first-listing.ts';
-import { internAgentDeployment, internDeployment, internProjection } from './intern.ts';
+import { internAgentDeployment, internDeployment, internProjection, shareRepeats } from './intern.ts';
 import { DeploymentObserver } from './observer.ts';
 import {
   type CachedAgentDeployment,
@@ -212,10 +212,10 @@ export function startAgentDeploymentController(
   const objects = startInformer<AgentDeployment, CachedAgentDeployment>({
     access,
     path: resourcePath(resource),
-    transform: (obj) =>
+    transform: (obj, previous) =>
       share.keepsInFull(objectKey(obj))
-        ? internAgentDeployment(interner, obj)
-        : internProjection(interner, projectAgentDeployment(obj)),
+        ? internAgentDeployment(interner, shareRepeats(obj, previous))
+        : internProjection(interner, projectAgentDeployment(shareRepeats(obj, previous))),
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
     logger: logger.child({ informer: 'agentdeployments' }),
