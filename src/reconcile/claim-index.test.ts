@@ -82,6 +82,52 @@ describe('ClaimIndex', () => {
     expect(ix.keysNamed('x')).toEqual([]);
   });
 
+  it.each([
+    {
+      change: 'another deployment name',
+      before: { specName: 'old' },
+      after: { specName: 'new' },
+      names: { old: [], new: ['a/x'] },
+      ids: {},
+    },
+    {
+      change: 'an id recorded beside the adopted one',
+      before: { adopt: 'd-1' },
+      after: { adopt: 'd-1', status: { deploymentId: 'd-2', credentialsDigest: 'sha256:a' } },
+      names: { x: ['a/x'] },
+      ids: { 'd-1': ['a/x'], 'd-2': ['a/x'] },
+    },
+    {
+      change: 'the adopted id dropped, the recorded one kept',
+      before: { adopt: 'd-1', status: { deploymentId: 'd-2', credentialsDigest: 'sha256:a' } },
+      after: { status: { deploymentId: 'd-2', credentialsDigest: 'sha256:a' } },
+      names: { x: ['a/x'] },
+      ids: { 'd-1': [], 'd-2': ['a/x'] },
+    },
+    {
+      change: 'nothing the index reads',
+      before: { status: { deploymentId: 'd-2', credentialsDigest: 'sha256:a' } },
+      after: { status: { deploymentId: 'd-2', credentialsDigest: 'sha256:a' } },
+      names: { x: ['a/x'] },
+      ids: { 'd-2': ['a/x'] },
+    },
+  ])('an update to $change re-indexes only what changed', ({ before, after, names, ids }) => {
+    const ix = index();
+    ix.set(
+      obj('b', 'other', { specName: 'new', status: { deploymentId: 'd-2', credentialsDigest: 'sha256:a' } }),
+    );
+    ix.set(obj('a', 'x', before));
+    ix.set(obj('a', 'x', after));
+    for (const [name, expected] of Object.entries(names))
+      expect(ix.keysNamed(name).filter((k) => k.startsWith('a/'))).toEqual(expected);
+    const tenant = { tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true };
+    for (const [id, expected] of Object.entries(ids))
+      expect(keys(ix.claims({ ...tenant, ids: [id] })).filter((k) => k.startsWith('a/'))).toEqual(expected);
+    // The other object sharing the name and an id is untouched by a's updates.
+    expect(ix.keysNamed('new')).toContain('b/other');
+    expect(keys(ix.claims({ ...tenant, ids: ['d-2'] }))).toContain('b/other');
+  });
+
   it('one name shared by three objects: each leaves in turn, the others stay found', () => {
     const ix = index();
     for (const ns of ['a', 'b', 'c']) ix.set(obj(ns, 'shared'));

@@ -9,6 +9,7 @@
  */
 import type { AgentDeployment } from '../api/agentdeployment.ts';
 import { Annotation } from '../api/names.ts';
+import { joinKey } from '../runtime/keys.ts';
 import {
   type Claim,
   type ClaimSource,
@@ -17,7 +18,7 @@ import {
   visibleClaim,
 } from './claims.ts';
 
-const objectKey = (obj: ClaimSource) => `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+const objectKey = (obj: ClaimSource) => joinKey(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
 
 /** Claims in one tenant, as seen by an object of credential identity `identity`. */
 export interface ClaimQuery {
@@ -40,12 +41,31 @@ export class ClaimIndex<T extends ClaimSource = AgentDeployment> {
     this.#identityOf = identityOf;
   }
 
+  /**
+   * An update changes only what differs: deleting and adding again would leave a hole in each Map per
+   * update (V8 doubles a Map whose holes fill it, so the index held twice the room it needs).
+   */
   set(obj: T): void {
-    const key = objectKey(obj);
-    this.delete(key);
-    this.#objects.set(key, obj);
-    this.#byName.add(deploymentNameOf(obj), key);
-    for (const id of idsOf(obj)) this.#byId.add(id, key);
+    const fresh = objectKey(obj);
+    const old = this.#objects.get(fresh);
+    this.#objects.set(fresh, obj);
+    const name = deploymentNameOf(obj);
+    const ids = idsOf(obj);
+    if (old === undefined) {
+      this.#byName.add(name, fresh);
+      for (const id of ids) this.#byId.add(id, fresh);
+      return;
+    }
+    const oldName = deploymentNameOf(old);
+    // The copy of the key held since the object was first indexed (the Map keeps it too), not another.
+    const key = this.#byName.held(oldName, fresh);
+    if (oldName !== name) {
+      this.#byName.remove(oldName, key);
+      this.#byName.add(name, key);
+    }
+    const oldIds = idsOf(old);
+    for (const id of oldIds) if (!ids.includes(id)) this.#byId.remove(id, key);
+    for (const id of ids) if (!oldIds.includes(id)) this.#byId.add(id, key);
   }
 
   delete(key: string): void {
@@ -101,6 +121,14 @@ class KeysBy {
     else if (typeof held !== 'string' && held?.delete(key)) {
       if (held.size === 1) this.#map.set(value, held.values().next().value as string);
     }
+  }
+
+  /** The copy of `key` held under `value`, or `key` when none is. */
+  held(value: string, key: string): string {
+    const held = this.#map.get(value);
+    if (typeof held === 'string') return held === key ? held : key;
+    for (const k of held ?? []) if (k === key) return k;
+    return key;
   }
 
   keys(value: string): string[] {

@@ -27,4 +27,17 @@ describe('SecretIndex', () => {
     expect(index.readersOf('ns/s2')).toEqual([]);
     expect(index.size).toBe(1);
   });
+
+  it('an update that reads the same Secrets changes nothing and tells nothing', () => {
+    const told: string[] = [];
+    const index = new SecretIndex({
+      firstReader: (s) => told.push(`first ${s}`),
+      lastReaderGone: (s) => told.push(`gone ${s}`),
+    });
+    index.set(agd('a', 's1'));
+    index.set(agd('a', 's1'));
+    index.set(agd('a', 's1'));
+    expect(told).toEqual(['first ns/s1']);
+    expect(index.readersOf('ns/s1')).toEqual(['ns/a']);
+  });
 });

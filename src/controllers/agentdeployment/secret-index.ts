@@ -3,7 +3,7 @@
  * Secrets cache holds the values of these Secrets only. Of an object another replica owns (a
  * projection), only its credentials Secret is read here (its claims' identity).
  */
-import { objectKey } from '../../runtime/keys.ts';
+import { joinKey, objectKey } from '../../runtime/keys.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { type CachedAgentDeployment, isProjection } from './projection.ts';
 
@@ -20,13 +20,16 @@ export class SecretIndex {
   set(obj: CachedAgentDeployment): void {
     const key = objectKey(obj);
     const before = this.#reads.get(key) ?? [];
-    this.#drop(key);
     const ns = obj.metadata.namespace ?? '';
     // Of an object another replica owns, only its credentials are read here (its claims' identity).
     const names = isProjection(obj)
       ? [obj.spec.credentialsSecretRef?.name ?? []].flat()
       : referencedSecretNames(obj.spec);
-    const secrets = names.map((name) => `${ns}/${name}`);
+    const secrets = names.map((name) => joinKey(ns, name));
+    // Most updates read the same Secrets: left as they are (dropping and adding each reader again
+    // would leave holes in the Maps and Sets, which V8 grows to twice their room).
+    if (secrets.length === before.length && secrets.every((s, i) => s === before[i])) return;
+    this.#drop(key);
     // Most objects read no Secret: no entry for them.
     if (secrets.length > 0) this.#reads.set(key, secrets);
     for (const s of secrets) {
