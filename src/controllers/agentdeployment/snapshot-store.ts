@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { BudgetExceededError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
-import { splitKey } from '../../runtime/keys.ts';
+import { joinKey, splitKey } from '../../runtime/keys.ts';
 import { type Charge, type SnapshotBudget, snapshotBytes } from './snapshot-budget.ts';
 
 export interface Snapshot extends Charge {
@@ -23,7 +23,7 @@ export interface Snapshot extends Charge {
   page: string | undefined;
 }
 
-export const snapshotKey = (identity: string, deploymentId: string) => `${identity}/${deploymentId}`;
+export const snapshotKey = (identity: string, deploymentId: string) => joinKey(identity, deploymentId);
 
 export const fingerprintOf = (deployment: Deployment): string =>
   createHash('sha256').update(JSON.stringify(deployment)).digest('base64');
