@@ -40,7 +40,11 @@ export interface ShardedResult {
     identity: string;
     owned: number;
     rssMiB: number;
-    /** Where the RSS goes: V8 heap used, the anonymous pages beside the node binary's, open sockets. */
+    /**
+     * Where the RSS goes: V8 heap reserved and used, the anonymous pages beside the node binary's, open
+     * sockets.
+     */
+    heapTotalMiB: number;
     heapUsedMiB: number;
     anonymousMiB: number;
     sockets: number;
@@ -166,6 +170,7 @@ export async function runShardedScenario(options: {
           identity,
           owned: sampleSum(await scrape(replica), 'agent_operator_shard_objects', 'kind="AgentDeployment"'),
           rssMiB: memory.rssBytes / MIB,
+          heapTotalMiB: memory.heapTotalBytes / MIB,
           heapUsedMiB: memory.heapUsedBytes / MIB,
           anonymousMiB: memory.anonymousBytes / MIB,
           sockets: memory.sockets,
@@ -277,10 +282,13 @@ export function formatShardedReport(results: readonly ShardedResult[]): string {
     ],
     ['RSS per replica', (r) => `${r.perReplica.map((p) => `${p.rssMiB.toFixed(0)}`).join(' / ')} MiB`],
     [
-      '  anonymous / V8 heap used / sockets',
+      '  anonymous / V8 heap total / used / sockets',
       (r) =>
         r.perReplica
-          .map((p) => `${p.anonymousMiB.toFixed(1)} / ${p.heapUsedMiB.toFixed(1)} MiB / ${p.sockets}`)
+          .map(
+            (p) =>
+              `${p.anonymousMiB.toFixed(1)} / ${p.heapTotalMiB.toFixed(1)} / ${p.heapUsedMiB.toFixed(1)} MiB / ${p.sockets}`,
+          )
           .join('; '),
     ],
     [
