@@ -22,7 +22,8 @@ export type RevisionConfig = Pick<
   'image' | 'repoRef' | 'repoCommitSha' | 'graphConfigPath' | 'secretsDigest' | 'resourceSpecDigest'
 >;
 
-const CONFIG_KEYS = [
+/** The fields of a history entry that say what its revision runs. */
+export const CONFIG_KEYS = [
   'image',
   'repoRef',
   'repoCommitSha',

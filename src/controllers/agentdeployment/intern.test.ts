@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
-import { shareRepeats } from './intern.ts';
+import { Interner } from '../../lib/interner.ts';
+import { internAgentDeployment, shareRepeats } from './intern.ts';
 import { projectAgentDeployment } from './projection.ts';
 
 const REV = 'rev-1111';
@@ -98,5 +99,26 @@ describe('shareRepeats', () => {
     const writes: string[] = [];
     shareRepeats(object(), recorded(previous, writes));
     expect(writes).toEqual([]);
+  });
+});
+
+describe('internAgentDeployment', () => {
+  it("interns what history entries of many objects share: each revision's configuration, trigger and outcome", () => {
+    const entry = {
+      id: REV,
+      image: 'registry.example.com/agent:1',
+      resourceSpecDigest: 'sha256:spec',
+      trigger: 'Spec',
+      status: 'DEPLOYED',
+      outcome: 'Deployed',
+      createdAt: T0,
+    };
+    const sizeAfter = (history: object[]) => {
+      const interner = new Interner();
+      internAgentDeployment(interner, object({ status: { deploymentId: 'dep-1', history } }));
+      return interner.size;
+    };
+    // Five values more in the table; the id and the time are the entry's own.
+    expect(sizeAfter([entry]) - sizeAfter([])).toBe(5);
   });
 });

@@ -8,7 +8,11 @@
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import type { Interner } from '../../lib/interner.ts';
+import { CONFIG_KEYS } from '../../reconcile/history.ts';
 import { type AgentDeploymentProjection, type CachedAgentDeployment, isProjection } from './projection.ts';
+
+/** What revisions of many objects share: their configuration, trigger and outcome. */
+const HISTORY_REPEATS = [...CONFIG_KEYS, 'trigger', 'status', 'outcome', 'verification'] as const;
 
 export function internAgentDeployment(interner: Interner, obj: AgentDeployment): AgentDeployment {
   interner.fields(obj, ['apiVersion', 'kind']);
@@ -29,19 +33,7 @@ export function internAgentDeployment(interner: Interner, obj: AgentDeployment):
     'repoCommitSha',
   ]);
   for (const condition of status?.conditions ?? []) interner.fields(condition, ['type', 'status', 'reason']);
-  for (const entry of status?.history ?? [])
-    interner.fields(entry, [
-      'image',
-      'repoRef',
-      'repoCommitSha',
-      'graphConfigPath',
-      'secretsDigest',
-      'resourceSpecDigest',
-      'trigger',
-      'status',
-      'outcome',
-      'verification',
-    ]);
+  for (const entry of status?.history ?? []) interner.fields(entry, HISTORY_REPEATS);
   return obj;
 }
 
