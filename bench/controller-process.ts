@@ -6,7 +6,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { freePorts } from '../src/localcluster/ports.ts';
-import { cpuSeconds, type MemoryBreakdown, memoryBreakdown } from './process-memory.ts';
+import {
+  cpuSeconds,
+  type MemoryBreakdown,
+  memoryBreakdown,
+  type ThreadCpu,
+  threadCpuSeconds,
+} from './process-memory.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 
@@ -44,6 +50,8 @@ export interface ControllerProcess {
   memory(): Promise<MemoryBreakdown>;
   /** Its user + system CPU time so far, in seconds. */
   cpuSeconds(): Promise<number>;
+  /** The same by kind of thread. */
+  threadCpuSeconds(): Promise<ThreadCpu>;
   /** Its /metrics endpoint. */
   readonly metricsUrl: string;
   /** SIGTERM, then SIGKILL after `graceMs`. Idempotent. */
@@ -138,6 +146,7 @@ export async function startControllerProcess(options: {
     metricsUrl: `${base}/metrics`,
     memory: () => memoryBreakdown(pid, `${base}/metrics`),
     cpuSeconds: () => cpuSeconds(pid),
+    threadCpuSeconds: () => threadCpuSeconds(pid),
     stop,
     kill: async () => {
       if (exitCode !== undefined) return;

@@ -2,7 +2,8 @@
  * What a process's memory is made of, read from /proc and from its /metrics: resident size (now and
  * peak), split into file-backed pages (the node binary's code and data as far as it was touched) and
  * anonymous memory (the V8 heap, malloc, stacks), the V8 heap (reserved for objects, and used), memory
- * outside the heap that V8 knows of (Buffers), open sockets, and CPU time so far.
+ * outside the heap that V8 knows of (Buffers), open sockets, and CPU time so far (in all, and by kind of
+ * thread).
  */
 import { readdir, readFile, readlink } from 'node:fs/promises';
 
@@ -43,6 +44,45 @@ export function cpuSecondsFromStat(stat: string, ticksPerSecond = 100): number {
 
 export async function cpuSeconds(pid: number): Promise<number> {
   return cpuSecondsFromStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/**
+ * CPU seconds by kind of thread: the main thread (every pass, poll and parse), V8's workers (the
+ * collector's concurrent marking and sweeping, and background compiles), and the rest (libuv's pool,
+ * Node's own). They tell the controller's work from the collector's.
+ */
+export interface ThreadCpu {
+  mainThread: number;
+  v8Workers: number;
+  other: number;
+}
+
+/** `threads`: each thread's id, name (/proc/<pid>/task/<tid>/comm) and stat line. */
+export function threadCpuFromStats(
+  pid: number,
+  threads: readonly { tid: number; name: string; stat: string }[],
+): ThreadCpu {
+  const cpu: ThreadCpu = { mainThread: 0, v8Workers: 0, other: 0 };
+  for (const { tid, name, stat } of threads) {
+    const kind = tid === pid ? 'mainThread' : name.startsWith('V8') ? 'v8Workers' : 'other';
+    cpu[kind] += cpuSecondsFromStat(stat);
+  }
+  return cpu;
+}
+
+export async function threadCpuSeconds(pid: number): Promise<ThreadCpu> {
+  const tids = await readdir(`/proc/${pid}/task`);
+  const threads = await Promise.all(
+    tids.map(async (tid) => {
+      const dir = `/proc/${pid}/task/${tid}`;
+      const [name, stat] = await Promise.all([
+        readFile(`${dir}/comm`, 'utf8'),
+        readFile(`${dir}/stat`, 'utf8'),
+      ]);
+      return { tid: Number(tid), name: name.trim(), stat };
+    }),
+  );
+  return threadCpuFromStats(pid, threads);
 }
 
 export async function memoryBreakdown(pid: number, metricsUrl: string): Promise<MemoryBreakdown> {

@@ -53,6 +53,14 @@ function rows(results: readonly ScenarioResult[]): [string, ...string[]][] {
       ]),
     ['controller CPU, apply to all Ready', ...col((r) => `${r.cpu.convergenceSeconds.toFixed(1)} s`)],
     [
+      '  per object: main thread / V8 workers / other',
+      ...col((r) => {
+        const ms = (seconds: number) => ((seconds * 1000) / r.n).toFixed(2);
+        const t = r.cpu.convergenceByThread;
+        return `${ms(t.mainThread)} / ${ms(t.v8Workers)} / ${ms(t.other)} ms`;
+      }),
+    ],
+    [
       'AgentDeployment passes per object, apply to all Ready',
       ...col((r) => r.passesPerObjectToReady.toFixed(2)),
     ],

@@ -33,7 +33,7 @@ import {
 } from './objects.ts';
 import type { BenchOptions } from './options.ts';
 import { mapLimit, percentile, sleep, waitFor } from './pool.ts';
-import type { MemoryBreakdown } from './process-memory.ts';
+import type { MemoryBreakdown, ThreadCpu } from './process-memory.ts';
 import { measureRestart, type RestartResult } from './restart.ts';
 
 export interface ScenarioResult {
@@ -91,7 +91,12 @@ export interface ScenarioResult {
    */
   memory: { idle: MemoryBreakdown; afterConvergence: MemoryBreakdown; steady: MemoryBreakdown };
   /** The controller's CPU time (user + system) from the first apply to all Ready, and per steady interval. */
-  cpu: { convergenceSeconds: number; steadyIntervalSeconds: number };
+  cpu: {
+    convergenceSeconds: number;
+    /** The convergence's CPU by kind of thread: the controller's work, the collector's. */
+    convergenceByThread: ThreadCpu;
+    steadyIntervalSeconds: number;
+  };
   /**
    * AgentDeployment passes from the first apply to all Ready, per object (controller_runtime_reconcile_total):
    * constant in N unless something (a poll, a wake-up) sets off passes in proportion to the others.
@@ -197,6 +202,7 @@ export async function runScenario(options: {
     await sleep(IDLE_SETTLE_MS);
     const idle = await controller.memory();
     const cpuAtStart = await controller.cpuSeconds();
+    const threadsAtStart = await controller.threadCpuSeconds();
     const passesAtStart = await agentDeploymentPasses(controller);
 
     // Apply
@@ -217,6 +223,7 @@ export async function runScenario(options: {
     // Taken now: the reaction updates below make 20 objects Ready again later.
     const readyMs = [...watch.readyAt.values()].map((at) => at - lastApplyAt).sort((a, b) => a - b);
     const cpuAtReady = await controller.cpuSeconds();
+    const threadsAtReady = await controller.threadCpuSeconds();
     const passesPerObjectToReady = ((await agentDeploymentPasses(controller)) - passesAtStart) / n;
     const afterConvergence = await controller.memory();
     const kubeWrites = watch.totalWrites();
@@ -265,6 +272,11 @@ export async function runScenario(options: {
     const memory = { idle, afterConvergence, steady: await controller.memory() };
     const cpu = {
       convergenceSeconds: cpuAtReady - cpuAtStart,
+      convergenceByThread: {
+        mainThread: threadsAtReady.mainThread - threadsAtStart.mainThread,
+        v8Workers: threadsAtReady.v8Workers - threadsAtStart.v8Workers,
+        other: threadsAtReady.other - threadsAtStart.other,
+      },
       steadyIntervalSeconds: (cpuAfterWindow - cpuBeforeWindow) / STEADY_INTERVALS,
     };
 
