@@ -94,6 +94,13 @@ describe('shareRepeats', () => {
     expect(Object.keys(out.spec)).toEqual(Object.keys(expected.spec));
   });
 
+  it('writes nothing when the object is the cached entry itself (a recache)', () => {
+    const writes: string[] = [];
+    const entry = recorded(object(), writes);
+    shareRepeats(entry, entry);
+    expect(writes).toEqual([]);
+  });
+
   it('leaves the version before untouched', () => {
     const previous = object();
     const writes: string[] = [];

@@ -70,6 +70,8 @@ export function shareRepeats(
   obj: AgentDeployment,
   previous: CachedAgentDeployment | undefined,
 ): AgentDeployment {
+  // The cached entry itself, put through the transform again (recache): nothing to share, nothing to write.
+  if (previous === obj) return obj;
   const seen: string[] = [];
   if (previous) visitUniqueValues(previous, (value) => seen.push(value));
   visitUniqueValues(obj, (value, holder, field) => {
