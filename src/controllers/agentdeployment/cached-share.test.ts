@@ -296,6 +296,21 @@ describe('CachedShare: what it stands by for is kept in full, so a failover read
     expect(isProjection(w.entry('few') as CachedAgentDeployment)).toBe(false);
   });
 
+  it('a standby GET that answered leaves no deadline timer behind', async () => {
+    vi.useFakeTimers();
+    try {
+      const standingBy = new Set<string>();
+      const w = world(new Set(), standingBy);
+      for (const name of ['a', 'b']) w.event(obj(name, '1'));
+      for (const name of ['a', 'b']) standingBy.add(`ns/${name}`);
+      await w.share.readStandby(['ns/a', 'ns/b'], staying);
+      expect(w.read).toHaveBeenCalledTimes(2);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('leaving stops the standby’s GETs', async () => {
     const standingBy = new Set<string>();
     const w = world(new Set(), standingBy);

@@ -13,6 +13,7 @@
  * nothing is projected.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
+import { clearableTimeout } from '../../lib/outbound.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { RunningInformer } from '../../runtime/informer.ts';
 import { objectKey, splitKey } from '../../runtime/keys.ts';
@@ -117,13 +118,18 @@ export class CachedShare {
       } else if (by === 'get' && wanted.size < LIST_FROM_KEYS) {
         for (const key of wanted) {
           if (signal?.aborted) return;
-          const deadline = AbortSignal.timeout(READ_TIMEOUT_MS);
-          const read = await this.#read(
-            namespace,
-            splitKey(key).name,
-            signal ? AbortSignal.any([signal, deadline]) : deadline,
-          );
-          if (read) putInFull(read);
+          // Cleared once the GET answered: up to 99 GETs in a row would each leave a timer alive for 30 s.
+          const deadline = clearableTimeout(READ_TIMEOUT_MS);
+          try {
+            const read = await this.#read(
+              namespace,
+              splitKey(key).name,
+              signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal,
+            );
+            if (read) putInFull(read);
+          } finally {
+            deadline.clear();
+          }
         }
       }
     }

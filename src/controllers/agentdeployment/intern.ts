@@ -75,9 +75,9 @@ export function shareRepeats(
   const seen: string[] = [];
   if (previous) visitUniqueValues(previous, (value) => seen.push(value));
   visitUniqueValues(obj, (value, holder, field) => {
-    const known = seen.find((s) => s === value);
-    if (known === undefined) seen.push(value);
-    else holder[field] = known;
+    const i = seen.indexOf(value);
+    if (i < 0) seen.push(value);
+    else holder[field] = seen[i];
   });
   return obj;
 }
