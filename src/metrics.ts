@@ -40,6 +40,13 @@ function oncePerTurn<T>(read: () => T): () => T {
   };
 }
 
+/** How many objects of a kind an informer cache holds in one form (projection.ts's CachedForm). */
+interface CachedCount {
+  kind: string;
+  form: 'full' | 'packed' | 'projection';
+  count: number;
+}
+
 export class OperatorMetrics {
   readonly registry = new Registry();
   readonly runtime = new RuntimeMetrics(this.registry);
@@ -87,7 +94,7 @@ export class OperatorMetrics {
 
   #shardObjects: () => readonly ShardObjects[] = () => [];
   #shardMembers: () => number = () => 0;
-  #cachedObjects: () => readonly { kind: string; form: 'full' | 'projection'; count: number }[] = () => [];
+  #cachedObjects: () => readonly CachedCount[] = () => [];
 
   #namespaceStates: () => readonly { namespace: string; informer: string; synced: boolean }[] = () => [];
   readonly #objectSources = new Map<string, () => readonly ObservedObject[]>();
@@ -120,7 +127,7 @@ export class OperatorMetrics {
     const cachedObjects = () => this.#cachedObjects();
     new Gauge({
       name: 'agent_operator_cached_objects',
-      help: "Objects of a kind in this replica's cache, in full or as a projection (under --sharding=auto, the objects of other replicas: only what claims read), read when scraped.",
+      help: "Objects of a kind in this replica's cache: in full, packed (under --sharding=auto, those it stands by for) or as a projection (the other replicas' objects: only what claims read), read when scraped.",
       labelNames: ['kind', 'form'] as const,
       registers: [this.registry],
       collect() {
@@ -217,8 +224,8 @@ export class OperatorMetrics {
     this.#shardMembers = members;
   }
 
-  /** What the informer caches hold, in full and as projections, read when scraped. */
-  watchCache(counts: () => readonly { kind: string; form: 'full' | 'projection'; count: number }[]): void {
+  /** What the informer caches hold, in full, packed and as projections, read when scraped. */
+  watchCache(counts: () => readonly CachedCount[]): void {
     this.#cachedObjects = counts;
   }
 

@@ -5,7 +5,7 @@
  * simulator's log, told apart by User-Agent, and the member Leases' history (watched) show that no
  * deployment was written by a replica that did not hold its object then, nor taken from another before
  * that one let go; every object converges on its last spec, and none is left without an owner. Each
- * replica caches in full its own share and what it stands by for (the objects it takes over should
+ * replica caches in full its own share, packed what it stands by for (the objects it takes over should
  * their owner go), the other objects as projections (its metrics say how many of each), and a spec
  * change made while an object's owner is dead is applied by the replica that takes it over.
  */
@@ -59,7 +59,7 @@ async function startReplica(pod: string): Promise<void> {
 }
 
 /** What a replica's AgentDeployment cache holds, in full and as projections (its metrics). */
-async function cachedObjects(pod: string): Promise<{ full: number; projection: number }> {
+async function cachedObjects(pod: string): Promise<{ full: number; packed: number; projection: number }> {
   const text = await (await fetch(`http://127.0.0.1:${ports.get(pod)}/metrics`)).text();
   const count = (form: string) => {
     const line = text
@@ -67,7 +67,7 @@ async function cachedObjects(pod: string): Promise<{ full: number; projection: n
       .find((l) => l.startsWith(`agent_operator_cached_objects{kind="AgentDeployment",form="${form}"}`));
     return Number(line?.split(' ').at(-1));
   };
-  return { full: count('full'), projection: count('projection') };
+  return { full: count('full'), packed: count('packed'), projection: count('projection') };
 }
 
 /** The live member a pod runs as (its identity is the pod name and a suffix). */
@@ -79,23 +79,24 @@ function memberOf(pod: string): { identity: string; acknowledged: string[] } {
 
 const shareOf = (member: { identity: string; acknowledged: string[] }) =>
   names.filter((name) => ownerOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
-/** What a member would take over were an owner gone (kept in full beside its share). */
+/** What a member would take over were an owner gone (kept packed beside its share). */
 const standingByOf = (member: { identity: string; acknowledged: string[] }) =>
   names.filter((name) => standbyOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
 
 /**
- * Memory divides: each replica holds in full its share and what it stands by for (another member's
+ * Memory divides: each replica holds in full its share, packed what it stands by for (another member's
  * share it would take over), every other object as a projection.
  */
-async function keptInFull(pods: string[]): Promise<void> {
+async function keptByForm(pods: string[]): Promise<void> {
   for (const pod of pods) {
     await eventually(
       async () => {
-        const full = shareOf(memberOf(pod)).length + standingByOf(memberOf(pod)).length;
-        expect(await cachedObjects(pod)).toEqual({ full, projection: OBJECTS - full });
+        const full = shareOf(memberOf(pod)).length;
+        const packed = standingByOf(memberOf(pod)).length;
+        expect(await cachedObjects(pod)).toEqual({ full, packed, projection: OBJECTS - full - packed });
         return true;
       },
-      `${pod} caches its share and what it stands by for in full, the rest as projections`,
+      `${pod} caches its share in full, what it stands by for packed, the rest as projections`,
       20_000,
     );
   }
@@ -191,15 +192,15 @@ describe('--sharding=auto with three replicas', () => {
     }
     await converged('created');
     await eventually(async () => everyObjectOwned(), 'every object owned', 20_000);
-    // Memory divides: each replica holds in full its share and what it stands by for (another
+    // Memory divides: each replica holds in full its share, packed what it stands by for (another
     // member's share it would take over), every other object as a projection.
-    await keptInFull(['replica-a', 'replica-b', 'replica-c']);
+    await keptByForm(['replica-a', 'replica-b', 'replica-c']);
 
     // A crash: its objects move once its Lease expired; Kubernetes starts a new pod in its place.
     const orphaned = shareOf(memberOf('replica-b'));
     await Promise.all([changeSome(4, 0), sleep(300).then(() => killReplica('replica-b'))]);
     // Changed while their owner is dead (its Lease not expired yet): whoever takes one over applies
-    // its new image (its standby's cache follows the watch in full).
+    // its new image (its standby's cache follows the watch, packed).
     version += 1;
     for (let i = 0; i < orphaned.length; i += 25) {
       await Promise.all(orphaned.slice(i, i + 25).map((name) => apply(name, image(version), false)));
@@ -212,8 +213,8 @@ describe('--sharding=auto with three replicas', () => {
     await converged('after adding a replica');
     await Promise.all([changeSome(4, 2), sleep(300).then(() => stopReplica('replica-c'))]);
     await converged('after removing a replica');
-    // What each stands by for changed twice, with no watch event for most objects: read in full anyway.
-    await keptInFull(['replica-a', 'replica-b2', 'replica-d']);
+    // What each stands by for changed twice, with no watch event for most objects: read and packed anyway.
+    await keptByForm(['replica-a', 'replica-b2', 'replica-d']);
 
     // A rolling update: a new pod first, then the old one goes, one by one.
     for (const [old, next] of [

@@ -25,8 +25,8 @@ const ctx = (): ReconcileContext => {
 };
 
 /**
- * The informer's cache as the controller wires it: its transform keeps an object in full while the
- * share says so, and recache swaps an entry only while it is still the one the caller saw.
+ * The informer's cache as the controller wires it: its transform keeps an object in the form the share
+ * says, and recache swaps an entry only while it is still the one the caller saw.
  */
 function world(owned: Set<string>, standingBy = new Set<string>()) {
   const stored = new Map<string, AgentDeployment>();
@@ -39,8 +39,10 @@ function world(owned: Set<string>, standingBy = new Set<string>()) {
     list,
   });
   const cache = new Map<string, CachedAgentDeployment>();
-  const transform = (o: AgentDeployment): CachedAgentDeployment =>
-    share.keepsInFull(objectKey(o)) ? o : projectAgentDeployment(o);
+  const transform = (o: AgentDeployment): CachedAgentDeployment => {
+    const form = share.formOf(objectKey(o));
+    return form === 'full' ? o : projectAgentDeployment(o, form);
+  };
   /** A watch event: the API server's object, through the transform. */
   const event = (o: AgentDeployment) => {
     stored.set(o.metadata.name, o);
@@ -221,64 +223,74 @@ describe('CachedShare.readInFull: a takeover lists its namespaces instead of a G
   });
 });
 
-describe('CachedShare: what it stands by for is kept in full, so a failover reads nothing', () => {
+describe('CachedShare: what it stands by for is kept packed, so a failover reads nothing', () => {
   const staying = new AbortController().signal;
   const keysOf = (names: string[]) => names.map((name) => `ns/${name}`);
   const names = Array.from({ length: LIST_FROM_KEYS }, (_, i) => `o${i}`);
+  const formOf = (entry: CachedAgentDeployment | undefined) =>
+    entry === undefined ? 'none' : !isProjection(entry) ? 'full' : entry.packed ? 'packed' : 'projection';
 
-  it('keeps in full what it stands by for; the owner gone, the takeover neither lists nor GETs', async () => {
+  it('keeps packed what it stands by for; the owner gone, the takeover neither lists nor GETs, and each pass sees the object', async () => {
     const owned = new Set<string>();
     const standingBy = new Set(keysOf(names));
     const w = world(owned, standingBy);
-    for (const name of names) w.event(obj(name, '1'));
+    for (const name of names) w.event(obj(name, '1', `agent:${name}`));
     w.event(obj('other', '1'));
-    expect(names.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
-    expect(isProjection(w.entry('other') as CachedAgentDeployment)).toBe(true);
+    expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'packed'));
+    expect(formOf(w.entry('other'))).toBe('projection');
     // The owner died: the keys are this replica's now.
     for (const key of standingBy) owned.add(key);
     standingBy.clear();
     await w.share.readInFull(keysOf(names));
-    const pass = w.share.reconciler(async () => ({}));
+    const seen: (AgentDeployment | undefined)[] = [];
+    const pass = w.share.reconciler(async (key) => {
+      seen.push(fullObject(w.entry(key.slice('ns/'.length))));
+      return {};
+    });
     for (const key of keysOf(names)) await pass(key, ctx());
     expect(w.list).not.toHaveBeenCalled();
     expect(w.read).not.toHaveBeenCalled();
+    expect(seen).toEqual(names.map((name) => w.stored.get(name)));
+    expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
   });
 
   it.each([
     ['as many as LIST_FROM_KEYS: one listing', LIST_FROM_KEYS, 1, 0],
     ['fewer: a GET each (no pass will read them)', 3, 0, 3],
   ])(
-    'reads in full what it began standing by for after its last watch event: %s',
+    'reads and packs what it began standing by for after its last watch event: %s',
     async (_name, n, listings, reads) => {
       const standingBy = new Set<string>();
       const w = world(new Set(), standingBy);
       const some = names.slice(0, n);
       for (const name of some) w.event(obj(name, '1'));
       w.event(obj('other', '1'));
-      // The members changed: it stands by for these now, and holds them as projections.
+      // The members changed: it stands by for these now, and holds them as projections alone.
       for (const key of keysOf(some)) standingBy.add(key);
       await w.share.readStandby([...keysOf(some), 'ns/other'], staying);
       expect(w.list).toHaveBeenCalledTimes(listings);
       expect(w.read).toHaveBeenCalledTimes(reads);
-      expect(some.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
-      expect(isProjection(w.entry('other') as CachedAgentDeployment)).toBe(true);
+      expect(some.map((name) => formOf(w.entry(name)))).toEqual(some.map(() => 'packed'));
+      expect(formOf(w.entry('other'))).toBe('projection');
     },
   );
 
   it('a takeover while the standby is read waits for that read instead of listing again', async () => {
     const standingBy = new Set<string>();
-    const w = world(new Set(), standingBy);
+    const owned = new Set<string>();
+    const w = world(owned, standingBy);
     for (const name of names) w.event(obj(name, '1'));
     const listed = Promise.withResolvers<AgentDeployment[]>();
     w.list.mockImplementationOnce(() => listed.promise);
     // Standing by for them since the members changed, and read in full; meanwhile their owner dies.
     for (const key of keysOf(names)) standingBy.add(key);
     const reading = w.share.readStandby(keysOf(names), staying);
+    for (const key of keysOf(names)) owned.add(key);
     const takeover = w.share.readInFull(keysOf(names));
     listed.resolve([...w.stored.values()]);
     await Promise.all([reading, takeover]);
     expect(w.list).toHaveBeenCalledTimes(1);
-    expect(names.every((name) => !isProjection(w.entry(name) as CachedAgentDeployment))).toBe(true);
+    expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
   });
 
   it('a takeover does not wait for the standby’s GETs (many small namespaces could make them many)', async () => {
@@ -293,7 +305,7 @@ describe('CachedShare: what it stands by for is kept in full, so a failover read
     await w.share.readInFull(['ns/few']);
     answered.resolve(w.stored.get('few'));
     await reading;
-    expect(isProjection(w.entry('few') as CachedAgentDeployment)).toBe(false);
+    expect(formOf(w.entry('few'))).toBe('packed');
   });
 
   it('a standby GET that answered leaves no deadline timer behind', async () => {
@@ -322,13 +334,31 @@ describe('CachedShare: what it stands by for is kept in full, so a failover read
     expect(w.read).not.toHaveBeenCalled();
   });
 
-  it('projects a key it no longer stands by for once released (the members changed)', () => {
-    const standingBy = new Set(['ns/a']);
-    const w = world(new Set(), standingBy);
+  it.each([
+    ['lost, and stood by for: packed', true, true, 'packed'],
+    ['lost: a projection alone', true, false, 'projection'],
+    ['no longer stood by for: a projection alone (the packed object dropped)', false, false, 'projection'],
+    ['still stood by for: packed, as it was', false, true, 'packed'],
+  ])('released once the members changed, a key it %s', (_name, owned, standsBy, form) => {
+    const ownedKeys = new Set(owned ? ['ns/a'] : []);
+    const standingBy = new Set(owned ? [] : ['ns/a']);
+    const w = world(ownedKeys, standingBy);
     w.event(obj('a', '1'));
-    expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(false);
+    ownedKeys.clear();
     standingBy.clear();
+    if (standsBy) standingBy.add('ns/a');
     w.share.release(['ns/a']);
-    expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(true);
+    expect(formOf(w.entry('a'))).toBe(form);
+    expect(w.read).not.toHaveBeenCalled();
+  });
+
+  it('once the members changed, drops the packed objects it no longer stands by for', async () => {
+    const standingBy = new Set(['ns/a', 'ns/b']);
+    const w = world(new Set(), standingBy);
+    for (const name of ['a', 'b']) w.event(obj(name, '1'));
+    standingBy.delete('ns/a');
+    await w.share.readStandby(['ns/a', 'ns/b'], staying);
+    expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'packed']);
+    expect(w.read).not.toHaveBeenCalled();
   });
 });

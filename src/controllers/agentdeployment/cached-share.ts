@@ -1,23 +1,24 @@
 /**
- * Which AgentDeployments the informer keeps in full under --sharding=auto, and the rule that a pass
- * never runs on a projection (projection.ts). The transform asks, each time it puts an object in the
- * cache, whether the object is kept in full: this replica owns it (the member list it sees), or stands
- * by for it (it takes the key over should the owner go: a failover finds its objects ready, with
- * nothing to read), or a pass of it runs here now (a handover waits for that pass; what it reads must
- * not shrink under it). Everything else is a projection. Keys lost are projected (memory given back)
- * once no pass of theirs runs; before a pass on a key whose entry is a projection, the object is read
- * with a GET and put in the cache in its place only if the entry is still that projection (a watch
- * event that came meanwhile is newer). A takeover of keys held as projections (this replica began
- * standing by for them after their last change) reads their namespaces in full first (readInFull), a
- * page of 500 objects per call instead of a GET per object. Without sharding every object is owned and
- * nothing is projected.
+ * How the informer keeps each AgentDeployment under --sharding=auto, and the rule that a pass never
+ * runs on a projection (projection.ts). The transform asks, each time it puts an object in the cache,
+ * which form it takes (formOf): in full where this replica owns the key (the member list it sees) or
+ * a pass of it runs here now (a handover waits for that pass; what it reads must not shrink under it);
+ * packed beside its projection where it stands by for the key (it takes the key over should the owner
+ * go: a failover unpacks its objects, with nothing to read, packed.ts); a projection alone otherwise.
+ * Keys lost are projected or packed (memory given back) once no pass of theirs runs; before a pass on
+ * a key whose entry is a projection, the object is unpacked, or else read with a GET, and put in the
+ * cache in its place only if the entry is still that projection (a watch event that came meanwhile is
+ * newer). A takeover of keys held as projections alone (this replica began standing by for them after
+ * their last change) reads their namespaces in full first (readInFull), a page of 500 objects per call
+ * instead of a GET per object. Without sharding every object is owned and nothing is projected.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { clearableTimeout } from '../../lib/outbound.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { RunningInformer } from '../../runtime/informer.ts';
 import { objectKey, splitKey } from '../../runtime/keys.ts';
-import { type CachedAgentDeployment, isProjection } from './projection.ts';
+import { unpackAgentDeployment } from './packed.ts';
+import { type CachedAgentDeployment, type CachedForm, isProjection } from './projection.ts';
 
 /** The cache's side the share needs: the entry of a key, and putting a read object in its place. */
 export type ObjectCache = Pick<RunningInformer<CachedAgentDeployment, AgentDeployment>, 'get' | 'recache'>;
@@ -63,8 +64,8 @@ export class CachedShare {
 
   /**
    * Keys a takeover gained, read in full ahead of their passes where a namespace holds at least
-   * LIST_FROM_KEYS of them as projections (what it stood by for is in full already); fewer are read
-   * by their passes.
+   * LIST_FROM_KEYS of them as projections alone (what it stood by for, its passes unpack); fewer are
+   * read by their passes.
    */
   async readInFull(keys: Iterable<string>): Promise<void> {
     // A takeover while the standby's namespaces are listed: what that lists, this need not list again.
@@ -73,12 +74,14 @@ export class CachedShare {
   }
 
   /**
-   * Keys it began standing by for when the members changed, after their last watch event: read in full
-   * (no pass will), by a listing of their namespace or, fewer than LIST_FROM_KEYS, one GET each. A
-   * takeover waits for the listings only: the GETs, one at a time, could be many (many small
-   * namespaces). `signal` stops the GETs (the replica leaves).
+   * Of `keys` (every key cached), once the members changed: those no longer this replica's in full or
+   * packed are projected alone (release); those it began standing by for after their last watch
+   * event are read in full and packed (no pass will read them), by a listing of their namespace or,
+   * fewer than LIST_FROM_KEYS, one GET each. A takeover waits for the listings only: the GETs, one at a
+   * time, could be many (many small namespaces). `signal` stops the GETs (the replica leaves).
    */
   async readStandby(keys: readonly string[], signal: AbortSignal): Promise<void> {
+    this.release(keys);
     const listing = this.#listingStandby.then(() => this.#readProjections(keys, 'list', signal));
     this.#listingStandby = listing.catch(() => {});
     await listing;
@@ -86,8 +89,9 @@ export class CachedShare {
   }
 
   /**
-   * Of `keys`, those kept in full but held as projections, read in full: by `list`, those of the
-   * namespaces holding at least LIST_FROM_KEYS of them; by `get`, those of the others, one GET each.
+   * Of `keys`, those kept in full or packed but held as projections alone, read in full: by `list`,
+   * those of the namespaces holding at least LIST_FROM_KEYS of them; by `get`, those of the others,
+   * one GET each.
    * A listed (or read) object takes the place of the projection of the same resourceVersion only
    * (one that differs is older or newer than the watch's; a pass reads it). What is not read here (a
    * failed listing included) is read by its pass.
@@ -103,7 +107,8 @@ export class CachedShare {
     for (const key of keys) {
       const { namespace, name } = splitKey(key);
       const cached = objects.get(namespace, name);
-      if (!cached || !isProjection(cached) || !this.keepsInFull(key)) continue;
+      if (!cached || !isProjection(cached) || cached.packed !== undefined) continue;
+      if (this.formOf(key) === 'projection') continue;
       const set = byNamespace.get(namespace) ?? new Set<string>();
       byNamespace.set(namespace, set.add(key));
     }
@@ -135,25 +140,33 @@ export class CachedShare {
     }
   }
 
-  /** The cache, once started (its transform asks keepsInFull, so it is made after this). */
+  /** The cache, once started (its transform asks formOf, so it is made after this). */
   attach(objects: ObjectCache): void {
     this.#objects = objects;
   }
 
-  /** Whether the transform keeps this key's object in full. */
-  keepsInFull(key: string): boolean {
-    return this.#passing.has(key) || this.#owned(key) || this.#standsBy(key);
+  /** How the transform keeps this key's object. */
+  formOf(key: string): CachedForm {
+    if (this.#passing.has(key) || this.#owned(key)) return 'full';
+    return this.#standsBy(key) ? 'packed' : 'projection';
   }
 
-  /** Keys no longer this replica's: their cached objects become projections, but not while a pass runs. */
+  /**
+   * Keys no longer this replica's: their cached objects are packed or projected as formOf says now,
+   * but not while a pass runs; packed ones it no longer stands by for are projected alone.
+   */
   release(keys: Iterable<string>): void {
     const objects = this.#objects;
     if (!objects) return;
     for (const key of keys) {
-      if (this.keepsInFull(key)) continue;
+      const form = this.formOf(key);
+      if (form === 'full') continue;
       const { namespace, name } = splitKey(key);
       const cached = objects.get(namespace, name);
-      if (cached && !isProjection(cached)) objects.recache(cached, cached);
+      if (!cached) continue;
+      if (!isProjection(cached)) objects.recache(cached, cached);
+      else if (form === 'projection' && cached.packed !== undefined)
+        objects.recache(cached, unpackAgentDeployment(cached.packed));
     }
   }
 
@@ -177,7 +190,10 @@ export class CachedShare {
     const { namespace, name } = splitKey(key);
     const cached = objects.get(namespace, name);
     if (!cached || !isProjection(cached)) return;
-    const read = await this.#read(namespace, name, signal);
+    const read =
+      cached.packed === undefined
+        ? await this.#read(namespace, name, signal)
+        : unpackAgentDeployment(cached.packed);
     // Gone: the watch's delete follows, the pass finds no object. Else it takes the projection's place,
     // unless a watch event came meanwhile: kept in full since this pass began, it is the newer.
     if (read) objects.recache(cached, read);

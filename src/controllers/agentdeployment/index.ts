@@ -212,10 +212,13 @@ export function startAgentDeploymentController(
   const objects = startInformer<AgentDeployment, CachedAgentDeployment>({
     access,
     path: resourcePath(resource),
-    transform: (obj, previous) =>
-      share.keepsInFull(objectKey(obj))
-        ? internAgentDeployment(interner, shareRepeats(obj, previous))
-        : internProjection(interner, projectAgentDeployment(shareRepeats(obj, previous))),
+    transform: (obj, previous) => {
+      const form = share.formOf(objectKey(obj));
+      const shared = shareRepeats(obj, previous);
+      return form === 'full'
+        ? internAgentDeployment(interner, shared)
+        : internProjection(interner, projectAgentDeployment(shared, form));
+    },
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
     logger: logger.child({ informer: 'agentdeployments' }),

@@ -18,7 +18,7 @@
  * - an update's wake-ups (index.ts: shouldEnqueueUpdate, releasesName): generation, deletionTimestamp,
  *   the name and the pending create; resourceVersion, to tell versions apart.
  * Nothing else: no spec to send, no conditions, no history. A pass never runs on a projection: the
- * object is read in full first (full-object.ts). The type cannot stand where an AgentDeployment is
+ * object is read in full first, or unpacked where it was kept packed (cached-share.ts). The type cannot stand where an AgentDeployment is
  * needed (no apiVersion, kind or full spec), so a reader that needs more does not compile.
  */
 import type {
@@ -28,6 +28,7 @@ import type {
 } from '../../api/agentdeployment.ts';
 import type { ObjectMeta } from '../../api/common.ts';
 import { Annotation } from '../../api/names.ts';
+import { packAgentDeployment } from './packed.ts';
 import { settledUntil } from './settled.ts';
 
 export interface AgentDeploymentProjection {
@@ -35,6 +36,11 @@ export interface AgentDeploymentProjection {
   readonly projected: true;
   /** settled.ts: until when the object was settled at its generation (epoch ms); absent: it was not. */
   readonly settledUntil?: number;
+  /**
+   * The object in full, packed (packed.ts): kept of the objects this replica stands by for, so that
+   * a takeover unpacks them instead of reading them.
+   */
+  readonly packed?: string;
   /**
    * name, namespace, uid, generation, resourceVersion, finalizers, creationTimestamp, deletionTimestamp,
    * and of the annotations the adopt annotation only. Loose as ObjectMeta is (the timestamps are strings
@@ -63,8 +69,17 @@ export function fullObject(obj: CachedAgentDeployment | undefined): AgentDeploym
   return obj && !isProjection(obj) ? obj : undefined;
 }
 
-/** The fields above, each only when set (an absent field takes no memory). */
-export function projectAgentDeployment(obj: CachedAgentDeployment): AgentDeploymentProjection {
+/**
+ * How the cache holds an object: in full; as a projection with the object packed beside it (one
+ * this replica stands by for); as a projection alone.
+ */
+export type CachedForm = 'full' | 'packed' | 'projection';
+
+/** The fields above, each only when set (an absent field takes no memory), and the object packed if asked. */
+export function projectAgentDeployment(
+  obj: CachedAgentDeployment,
+  form: Exclude<CachedForm, 'full'> = 'projection',
+): AgentDeploymentProjection {
   if (isProjection(obj)) return obj;
   const { metadata: m, spec, status } = obj;
   const adopt = m.annotations?.[Annotation.AdoptDeploymentId];
@@ -72,6 +87,7 @@ export function projectAgentDeployment(obj: CachedAgentDeployment): AgentDeploym
   return {
     projected: true,
     ...(settled === undefined ? {} : { settledUntil: settled }),
+    ...(form === 'packed' ? { packed: packAgentDeployment(obj) } : {}),
     metadata: defined({
       name: m.name,
       namespace: m.namespace,
