@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { Interner } from '../../lib/interner.ts';
-import { internAgentDeployment, shareRepeats } from './intern.ts';
+import { internAgentDeployment, internProjection, shareRepeats } from './intern.ts';
 import { projectAgentDeployment } from './projection.ts';
 
 const REV = 'rev-1111';
@@ -127,5 +127,28 @@ describe('internAgentDeployment', () => {
     };
     // Five values more in the table; the id and the time are the entry's own.
     expect(sizeAfter([entry]) - sizeAfter([])).toBe(5);
+  });
+});
+
+describe('internProjection', () => {
+  it("shares projections' finalizer lists, Secret references and policies, and freezes nothing of the object", () => {
+    const interner = new Interner();
+    const withRefs = (name: string) => {
+      const obj = object();
+      obj.metadata.name = name;
+      obj.metadata.finalizers = ['deploy.agents.dev/finalizer'];
+      obj.spec.credentialsSecretRef = { name: 'creds' };
+      obj.spec.managementPolicies = ['Observe'];
+      return obj;
+    };
+    const [a, b] = [withRefs('a'), withRefs('b')];
+    const [pa, pb] = [a, b].map((o) => internProjection(interner, projectAgentDeployment(o)));
+    expect(pb?.metadata.finalizers).toBe(pa?.metadata.finalizers);
+    expect(pb?.spec.credentialsSecretRef).toBe(pa?.spec.credentialsSecretRef);
+    expect(pb?.spec.managementPolicies).toBe(pa?.spec.managementPolicies);
+    expect(pa?.metadata.finalizers).toEqual(['deploy.agents.dev/finalizer']);
+    expect(pa?.spec.credentialsSecretRef).toEqual({ name: 'creds' });
+    expect(Object.isFrozen(a.metadata.finalizers)).toBe(false);
+    expect(Object.isFrozen(a.spec.managementPolicies)).toBe(false);
   });
 });
