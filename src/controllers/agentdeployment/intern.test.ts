@@ -151,4 +151,31 @@ describe('internProjection', () => {
     expect(Object.isFrozen(a.metadata.finalizers)).toBe(false);
     expect(Object.isFrozen(a.spec.managementPolicies)).toBe(false);
   });
+
+  it.each([
+    ['nothing', {}],
+    ['a Secret reference', { credentialsSecretRef: { name: 'creds' } }],
+  ])('shares a spec without a deployment name of its own whole: %s', (_name, spec) => {
+    const interner = new Interner();
+    const [pa, pb] = ['a', 'b'].map((name) => {
+      const obj = object();
+      obj.metadata.name = name;
+      obj.spec = { ...obj.spec, ...spec };
+      return internProjection(interner, projectAgentDeployment(obj));
+    });
+    expect(pb?.spec).toBe(pa?.spec);
+    expect(pa?.spec).toEqual(spec);
+  });
+
+  it('keeps a spec with a deployment name its own, its Secret reference shared, and adds no field', () => {
+    const interner = new Interner();
+    const [pa, pb] = ['a', 'b'].map((name) => {
+      const obj = object({ specName: `deployment-${name}` });
+      obj.spec.credentialsSecretRef = { name: 'creds' };
+      return internProjection(interner, projectAgentDeployment(obj));
+    });
+    expect(pb?.spec).not.toBe(pa?.spec);
+    expect(pb?.spec.credentialsSecretRef).toBe(pa?.spec.credentialsSecretRef);
+    expect(Object.keys(pa?.spec ?? {}).sort()).toEqual(['credentialsSecretRef', 'name']);
+  });
 });
