@@ -40,4 +40,25 @@ describe('SecretIndex', () => {
     expect(told).toEqual(['first ns/s1']);
     expect(index.readersOf('ns/s1')).toEqual(['ns/a']);
   });
+
+  it('objects that read the same one Secret share its list; one that reads two holds its own', () => {
+    const index = new SecretIndex({ firstReader: () => {}, lastReaderGone: () => {} });
+    index.set(agd('a', 's1'));
+    index.set(agd('b', 's1'));
+    const both = {
+      ...agd('c', 's1'),
+      spec: {
+        source: 'external_image',
+        secretsFrom: [{ secretRef: { name: 's1' } }, { secretRef: { name: 's2' } }],
+      },
+    } as unknown as AgentDeployment;
+    index.set(both);
+    expect(index.secretsReadBy('ns/a')).toEqual(['ns/s1']);
+    expect(index.secretsReadBy('ns/b')).toBe(index.secretsReadBy('ns/a'));
+    expect(index.secretsReadBy('ns/c')).toEqual(['ns/s1', 'ns/s2']);
+    // A reader that moves to another Secret leaves the shared list as it was.
+    index.set(agd('a', 's3'));
+    expect(index.secretsReadBy('ns/b')).toEqual(['ns/s1']);
+    expect(index.readersOf('ns/s1').sort()).toEqual(['ns/b', 'ns/c']);
+  });
 });

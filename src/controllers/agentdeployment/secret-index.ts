@@ -7,9 +7,15 @@ import { joinKey, objectKey } from '../../runtime/keys.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { type CachedAgentDeployment, isProjection } from './projection.ts';
 
+/** The objects that read a Secret, and the list of that Secret alone, shared by each that reads only it. */
+interface Readers {
+  keys: Set<string>;
+  only: readonly string[];
+}
+
 export class SecretIndex {
-  readonly #readers = new Map<string, Set<string>>();
-  readonly #reads = new Map<string, string[]>();
+  readonly #readers = new Map<string, Readers>();
+  readonly #reads = new Map<string, readonly string[]>();
   readonly #told: { firstReader(secretKey: string): void; lastReaderGone(secretKey: string): void };
 
   /** Told when a Secret gains its first reader, and when its last reader goes. */
@@ -30,17 +36,22 @@ export class SecretIndex {
     // would leave holes in the Maps and Sets, which V8 grows to twice their room).
     if (secrets.length === before.length && secrets.every((s, i) => s === before[i])) return;
     this.#drop(key);
-    // Most objects read no Secret: no entry for them.
-    if (secrets.length > 0) this.#reads.set(key, secrets);
+    let only: readonly string[] = secrets;
     for (const s of secrets) {
       const readers = this.#readers.get(s);
       if (readers) {
-        readers.add(key);
+        readers.keys.add(key);
+        only = readers.only;
         continue;
       }
-      this.#readers.set(s, new Set([key]));
+      only = Object.freeze([s]);
+      this.#readers.set(s, { keys: new Set([key]), only });
       this.#told.firstReader(s);
     }
+    // Most objects read no Secret: no entry for them. Most others read one (a projection, its
+    // credentials): they share its list, where each held an array and a string of its own.
+    if (secrets.length === 1) this.#reads.set(key, only);
+    else if (secrets.length > 1) this.#reads.set(key, secrets);
     this.#releaseUnread(before);
   }
 
@@ -56,15 +67,20 @@ export class SecretIndex {
   }
 
   readersOf(secretKey: string): string[] {
-    return [...(this.#readers.get(secretKey) ?? [])];
+    return [...(this.#readers.get(secretKey)?.keys ?? [])];
+  }
+
+  /** The Secrets an object reads, as held (for tests). */
+  secretsReadBy(key: string): readonly string[] {
+    return this.#reads.get(key) ?? [];
   }
 
   isRead(secretKey: string): boolean {
-    return (this.#readers.get(secretKey)?.size ?? 0) > 0;
+    return (this.#readers.get(secretKey)?.keys.size ?? 0) > 0;
   }
 
   #drop(key: string): void {
-    for (const s of this.#reads.get(key) ?? []) this.#readers.get(s)?.delete(key);
+    for (const s of this.#reads.get(key) ?? []) this.#readers.get(s)?.keys.delete(key);
     this.#reads.delete(key);
   }
 
