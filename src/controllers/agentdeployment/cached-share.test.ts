@@ -230,7 +230,7 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
   const formOf = (entry: CachedAgentDeployment | undefined) =>
     entry === undefined ? 'none' : !isProjection(entry) ? 'full' : entry.packed ? 'packed' : 'projection';
 
-  it('keeps packed what it stands by for; the owner gone, the takeover neither lists nor GETs, and each pass sees the object', async () => {
+  it('keeps packed what it stands by for; the owner gone, the takeover unpacks it, neither lists nor GETs, and each pass sees the object', async () => {
     const owned = new Set<string>();
     const standingBy = new Set(keysOf(names));
     const w = world(owned, standingBy);
@@ -242,6 +242,8 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     for (const key of standingBy) owned.add(key);
     standingBy.clear();
     await w.share.readInFull(keysOf(names));
+    // Unpacked by the takeover's read, before any pass (which then has nothing to do first).
+    expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
     const seen: (AgentDeployment | undefined)[] = [];
     const pass = w.share.reconciler(async (key) => {
       seen.push(fullObject(w.entry(key.slice('ns/'.length))));
@@ -252,6 +254,23 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     expect(w.read).not.toHaveBeenCalled();
     expect(seen).toEqual(names.map((name) => w.stored.get(name)));
     expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
+  });
+
+  it('a pass on a key still packed (its takeover read did not run or failed) unpacks it, with no GET', async () => {
+    const owned = new Set<string>();
+    const standingBy = new Set(['ns/a']);
+    const w = world(owned, standingBy);
+    w.event(obj('a', '1', 'agent:a'));
+    owned.add('ns/a');
+    standingBy.clear();
+    const seen: (AgentDeployment | undefined)[] = [];
+    const pass = w.share.reconciler(async () => {
+      seen.push(fullObject(w.entry('a')));
+      return {};
+    });
+    await pass('ns/a', ctx());
+    expect(w.read).not.toHaveBeenCalled();
+    expect(seen).toEqual([w.stored.get('a')]);
   });
 
   it.each([

@@ -63,14 +63,28 @@ export class CachedShare {
   }
 
   /**
-   * Keys a takeover gained, read in full ahead of their passes where a namespace holds at least
-   * LIST_FROM_KEYS of them as projections alone (what it stood by for, its passes unpack); fewer are
+   * Keys a takeover gained, in full ahead of their passes: what it stood by for unpacked at once
+   * (while the takeover's first listing waits on the control plane, rather than in each pass), and
+   * read where a namespace holds at least LIST_FROM_KEYS of them as projections alone; fewer are
    * read by their passes.
    */
-  async readInFull(keys: Iterable<string>): Promise<void> {
+  async readInFull(keys: readonly string[]): Promise<void> {
+    this.#unpack(keys);
     // A takeover while the standby's namespaces are listed: what that lists, this need not list again.
     await this.#listingStandby;
     await this.#readProjections(keys, 'list', undefined);
+  }
+
+  /** Of `keys`, those kept in full but held packed: unpacked in place. */
+  #unpack(keys: readonly string[]): void {
+    const objects = this.#objects;
+    if (!objects) return;
+    for (const key of keys) {
+      const { namespace, name } = splitKey(key);
+      const cached = objects.get(namespace, name);
+      if (cached && isProjection(cached) && cached.packed !== undefined && this.formOf(key) === 'full')
+        objects.recache(cached, unpackAgentDeployment(cached.packed));
+    }
   }
 
   /**
