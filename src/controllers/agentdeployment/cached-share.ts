@@ -69,9 +69,10 @@ export class CachedShare {
    * read by their passes.
    */
   async readInFull(keys: readonly string[]): Promise<void> {
-    this.#unpack(keys);
     // A takeover while the standby's namespaces are listed: what that lists, this need not list again.
+    // (Awaited first also when nothing is listed: the caller sends its listing before the unpacking.)
     await this.#listingStandby;
+    this.#unpack(keys);
     await this.#readProjections(keys, 'list', undefined);
   }
 
