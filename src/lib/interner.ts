@@ -37,6 +37,8 @@ export class Interner {
    * One frozen copy of each value equal in JSON to this one (a small array or object of strings:
    * keep it to values that repeat, where no reader writes to them; a write throws).
    */
+  shared<T extends object>(value: T): T;
+  shared<T extends object>(value: T | undefined): T | undefined;
   shared<T extends object>(value: T | undefined): T | undefined {
     if (value === undefined) return undefined;
     const json = JSON.stringify(value);

@@ -158,7 +158,7 @@ describe('CachedShare: keys lost', () => {
     await inPass.promise;
 
     owned.clear();
-    w.share.release(['ns/a', 'ns/b']);
+    w.share.conform(['ns/a', 'ns/b']);
     expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(true);
     expect(isProjection(w.entry('b') as CachedAgentDeployment)).toBe(false);
 
@@ -175,7 +175,7 @@ describe('CachedShare: keys lost', () => {
     w.event(obj('a', '1'));
     w.event(obj('b', '1'));
     const before = w.entry('b');
-    w.share.release(['ns/a', 'ns/b']);
+    w.share.conform(['ns/a', 'ns/b']);
     expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(false);
     expect(w.entry('b')).toBe(before);
   });
@@ -366,7 +366,7 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     ownedKeys.clear();
     standingBy.clear();
     if (standsBy) standingBy.add('ns/a');
-    w.share.release(['ns/a']);
+    w.share.conform(['ns/a']);
     expect(formOf(w.entry('a'))).toBe(form);
     expect(w.read).not.toHaveBeenCalled();
   });

@@ -5,10 +5,10 @@
  * a pass of it runs here now (a handover waits for that pass; what it reads must not shrink under it);
  * packed beside its projection where it stands by for the key (it takes the key over should the owner
  * go: a failover unpacks its objects, with nothing to read, packed.ts); a projection alone otherwise.
- * Keys lost are projected or packed (memory given back) once no pass of theirs runs; before a pass on
- * a key whose entry is a projection, the object is unpacked, or else read with a GET, and put in the
- * cache in its place only if the entry is still that projection (a watch event that came meanwhile is
- * newer). A takeover of keys held as projections alone (this replica began standing by for them after
+ * What needs no read is brought to its form at once (conform): keys lost projected or packed (memory
+ * given back) once no pass of theirs runs, keys gained unpacked. Before a pass on a key whose entry is
+ * still a projection alone, the object is read with a GET and put in the cache in its place only if
+ * the entry is still that projection (a watch event that came meanwhile is newer). A takeover of keys held as projections alone (this replica began standing by for them after
  * their last change) reads their namespaces in full first (readInFull), a page of 500 objects per call
  * instead of a GET per object. Without sharding every object is owned and nothing is projected.
  */
@@ -72,31 +72,19 @@ export class CachedShare {
     // A takeover while the standby's namespaces are listed: what that lists, this need not list again.
     // (Awaited first also when nothing is listed: the caller sends its listing before the unpacking.)
     await this.#listingStandby;
-    this.#unpack(keys);
+    this.conform(keys);
     await this.#readProjections(keys, 'list', undefined);
   }
 
-  /** Of `keys`, those kept in full but held packed: unpacked in place. */
-  #unpack(keys: readonly string[]): void {
-    const objects = this.#objects;
-    if (!objects) return;
-    for (const key of keys) {
-      const { namespace, name } = splitKey(key);
-      const cached = objects.get(namespace, name);
-      if (cached && isProjection(cached) && cached.packed !== undefined && this.formOf(key) === 'full')
-        objects.recache(cached, unpackAgentDeployment(cached.packed));
-    }
-  }
-
   /**
-   * Of `keys` (every key cached), once the members changed: those no longer this replica's in full or
-   * packed are projected alone (release); those it began standing by for after their last watch
-   * event are read in full and packed (no pass will read them), by a listing of their namespace or,
-   * fewer than LIST_FROM_KEYS, one GET each. A takeover waits for the listings only: the GETs, one at a
+   * Of `keys` (every key cached), once the members changed: each brought to its form where that needs
+   * no read (conform); those it began standing by for after their last watch event read in full and
+   * packed (no pass will read them), by a listing of their namespace or, fewer than LIST_FROM_KEYS,
+   * one GET each. A takeover waits for the listings only: the GETs, one at a
    * time, could be many (many small namespaces). `signal` stops the GETs (the replica leaves).
    */
   async readStandby(keys: readonly string[], signal: AbortSignal): Promise<void> {
-    this.release(keys);
+    this.conform(keys);
     const listing = this.#listingStandby.then(() => this.#readProjections(keys, 'list', signal));
     this.#listingStandby = listing.catch(() => {});
     await listing;
@@ -167,21 +155,24 @@ export class CachedShare {
   }
 
   /**
-   * Keys no longer this replica's: their cached objects are packed or projected as formOf says now,
-   * but not while a pass runs; packed ones it no longer stands by for are projected alone.
+   * Each key's cached entry brought to the form formOf says now, where that needs no read: an object
+   * in full packed or projected (a key lost, but not while a pass runs), a packed one unpacked (a key
+   * gained) or projected alone (no longer stood by for). A projection alone to be kept in full or
+   * packed needs a read (readInFull, readStandby, a pass).
    */
-  release(keys: Iterable<string>): void {
+  conform(keys: Iterable<string>): void {
     const objects = this.#objects;
     if (!objects) return;
     for (const key of keys) {
       const form = this.formOf(key);
-      if (form === 'full') continue;
       const { namespace, name } = splitKey(key);
       const cached = objects.get(namespace, name);
       if (!cached) continue;
-      if (!isProjection(cached)) objects.recache(cached, cached);
-      else if (form === 'projection' && cached.packed !== undefined)
+      if (!isProjection(cached)) {
+        if (form !== 'full') objects.recache(cached, cached);
+      } else if (cached.packed !== undefined && form !== 'packed') {
         objects.recache(cached, unpackAgentDeployment(cached.packed));
+      }
     }
   }
 
@@ -194,7 +185,7 @@ export class CachedShare {
         return await reconcile(key, ctx);
       } finally {
         this.#passing.delete(key);
-        this.release([key]);
+        this.conform([key]);
       }
     };
   }
@@ -202,13 +193,12 @@ export class CachedShare {
   async #inFull(key: string, signal: AbortSignal): Promise<void> {
     const objects = this.#objects;
     if (!objects) return;
+    // Packed (its takeover's read did not run or failed): unpacked, with nothing to read.
+    this.conform([key]);
     const { namespace, name } = splitKey(key);
     const cached = objects.get(namespace, name);
     if (!cached || !isProjection(cached)) return;
-    const read =
-      cached.packed === undefined
-        ? await this.#read(namespace, name, signal)
-        : unpackAgentDeployment(cached.packed);
+    const read = await this.#read(namespace, name, signal);
     // Gone: the watch's delete follows, the pass finds no object. Else it takes the projection's place,
     // unless a watch event came meanwhile: kept in full since this pass began, it is the newer.
     if (read) objects.recache(cached, read);

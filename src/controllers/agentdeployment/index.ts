@@ -401,7 +401,7 @@ export function startAgentDeploymentController(
     objects,
     release: (keys) => {
       for (const key of keys) observer.untrack(key);
-      share.release(keys);
+      share.conform(keys);
     },
     readStandby: (signal) => share.readStandby(objects.list().map(objectKey), signal),
     secrets,

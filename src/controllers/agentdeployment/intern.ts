@@ -51,7 +51,7 @@ export function internProjection(
   interner.fields(obj.status, ['credentialsDigest']);
   const { metadata, spec } = obj;
   if (metadata.finalizers) metadata.finalizers = interner.shared(metadata.finalizers);
-  if (spec.name === undefined) obj.spec = interner.shared(spec) ?? spec;
+  if (spec.name === undefined) obj.spec = interner.shared(spec);
   else {
     if (spec.credentialsSecretRef) spec.credentialsSecretRef = interner.shared(spec.credentialsSecretRef);
     if (spec.managementPolicies) spec.managementPolicies = interner.shared(spec.managementPolicies);

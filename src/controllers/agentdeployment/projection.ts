@@ -18,8 +18,9 @@
  * - an update's wake-ups (index.ts: shouldEnqueueUpdate, releasesName): generation, deletionTimestamp,
  *   the name and the pending create; resourceVersion, to tell versions apart.
  * Nothing else: no spec to send, no conditions, no history. A pass never runs on a projection: the
- * object is read in full first, or unpacked where it was kept packed (cached-share.ts). The type cannot stand where an AgentDeployment is
- * needed (no apiVersion, kind or full spec), so a reader that needs more does not compile.
+ * object is read in full first, or unpacked where it was kept packed (cached-share.ts). The type
+ * cannot stand where an AgentDeployment is needed (no apiVersion, kind or full spec), so a reader that
+ * needs more does not compile.
  */
 import type {
   AgentDeployment,

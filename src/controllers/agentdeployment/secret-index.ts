@@ -36,22 +36,19 @@ export class SecretIndex {
     // would leave holes in the Maps and Sets, which V8 grows to twice their room).
     if (secrets.length === before.length && secrets.every((s, i) => s === before[i])) return;
     this.#drop(key);
-    let only: readonly string[] = secrets;
     for (const s of secrets) {
       const readers = this.#readers.get(s);
-      if (readers) {
-        readers.keys.add(key);
-        only = readers.only;
-        continue;
+      if (readers) readers.keys.add(key);
+      else {
+        this.#readers.set(s, { keys: new Set([key]), only: Object.freeze([s]) });
+        this.#told.firstReader(s);
       }
-      only = Object.freeze([s]);
-      this.#readers.set(s, { keys: new Set([key]), only });
-      this.#told.firstReader(s);
     }
     // Most objects read no Secret: no entry for them. Most others read one (a projection, its
     // credentials): they share its list, where each held an array and a string of its own.
-    if (secrets.length === 1) this.#reads.set(key, only);
-    else if (secrets.length > 1) this.#reads.set(key, secrets);
+    const [one, ...more] = secrets;
+    if (one !== undefined)
+      this.#reads.set(key, more.length === 0 ? (this.#readers.get(one)?.only ?? secrets) : secrets);
     this.#releaseUnread(before);
   }
 
