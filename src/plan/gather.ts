@@ -90,7 +90,7 @@ async function claimsOfOthers(
 ): Promise<ClaimIndex> {
   const settingsOf = new Map<string, Promise<VerdictSettings | undefined>>();
   const identities = new Map<string, ReturnType<typeof identityOf>>();
-  const index = new ClaimIndex((obj) => identities.get(`${obj.metadata.namespace}/${obj.metadata.name}`));
+  const indexed: AgentDeployment[] = [];
   for (const other of others) {
     const namespace = other.metadata.namespace ?? self.namespace;
     if (namespace === self.namespace && other.metadata.name === self.name) continue;
@@ -113,9 +113,9 @@ async function claimsOfOthers(
         settings.credentialsPolicy,
       );
     identities.set(`${namespace}/${obj.metadata.name}`, identityOf(credentials));
-    index.set(obj);
+    indexed.push(obj);
   }
-  return index;
+  return ClaimIndex.of(indexed, (obj) => identities.get(`${obj.metadata.namespace}/${obj.metadata.name}`));
 }
 
 /** The read-only port: reads the plan may make, and notes where the controller would write. */

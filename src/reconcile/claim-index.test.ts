@@ -22,11 +22,36 @@ const obj = (
   }) as unknown as AgentDeployment;
 
 /** The "current credentials" of an object, for the test: labels (the identity is the tenant and key). */
-const index = () =>
-  new ClaimIndex((o) => {
-    const tenant = o.metadata.labels?.tenant;
-    return tenant ? { tenant, identity: `${tenant}+${o.metadata.labels?.key}` } : undefined;
-  });
+const byLabels = (o: AgentDeployment) => {
+  const tenant = o.metadata.labels?.tenant;
+  return tenant ? { tenant, identity: `${tenant}+${o.metadata.labels?.key}` } : undefined;
+};
+
+/**
+ * The index over a cache kept as the informer keeps it: `set` caches the new version and tells the
+ * index the one it replaces, `delete` drops the cached version and tells the index.
+ */
+const index = (identityOf = byLabels) => {
+  const cached = new Map<string, AgentDeployment>();
+  const ix = new ClaimIndex(identityOf, cached);
+  return {
+    cached,
+    set(o: AgentDeployment) {
+      const key = `${o.metadata.namespace}/${o.metadata.name}`;
+      ix.set(o, cached.get(key));
+      cached.set(key, o);
+    },
+    delete(key: string) {
+      const o = cached.get(key);
+      if (!o) return;
+      cached.delete(key);
+      ix.delete(o);
+    },
+    claims: (query: Parameters<ClaimIndex['claims']>[0]) => ix.claims(query),
+    keysNamed: (name: string) => ix.keysNamed(name),
+    heldKey: (key: string) => ix.heldKey(key),
+  };
+};
 const keys = (claims: { key: string }[]) => claims.map((c) => c.key).sort();
 
 describe('ClaimIndex', () => {
@@ -188,7 +213,7 @@ describe('ClaimIndex', () => {
   });
 
   it('an object whose credentials are not allowed (no identity) claims nothing', () => {
-    const ix = new ClaimIndex(() => undefined);
+    const ix = index(() => undefined);
     ix.set(obj('a', 'payments'));
     expect(
       ix.claims({ tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true, name: 'payments' }),
@@ -206,5 +231,29 @@ describe('ClaimIndex', () => {
     const q = { tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true };
     expect(ix.claims({ ...q, name: 'payments' })).toEqual([]);
     expect(keys(ix.claims({ ...q, ids: ['d-7'] }))).toEqual(['watcher/adopts']);
+  });
+
+  it('reads each object where it is kept: one gone from the cache claims nothing', () => {
+    const ix = index();
+    ix.set(obj('a', 'payments'));
+    const q = { tenant: 'sha256:a', identity: 'sha256:a+k1', tenanted: true, name: 'payments' };
+    expect(keys(ix.claims(q))).toEqual(['a/payments']);
+    ix.cached.delete('a/payments');
+    expect(ix.claims(q)).toEqual([]);
+  });
+
+  it('holds one copy of each key, from the first version, and names it until the object is dropped', () => {
+    const ix = index();
+    expect(ix.heldKey('a/x')).toBeUndefined();
+    ix.set(obj('a', 'x'));
+    expect(ix.heldKey('a/x')).toBe('a/x');
+    // An update that renames the deployment keeps the key held.
+    ix.set(obj('a', 'x', { specName: 'renamed', status: { deploymentId: 'd-1' } }));
+    expect(ix.heldKey('a/x')).toBe('a/x');
+    expect(ix.keysNamed('renamed')).toEqual(['a/x']);
+    expect(ix.heldKey('b/x')).toBeUndefined();
+    ix.delete('a/x');
+    expect(ix.heldKey('a/x')).toBeUndefined();
+    expect(ix.keysNamed('renamed')).toEqual([]);
   });
 });

@@ -6,6 +6,9 @@
  *
  * Which claims a query sees is claims.ts's rule (visibleClaim); the controller indexes the informer
  * cache with it, the plan the objects it lists, so both see the same claims.
+ *
+ * The index holds keys, not objects: it reads each object where it is kept (the informer's cache), so a
+ * replica holding 10,000 objects does not keep a second Map of them (448 KiB).
  */
 import type { AgentDeployment } from '../api/agentdeployment.ts';
 import { Annotation } from '../api/names.ts';
@@ -30,50 +33,79 @@ export interface ClaimQuery {
   ids?: readonly string[];
 }
 
+/** Where the index reads the objects it indexed, by key: the informer's cache, or a listing. */
+export interface IndexedObjects<T> {
+  get(key: string): T | undefined;
+}
+
 /** `T`: the objects indexed (AgentDeployments, or what a replica caches of them: projection.ts). */
 export class ClaimIndex<T extends ClaimSource = AgentDeployment> {
-  readonly #objects = new Map<string, T>();
+  readonly #objects: IndexedObjects<T>;
   readonly #byName = new KeysBy();
   readonly #byId = new KeysBy();
   readonly #identityOf: (obj: T) => CredentialIdentity | undefined;
 
-  constructor(identityOf: (obj: T) => CredentialIdentity | undefined) {
+  /** `objects` holds each object as last set here (the caller keeps it so). */
+  constructor(identityOf: (obj: T) => CredentialIdentity | undefined, objects: IndexedObjects<T>) {
     this.#identityOf = identityOf;
+    this.#objects = objects;
+  }
+
+  /** Indexes each of `objects` (a listing), keyed as the index keys them. */
+  static of<T extends ClaimSource>(
+    objects: readonly T[],
+    identityOf: (obj: T) => CredentialIdentity | undefined,
+  ): ClaimIndex<T> {
+    const byKey = new Map<string, T>();
+    const index = new ClaimIndex(identityOf, byKey);
+    for (const obj of objects) {
+      const key = objectKey(obj);
+      index.set(obj, byKey.get(key));
+      byKey.set(key, obj);
+    }
+    return index;
   }
 
   /**
-   * An update changes only what differs: deleting and adding again would leave a hole in each Map per
+   * Indexes `obj`; `previous`: the version indexed before it (an update), none when it is new here. An
+   * update changes only what differs: deleting and adding again would leave a hole in each Map per
    * update (V8 doubles a Map whose holes fill it, so the index held twice the room it needs).
    */
-  set(obj: T): void {
+  set(obj: T, previous?: T): void {
     const fresh = objectKey(obj);
-    const old = this.#objects.get(fresh);
-    this.#objects.set(fresh, obj);
     const name = deploymentNameOf(obj);
     const ids = idsOf(obj);
-    if (old === undefined) {
+    if (previous === undefined) {
       this.#byName.add(name, fresh);
       for (const id of ids) this.#byId.add(id, fresh);
       return;
     }
-    const oldName = deploymentNameOf(old);
-    // The copy of the key held since the object was first indexed (the Map keeps it too), not another.
+    const oldName = deploymentNameOf(previous);
+    // The copy of the key held since the object was first indexed, not another.
     const key = this.#byName.held(oldName, fresh);
     if (oldName !== name) {
       this.#byName.remove(oldName, key);
       this.#byName.add(name, key);
     }
-    const oldIds = idsOf(old);
+    const oldIds = idsOf(previous);
     for (const id of oldIds) if (!ids.includes(id)) this.#byId.remove(id, key);
     for (const id of ids) if (!oldIds.includes(id)) this.#byId.add(id, key);
   }
 
-  delete(key: string): void {
-    const obj = this.#objects.get(key);
-    if (!obj) return;
-    this.#objects.delete(key);
+  /** Drops `obj` (the version last indexed) from the index. */
+  delete(obj: T): void {
+    const key = objectKey(obj);
     this.#byName.remove(deploymentNameOf(obj), key);
     for (const id of idsOf(obj)) this.#byId.remove(id, key);
+  }
+
+  /**
+   * The copy of `key` the index holds (one per object, kept from its first version), undefined for an
+   * object not indexed: tables over every key take it rather than a copy of their own.
+   */
+  heldKey(key: string): string | undefined {
+    const obj = this.#objects.get(key);
+    return obj && this.#byName.copyOf(deploymentNameOf(obj), key);
   }
 
   /** Keys of the objects claiming this deployment name (to wake them when a holder goes). */
@@ -125,10 +157,15 @@ class KeysBy {
 
   /** The copy of `key` held under `value`, or `key` when none is. */
   held(value: string, key: string): string {
+    return this.copyOf(value, key) ?? key;
+  }
+
+  /** The copy of `key` held under `value`, undefined when none is. */
+  copyOf(value: string, key: string): string | undefined {
     const held = this.#map.get(value);
-    if (typeof held === 'string') return held === key ? held : key;
+    if (typeof held === 'string') return held === key ? held : undefined;
     for (const k of held ?? []) if (k === key) return k;
-    return key;
+    return undefined;
   }
 
   keys(value: string): string[] {

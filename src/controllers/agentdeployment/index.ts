@@ -119,6 +119,11 @@ export interface AgentDeploymentController {
    */
   release(keys: readonly string[]): void;
   /**
+   * The copy of an object's key held for as long as it is cached (the claim index's), undefined for a
+   * key not cached yet: tables over every key keep it rather than a copy of their own.
+   */
+  heldKey(key: string): string | undefined;
+  /**
    * Reads in full what this replica stands by for and holds as projections (it began standing by for
    * them when the members changed, after their last watch event), so that a failover reads nothing.
    * `signal` ends it (the replica leaves).
@@ -184,8 +189,14 @@ export function startAgentDeploymentController(
     const ns = obj.metadata.namespace ?? '';
     return usableCredentialsOf(obj, (name) => secrets.peek(ns, name), scopeOf(ns), policy);
   };
-  // An object without usable credentials writes nothing, so it claims nothing.
-  const claims = new ClaimIndex<CachedAgentDeployment>((obj) => identityOf(usableCredentials(obj)));
+  // An object without usable credentials writes nothing, so it claims nothing. The index reads the
+  // objects from the cache (`objects`, started below: nothing is indexed before it runs).
+  const claims = new ClaimIndex<CachedAgentDeployment>((obj) => identityOf(usableCredentials(obj)), {
+    get: (key) => {
+      const { namespace, name } = splitKey(key);
+      return objects.get(namespace, name);
+    },
+  });
 
   const arrivals = new CacheArrivals<CachedAgentDeployment>((key) => {
     const { namespace, name } = splitKey(key);
@@ -234,7 +245,7 @@ export function startAgentDeploymentController(
       if (full) written.delivered(full);
       else written.forget(objectKey(newObj));
       index.set(newObj);
-      claims.set(newObj);
+      claims.set(newObj, oldObj);
       arrivals.delivered(newObj);
       if (changedEnough(oldObj, newObj)) enqueue(newObj);
       // It gave up a name (another name, or a create it stood down from): whoever lost it looks again now.
@@ -246,7 +257,7 @@ export function startAgentDeploymentController(
       // Everything kept per object goes with it (deleted without a finalizer pass, e.g. while following).
       const key = objectKey(obj);
       index.delete(key);
-      claims.delete(key);
+      claims.delete(obj);
       unwritten.forget(key);
       written.forget(key);
       observer.untrack(key);
@@ -403,6 +414,7 @@ export function startAgentDeploymentController(
       for (const key of keys) observer.untrack(key);
       share.conform(keys);
     },
+    heldKey: (key) => claims.heldKey(key),
     readStandby: (signal) => share.readStandby(objects.list().map(objectKey), signal),
     secrets,
     defaultCredentialsScope: scopeOf,

@@ -189,12 +189,14 @@ describe('every reader of other objects reads the same of the projection as of t
   });
 
   it('the claim index answers the same', () => {
-    const fromObjects = new ClaimIndex<CachedAgentDeployment>(identity);
-    const fromProjections = new ClaimIndex<CachedAgentDeployment>(identity);
-    for (const { obj, projected } of both) {
-      fromObjects.set(obj);
-      fromProjections.set(projected);
-    }
+    const fromObjects = ClaimIndex.of<CachedAgentDeployment>(
+      both.map((b) => b.obj),
+      identity,
+    );
+    const fromProjections = ClaimIndex.of<CachedAgentDeployment>(
+      both.map((b) => b.projected),
+      identity,
+    );
     const q = { ...query, name: 'agent-deployment', ids: ['dep-1', 'dep-9'] };
     expect(fromProjections.claims(q)).toEqual(fromObjects.claims(q));
     expect(fromProjections.claims(q)).not.toEqual([]);

@@ -18,6 +18,7 @@ import { ClaimIndex } from '../../reconcile/claim-index.ts';
 import { LATE_COMMIT_WINDOW_MS } from '../../reconcile/deletion.ts';
 import { findCondition } from '../../runtime/conditions.ts';
 import type { ReconcileResult } from '../../runtime/controller.ts';
+import { objectKey } from '../../runtime/keys.ts';
 import type { PendingEvent } from '../../runtime/reconcile-shell.ts';
 import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../../simulator/index.ts';
@@ -126,11 +127,21 @@ function world(
 ): World {
   const snapshots = new Map<string, Deployment>();
   // Every object here reaches the one tenant of the controller's credentials.
-  const claims = new ClaimIndex(() => ({
-    tenant: tenantDigest({ baseUrl: sim.url }),
-    identity: credentialsKey({ baseUrl: sim.url, apiKey: DEFAULT_API_KEY }),
-  }));
-  for (const other of options.others ?? []) claims.set(other);
+  const cached = new Map<string, AgentDeployment>();
+  const claims = new ClaimIndex(
+    () => ({
+      tenant: tenantDigest({ baseUrl: sim.url }),
+      identity: credentialsKey({ baseUrl: sim.url, apiKey: DEFAULT_API_KEY }),
+    }),
+    cached,
+  );
+  // As the informer does: the cache holds the new version, the index is told the one it replaces.
+  const cache = (other: AgentDeployment) => {
+    const key = objectKey(other);
+    claims.set(other, cached.get(key));
+    cached.set(key, other);
+  };
+  for (const other of options.others ?? []) cache(other);
   // Passes here fail on purpose many times in a row: no circuit breaker parks the credential.
   const pools = new ControlPlanePools({ clientDefaults: { getRetries: 0 }, breaker: { threshold: 1_000 } });
   openPools.push(pools);
@@ -184,7 +195,7 @@ function world(
     controlPlane: (credentials) => pools.clientFor(credentials),
     claims: (query) => claims.claims(query),
     cacheShows: async () => {
-      for (const other of options.arriving ?? []) claims.set(other);
+      for (const other of options.arriving ?? []) cache(other);
       return true;
     },
     defaultCredentialsScope: (namespace) =>

@@ -43,13 +43,12 @@ export async function controllerVerdict(
     { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },
     controlPlaneAllowList('', sim.url),
   );
-  const claims = new ClaimIndex((o) => {
+  const claims = ClaimIndex.of(world.others, (o) => {
     const ns = o.metadata.namespace ?? '';
     return identityOf(
       usableCredentials(o, (name) => world.secrets.get(`${ns}/${name}`), scope.decide(ns, undefined), policy),
     );
   });
-  for (const o of world.others) claims.set(o);
   const pools = new ControlPlanePools({ clientDefaults: { getRetries: 0 }, breaker: { threshold: 1_000 } });
   let gone = false;
   const deps = {
