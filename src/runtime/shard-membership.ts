@@ -25,7 +25,7 @@ import { sleep } from './clock.ts';
 import { kubeLeaseApi, type Lease, type MemberLeaseApi, microTime } from './lease-api.ts';
 import { LeaseSightings, watchMemberLeases } from './member-lease-watch.ts';
 import type { MemberClaim } from './shard-ownership.ts';
-import { MAY_WORK, OWNS, ShardVerdicts, STANDS_BY, UNCLAIMED } from './shard-verdicts.ts';
+import { type KeyCopy, MAY_WORK, OWNS, ShardVerdicts, STANDS_BY, UNCLAIMED } from './shard-verdicts.ts';
 
 /** The label every member Lease of a group carries (its value: the group, --leader-election-id). */
 export const SHARD_GROUP_LABEL = 'deploy.agents.dev/shard-group';
@@ -50,6 +50,8 @@ export interface ShardMembershipOptions {
   onLost: () => void;
   /** A member list was acknowledged and holds: how long since it was first seen (time to take over). */
   onSettled?: (ms: number) => void;
+  /** The copy of a key the verdicts are kept under (shard-verdicts.ts); default: the key asked with. */
+  keyCopy?: KeyCopy;
   api?: MemberLeaseApi;
   monotonicNow?: () => number;
 }
@@ -151,7 +153,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   });
 
   const viewNow = () => ({ identity, claims: claims.map((c) => c.list), target, others, lost });
-  const verdicts = new ShardVerdicts(viewNow());
+  const verdicts = new ShardVerdicts(viewNow(), options.keyCopy);
   /** After any change of claims, target, others or lost (before a write that shows it goes out). */
   const judgeAnew = () => verdicts.judgeBy(viewNow());
   /**

@@ -80,4 +80,21 @@ describe('ShardVerdicts', () => {
     expect(changed.length).toBeGreaterThan(0);
     for (const key of keys) expect(verdicts.of(key)).toBe(fresh.of(key));
   });
+
+  it('keeps a verdict under the copy of the key held elsewhere, and none for a key not held', () => {
+    const [[, view]] = views as [[string, MembersView]];
+    const held = new Set(keys.slice(0, 250));
+    const asked: string[] = [];
+    const verdicts = new ShardVerdicts(view, (key) => {
+      asked.push(key);
+      return held.has(key) ? key : undefined;
+    });
+    const fresh = new ShardVerdicts(view);
+    for (const key of keys) expect(verdicts.of(key)).toBe(fresh.of(key));
+    expect(asked).toEqual(keys);
+    // Asked again: the held keys' verdicts were kept, the others are judged (and not kept) anew.
+    asked.length = 0;
+    for (const key of keys) expect(verdicts.of(key)).toBe(fresh.of(key));
+    expect(asked).toEqual(keys.slice(250));
+  });
 });
