@@ -12,7 +12,7 @@ describe('imageEntrypoint', () => {
   it('reads the environment the ENV lines set', () => {
     const dockerfile = 'FROM x\nENV A=1\nENV B=two C=x=y\nENTRYPOINT ["/nodejs/bin/node", "main.js"]\n';
     expect(imageEntrypoint(dockerfile).env).toEqual({ A: '1', B: 'two', C: 'x=y' });
-    expect(imageEntrypoint().env).toMatchObject({ NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' });
+    expect(imageEntrypoint().env).toMatchObject({ NODE_ENV: 'production', MALLOC_ARENA_MAX: '1' });
   });
 
   it.each([
