@@ -26,7 +26,7 @@ ENV NODE_ENV=production
 # rather than one per thread (8 per core), and freed memory above 128 KiB given back to the system rather
 # than kept while the allocator's thresholds climb (129 -> 110 MiB RSS after converging 2,000 objects, same
 # CPU time, with two arenas). With two, the second, where V8's worker threads allocate, held 0.6 to 8.9 MiB
-# after converging, from one replica to the next of one run; with one, a run's replicas were within 1 MiB.
+# after converging, from one replica to the next of one run; with one, a run's replicas were within 2.4 MiB.
 ENV MALLOC_ARENA_MAX=1 MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
 USER 65532:65532
 EXPOSE 8080
