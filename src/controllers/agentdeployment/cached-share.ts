@@ -8,9 +8,10 @@
  * What needs no read is brought to its form at once (conform): keys lost projected or packed (memory
  * given back) once no pass of theirs runs, keys gained unpacked. Before a pass on a key whose entry is
  * still a projection alone, the object is read with a GET and put in the cache in its place only if
- * the entry is still that projection (a watch event that came meanwhile is newer). A takeover of keys held as projections alone (this replica began standing by for them after
- * their last change) reads their namespaces in full first (readInFull), a page of 500 objects per call
- * instead of a GET per object. Without sharding every object is owned and nothing is projected.
+ * the entry is still that projection (a watch event that came meanwhile is newer). A takeover of keys
+ * held as projections alone (this replica began standing by for them after their last change) reads
+ * their namespaces in full first (readInFull), a page of 500 objects per call instead of a GET per
+ * object. Without sharding every object is owned and nothing is projected.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { clearableTimeout } from '../../lib/outbound.ts';

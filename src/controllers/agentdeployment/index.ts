@@ -189,19 +189,18 @@ export function startAgentDeploymentController(
     const ns = obj.metadata.namespace ?? '';
     return usableCredentialsOf(obj, (name) => secrets.peek(ns, name), scopeOf(ns), policy);
   };
-  // An object without usable credentials writes nothing, so it claims nothing. The index reads the
-  // objects from the cache (`objects`, started below: nothing is indexed before it runs).
-  const claims = new ClaimIndex<CachedAgentDeployment>((obj) => identityOf(usableCredentials(obj)), {
-    get: (key) => {
-      const { namespace, name } = splitKey(key);
-      return objects.get(namespace, name);
-    },
-  });
-
-  const arrivals = new CacheArrivals<CachedAgentDeployment>((key) => {
+  // The cached object of a key (`objects`, the informer, is started below: nothing asks before it runs).
+  const objectOf = (key: string) => {
     const { namespace, name } = splitKey(key);
     return objects.get(namespace, name);
+  };
+  // An object without usable credentials writes nothing, so it claims nothing. The index reads the
+  // objects from the cache.
+  const claims = new ClaimIndex<CachedAgentDeployment>((obj) => identityOf(usableCredentials(obj)), {
+    get: objectOf,
   });
+
+  const arrivals = new CacheArrivals<CachedAgentDeployment>(objectOf);
   const share = new CachedShare({
     owned: options.owns ?? (() => true),
     ...(options.standsBy ? { standsBy: options.standsBy } : {}),
@@ -325,10 +324,7 @@ export function startAgentDeploymentController(
     logger: logger.child({ component: 'observer' }),
   });
 
-  const written = new ReadYourWrites<AgentDeployment>((key) => {
-    const { namespace, name } = splitKey(key);
-    return fullObject(objects.get(namespace, name));
-  });
+  const written = new ReadYourWrites<AgentDeployment>((key) => fullObject(objectOf(key)));
   const reconcileObject = agentDeploymentReconciler({
     observer,
     ...options.settings,
@@ -383,10 +379,6 @@ export function startAgentDeploymentController(
     now: () => new Date(),
   });
 
-  const objectOf = (key: string) => {
-    const { namespace, name } = splitKey(key);
-    return objects.get(namespace, name);
-  };
   // While the first listing of its credentials runs (prime), an object's pass waits for it.
   const reconcile = heldWhileListing(
     share.reconciler(reconcileObject),
