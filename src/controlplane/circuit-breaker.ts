@@ -6,7 +6,7 @@
  * breaker probes the server itself, on its own timer and with exponential backoff, and closes on the
  * first probe that succeeds: no worker ever waits on a parked server.
  */
-import { timerDelay } from '../lib/outbound.ts';
+import { timerDelay } from '../lib/timer-delay.ts';
 import { CircuitOpenError, UnavailableError } from './errors.ts';
 
 export interface CircuitBreakerOptions {

@@ -5,7 +5,7 @@
  * would wait longer than maxWaitMs is not sent and fails with CredentialBusyError carrying when to come
  * back, so the object is requeued for after the pause instead of holding a worker.
  */
-import { timerDelay } from '../lib/outbound.ts';
+import { timerDelay } from '../lib/timer-delay.ts';
 import { CancelledError, CredentialBusyError } from './errors.ts';
 
 export interface LimiterOptions {

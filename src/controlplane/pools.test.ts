@@ -1,3 +1,6 @@
+import { getEventListeners } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/index.ts';
 import { credentialsKey } from './credentials.ts';
@@ -40,6 +43,36 @@ describe('ControlPlanePools', () => {
     // close() cancels: nothing is sent any more.
     await expect(client.listListeners()).rejects.toBeInstanceOf(CancelledError);
     expect(() => pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' })).toThrow(/closed/);
+  });
+
+  it("close() cancels a call in flight of a pass's client; a call that ended leaves no listener on the pass's signal", async () => {
+    const held: ServerResponse[] = [];
+    const server = createServer((_req, res) => held.push(res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const pools = new ControlPlanePools();
+      const pass = new AbortController();
+      const done = pools.clientFor({ baseUrl: sim.url, apiKey: 'sim-api-key' }, { signal: pass.signal });
+      await done.listListeners();
+      expect(getEventListeners(pass.signal, 'abort')).toHaveLength(0);
+      const client = pools.clientFor(
+        { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'sim-api-key' },
+        { signal: pass.signal, getRetries: 0 },
+      );
+      const failure = client.listListeners().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      await expect.poll(() => held.length).toBe(1);
+      await pools.close();
+      expect(await failure).toBeInstanceOf(CancelledError);
+      expect(pass.signal.aborted).toBe(false);
+      expect(getEventListeners(pass.signal, 'abort')).toHaveLength(0);
+    } finally {
+      for (const res of held) res.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

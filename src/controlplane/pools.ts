@@ -98,12 +98,12 @@ export class ControlPlanePools {
     const origin = new URL(parseCredentials(credentials).baseUrl).origin;
     const { namespace, ...clientOptions } = opts;
     if (namespace !== undefined) this.#admit(namespace, credentialsKey(credentials));
-    const signal = opts.signal ? AbortSignal.any([this.#closing.signal, opts.signal]) : this.#closing.signal;
     const { limiter, breaker } = this.#guardsFor(credentials);
     return new ControlPlaneClient({
       ...this.#options.clientDefaults,
       ...clientOptions,
-      signal,
+      signal: opts.signal,
+      closing: this.#closing.signal,
       credentials,
       dispatcher: this.#poolFor(origin),
       limiter,

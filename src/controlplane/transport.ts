@@ -7,6 +7,7 @@
 
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
+import { AbortScope } from '../lib/abort-scope.ts';
 import { OutboundError, outboundCall } from '../lib/outbound.ts';
 import { Pool } from '../lib/undici.ts';
 import { sleep } from '../runtime/clock.ts';
@@ -67,6 +68,8 @@ export type TransportOptions = {
   walkMaxBytes?: number;
   /** Aborts every call of this client, waits included (shutdown, the end of a pass). */
   signal?: AbortSignal | undefined;
+  /** Aborts them as well: the pools' own (they close), beside a pass's `signal`. */
+  closing?: AbortSignal | undefined;
   /** The User-Agent header; default `agent-deployment-operator/<version>` (version.ts: userAgent). */
   userAgent?: string;
 };
@@ -137,6 +140,7 @@ export class ControlPlaneTransport {
   readonly #walkMaxPages: number;
   readonly #walkMaxBytes: number;
   readonly #signal: AbortSignal | undefined;
+  readonly #closing: AbortSignal | undefined;
 
   /** Throws CredentialsConfigError when the credentials cannot be used. */
   constructor(options: TransportOptions) {
@@ -163,6 +167,7 @@ export class ControlPlaneTransport {
     this.#walkMaxPages = options.walkMaxPages ?? WALK_MAX_PAGES;
     this.#walkMaxBytes = options.walkMaxBytes ?? WALK_MAX_BYTES;
     this.#signal = options.signal;
+    this.#closing = options.closing;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
       options.dispatcher ?? new Pool(this.#origin, { connect: { timeout: this.#timeouts.connectMs } });
@@ -215,14 +220,21 @@ export class ControlPlaneTransport {
   }
 
   async call<T>(call: Call<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.#attempt(call);
-      } catch (err) {
-        const delayMs = this.#retryDelay(call, err, attempt);
-        if (delayMs === undefined || this.#signal?.aborted) throw err;
-        await sleep(delayMs, this.#signal);
+    // The client's signal and the pools' closing, joined for this call only (abort-scope.ts).
+    const scope = this.#closing ? new AbortScope([this.#signal, this.#closing]) : undefined;
+    const signal = scope ? scope.signal : this.#signal;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.#attempt(call, signal);
+        } catch (err) {
+          const delayMs = this.#retryDelay(call, err, attempt);
+          if (delayMs === undefined || signal?.aborted) throw err;
+          await sleep(delayMs, signal);
+        }
       }
+    } finally {
+      scope?.end();
     }
   }
 
@@ -241,12 +253,12 @@ export class ControlPlaneTransport {
     return Math.max(backoff, asked);
   }
 
-  async #attempt<T>(call: Call<T>): Promise<T> {
+  async #attempt<T>(call: Call<T>, signal: AbortSignal | undefined): Promise<T> {
     const breaker = this.#breaker;
-    if (!breaker) return this.#limited(call);
+    if (!breaker) return this.#limited(call, signal);
     breaker.admit(call.operation);
     try {
-      const answer = await this.#limited(call);
+      const answer = await this.#limited(call, signal);
       breaker.record(undefined);
       return answer;
     } catch (err) {
@@ -255,13 +267,13 @@ export class ControlPlaneTransport {
     }
   }
 
-  async #limited<T>(call: Call<T>): Promise<T> {
-    if (!this.#limiter) return this.#send(call);
+  async #limited<T>(call: Call<T>, signal: AbortSignal | undefined): Promise<T> {
+    if (!this.#limiter) return this.#send(call, signal);
     const limiter = this.#limiter;
     try {
-      return await limiter.run(() => this.#send(call), {
+      return await limiter.run(() => this.#send(call, signal), {
         operation: call.operation,
-        signal: this.#signal,
+        signal,
       });
     } catch (err) {
       if (err instanceof RateLimitedError || err instanceof UnavailableError) {
@@ -271,7 +283,7 @@ export class ControlPlaneTransport {
     }
   }
 
-  async #send<T>(call: Call<T>): Promise<T> {
+  async #send<T>(call: Call<T>, callSignal: AbortSignal | undefined): Promise<T> {
     const query = call.query?.toString();
     const path = `${this.#basePath}${call.path}${query ? `?${query}` : ''}`;
     const headers =
@@ -294,7 +306,7 @@ export class ControlPlaneTransport {
     try {
       // The body is always read, errors included, so the connection goes back to the pool.
       const res = await outboundCall(
-        { deadlineMs: this.#timeouts.totalMs, maxBodyBytes, signal: this.#signal },
+        { deadlineMs: this.#timeouts.totalMs, maxBodyBytes, signal: callSignal },
         async (signal) => {
           const sent = await this.#dispatcher.request({
             origin: this.#origin,

@@ -5,7 +5,8 @@
  * hang forever. A line larger than any object the API server stores is refused, not buffered.
  */
 import type { Dispatcher } from 'undici';
-import type { KubeAccess } from './access.ts';
+import { AbortScope } from '../lib/abort-scope.ts';
+import type { KubeAccess, KubeConnection } from './access.ts';
 import { requestPath, statusError } from './request.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -64,9 +65,23 @@ export async function watchStream(
   request: WatchRequest,
   onEvent: (event: WatchEvent) => void,
 ): Promise<void> {
-  const deadline = AbortSignal.timeout(request.timeoutSeconds * 1000 + GRACE_MS);
-  const signal = AbortSignal.any([request.signal, deadline]);
-  const { headers, dispatcher } = await access.connection();
+  const connection = await access.connection();
+  // Ended when the watch does (abort-scope.ts): a timeout signal would fire at its deadline anyway.
+  const deadline = new AbortScope([request.signal], request.timeoutSeconds * 1000 + GRACE_MS);
+  try {
+    await watchWithin(deadline, access, connection, request, onEvent);
+  } finally {
+    deadline.end();
+  }
+}
+
+async function watchWithin(
+  deadline: AbortScope,
+  access: KubeAccess,
+  { headers, dispatcher }: KubeConnection,
+  request: WatchRequest,
+  onEvent: (event: WatchEvent) => void,
+): Promise<void> {
   let response: Dispatcher.ResponseData;
   try {
     response = await dispatcher.request({
@@ -82,12 +97,12 @@ export async function watchStream(
       headers: { ...headers, accept: request.accept ?? 'application/json' },
       // The deadline above bounds the stream; undici's own 300 s idle limit would cut a quiet watch first.
       bodyTimeout: 0,
-      signal,
+      signal: deadline.signal,
     });
   } catch (err) {
     if (request.signal.aborted) return;
     access.answered('GET', undefined);
-    if (deadline.aborted) throw new WatchError('the watch request had no answer before its deadline');
+    if (deadline.timedOut) throw new WatchError('the watch request had no answer before its deadline');
     throw err;
   }
   access.answered('GET', response.statusCode);
@@ -135,7 +150,7 @@ export async function watchStream(
   } catch (err) {
     response.body.destroy();
     if (request.signal.aborted) return;
-    if (deadline.aborted) throw new WatchError('the watch stream stayed open past its timeout');
+    if (deadline.timedOut) throw new WatchError('the watch stream stayed open past its timeout');
     throw err;
   }
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { fetch, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamSpaces } from '../../test/support/hostile-server.ts';
-import { MAX_TIMER_MS, OutboundError, outboundCall, type RawResponse, timerDelay } from './outbound.ts';
+import { OutboundError, outboundCall, type RawResponse } from './outbound.ts';
 
 /** Local servers that misbehave the ways a hostile peer can. */
 const routes: Record<string, (res: ServerResponse) => void> = {
@@ -109,14 +109,4 @@ describe.each([
     expect((await failure(call)).kind).toBe('aborted');
     expect(sent).toBe(false);
   });
-});
-
-describe('timerDelay', () => {
-  it.each([
-    [1000, 1000],
-    [-5, 0],
-    [Number.NaN, 0],
-    [Number.POSITIVE_INFINITY, MAX_TIMER_MS],
-    [86_400_000 * 30, MAX_TIMER_MS],
-  ])('%d -> %d', (ms, expected) => expect(timerDelay(ms)).toBe(expected));
 });

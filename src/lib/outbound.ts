@@ -5,16 +5,8 @@
  * stream and abandoned past the cap, so a huge body cannot exhaust memory. Each client sends the request
  * its own way and turns OutboundError into its own typed errors.
  */
+import { AbortScope } from './abort-scope.ts';
 import { formatDuration } from './duration.ts';
-
-/** setTimeout's limit: a longer delay overflows and fires after 1 ms. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** A delay a timer can take: not negative, not NaN, below the timer limit. */
-export function timerDelay(ms: number): number {
-  if (!Number.isFinite(ms)) return ms > 0 ? MAX_TIMER_MS : 0;
-  return Math.min(MAX_TIMER_MS, Math.max(0, Math.round(ms)));
-}
 
 export interface OutboundLimits {
   /** The whole call, response body included, must end within this. */
@@ -60,9 +52,9 @@ export async function outboundCall(
   limits: OutboundLimits,
   send: (signal: AbortSignal) => Promise<RawResponse>,
 ): Promise<OutboundResponse> {
-  const { signal: deadline, clear } = clearableTimeout(limits.deadlineMs);
-  const overflow = new AbortController();
-  const signal = AbortSignal.any([deadline, overflow.signal, ...(limits.signal ? [limits.signal] : [])]);
+  // One scope for the deadline, the caller's signal and the body cap (abort-scope.ts says why not
+  // AbortSignal.any).
+  const scope = new AbortScope([limits.signal], limits.deadlineMs);
   const why = (err: unknown): OutboundError => {
     if (err instanceof OutboundError) return err;
     if (limits.signal?.aborted) {
@@ -73,47 +65,29 @@ export async function outboundCall(
       }
       return new OutboundError('aborted', 'the call was cancelled (stopping)');
     }
-    if (deadline.aborted) {
+    if (scope.timedOut) {
       return new OutboundError('deadline', `no complete answer within ${formatDuration(limits.deadlineMs)}`);
     }
     const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
     const message = err instanceof Error ? err.message : String(err);
     return new OutboundError('transport', message, { cause: err, ...(code ? { code } : {}) });
   };
-  if (limits.signal?.aborted) {
-    clear();
-    throw why(undefined);
-  }
+  if (limits.signal?.aborted) throw why(undefined);
   try {
-    const response = await send(signal);
+    const response = await send(scope.signal);
     const declared = Number(headerValue(response.headers['content-length']));
     if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
-      overflow.abort();
+      scope.abort();
       await discard(response.body);
       throw tooLarge(limits.maxBodyBytes);
     }
-    const text = await readCapped(response.body, limits.maxBodyBytes, () => overflow.abort());
+    const text = await readCapped(response.body, limits.maxBodyBytes, () => scope.abort());
     return { status: response.status, headers: response.headers, text };
   } catch (err) {
     throw why(err);
   } finally {
-    clear();
+    scope.end();
   }
-}
-
-/**
- * A signal that aborts with a TimeoutError after `ms`, as AbortSignal.timeout's does, and a clear()
- * for when the work it bounds ended. A timeout signal still alive fires at its deadline anyway (a
- * DOMException and an abort event each): at 10,000 objects that was one per call and per pass.
- */
-export function clearableTimeout(ms: number): { signal: AbortSignal; clear: () => void } {
-  const timeout = new AbortController();
-  const timer = setTimeout(
-    () => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-    timerDelay(ms),
-  );
-  timer.unref?.();
-  return { signal: timeout.signal, clear: () => clearTimeout(timer) };
 }
 
 function tooLarge(maxBytes: number): OutboundError {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { clearableTimeout } from '../lib/outbound.ts';
+import { AbortScope } from '../lib/abort-scope.ts';
 import { sleep } from './clock.ts';
 import type { WorkQueue } from './workqueue.ts';
 
@@ -88,11 +88,14 @@ export function runController(options: ControllerOptions): RunningController {
     inFlight.add(abort);
     metrics?.activeWorkers(inFlight.size);
     const reconcileLog = log.child({ key, reconcileId: randomUUID() });
-    const passTimeout = clearableTimeout(passDeadlineMs);
-    const deadline = AbortSignal.any([abort.signal, passTimeout.signal]);
+    const deadline = new AbortScope([abort.signal], passDeadlineMs);
     const startedAt = now();
     try {
-      const result = await reconcile(key, { signal: abort.signal, deadline, log: reconcileLog });
+      const result = await reconcile(key, {
+        signal: abort.signal,
+        deadline: deadline.signal,
+        log: reconcileLog,
+      });
       queue.forget(key);
       if (result.requeueAfterMs !== undefined) {
         queue.addAfter(key, jitter(result.requeueAfterMs), { first: result.continuing });
@@ -107,7 +110,7 @@ export function runController(options: ControllerOptions): RunningController {
       reconcileLog.error({ error: err instanceof Error ? err.message : String(err) }, 'reconcile failed');
       queue.addRateLimited(key, retryAfterOf(err));
     } finally {
-      passTimeout.clear();
+      deadline.end();
       inFlight.delete(abort);
       metrics?.activeWorkers(inFlight.size);
       queue.done(key);

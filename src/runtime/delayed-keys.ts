@@ -1,5 +1,5 @@
 import { MinHeap } from '../lib/min-heap.ts';
-import { timerDelay } from '../lib/outbound.ts';
+import { timerDelay } from '../lib/timer-delay.ts';
 import type { Clock } from './clock.ts';
 
 /**

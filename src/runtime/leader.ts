@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { KubeAccess } from '../kube/access.ts';
 import { isConflict, isNotFound } from '../kube/errors.ts';
-import { timerDelay } from '../lib/outbound.ts';
+import { timerDelay } from '../lib/timer-delay.ts';
 import { sleep } from './clock.ts';
 import { kubeLeaseApi, type Lease, type LeaseApi, microTime } from './lease-api.ts';
 

@@ -20,7 +20,8 @@
 import type { Logger } from 'pino';
 import type { KubeAccess } from '../kube/access.ts';
 import { isConflict, isNotFound } from '../kube/errors.ts';
-import { timerDelay } from '../lib/outbound.ts';
+import { AbortScope } from '../lib/abort-scope.ts';
+import { timerDelay } from '../lib/timer-delay.ts';
 import { sleep } from './clock.ts';
 import { kubeLeaseApi, type Lease, type MemberLeaseApi, microTime } from './lease-api.ts';
 import { LeaseSightings, watchMemberLeases } from './member-lease-watch.ts';
@@ -335,10 +336,15 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       const again = await round();
       if (again || news || stopping.signal.aborted) continue;
       wakeUp = new AbortController();
-      await sleep(
-        nextRoundInMs(retryPeriodMs, nextExpiry, now(), awaitingAcknowledgements()),
-        AbortSignal.any([stopping.signal, wakeUp.signal]),
-      );
+      const asleep = new AbortScope([stopping.signal, wakeUp.signal]);
+      try {
+        await sleep(
+          nextRoundInMs(retryPeriodMs, nextExpiry, now(), awaitingAcknowledgements()),
+          asleep.signal,
+        );
+      } finally {
+        asleep.end();
+      }
     }
   }
   /** Whether a watched Lease differs from what the last listing showed of its member. */

@@ -1,4 +1,4 @@
-import { timerDelay } from '../lib/outbound.ts';
+import { timerDelay } from '../lib/timer-delay.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { DelayedKeys } from './delayed-keys.ts';
 import { WaitingKeys } from './waiting-keys.ts';

@@ -11,6 +11,7 @@
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { authHeaders, type Credentials } from '../controlplane/credentials.ts';
+import { AbortScope } from '../lib/abort-scope.ts';
 import { OutboundError, outboundCall } from '../lib/outbound.ts';
 import { cleanPeerText } from '../lib/peer-text.ts';
 import { getGlobalDispatcher } from '../lib/undici.ts';
@@ -127,7 +128,7 @@ export class AgentServerClient {
 
   /** Waits up to `waitMs` for the run to complete; `done: false` when it is still going. */
   async join(threadId: string, runId: string, waitMs: number): Promise<JoinOutcome> {
-    const signal = AbortSignal.timeout(Math.max(1, waitMs));
+    const wait = new AbortScope([], Math.max(1, waitMs));
     try {
       const result = await this.#call(
         'GET',
@@ -135,13 +136,15 @@ export class AgentServerClient {
         `/threads/${enc(threadId)}/runs/${enc(runId)}/join`,
         undefined,
         JoinResult,
-        { signal, timeoutMs: waitMs + this.#timeoutMs },
+        { signal: wait.signal, timeoutMs: waitMs + this.#timeoutMs },
       );
       const error = (result as { __error__?: { error?: string; message?: string } } | null)?.__error__;
       return error ? { done: true, error } : { done: true };
     } catch (err) {
-      if (signal.aborted) return { done: false };
+      if (wait.timedOut) return { done: false };
       throw err;
+    } finally {
+      wait.end();
     }
   }
 
@@ -158,10 +161,10 @@ export class AgentServerClient {
     let status: number;
     let text: string;
     // The join's own wait ends it with done: false; the client's signal (shutdown) cancels it.
-    const cancel = AbortSignal.any([opts.signal, this.#signal].filter((x): x is AbortSignal => !!x));
+    const cancel = new AbortScope([opts.signal, this.#signal]);
     try {
       const response = await outboundCall(
-        { deadlineMs: timeoutMs, maxBodyBytes: this.#maxBodyBytes, signal: cancel },
+        { deadlineMs: timeoutMs, maxBodyBytes: this.#maxBodyBytes, signal: cancel.signal },
         async (signal) => {
           const sent = await (this.#dispatcher ?? getGlobalDispatcher()).request({
             origin: this.#origin,
@@ -190,6 +193,8 @@ export class AgentServerClient {
             ? err.message
             : String(err);
       throw new AgentServerError(`${what} failed: ${this.#redact(reason)}`);
+    } finally {
+      cancel.end();
     }
     if (status < 200 || status >= 300) {
       throw new AgentServerError(`${what} answered ${status}${this.#detail(text)}`, status);

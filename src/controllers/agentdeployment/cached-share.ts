@@ -14,7 +14,7 @@
  * object. Without sharding every object is owned and nothing is projected.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
-import { clearableTimeout } from '../../lib/outbound.ts';
+import { AbortScope } from '../../lib/abort-scope.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { RunningInformer } from '../../runtime/informer.ts';
 import { objectKey, splitKey } from '../../runtime/keys.ts';
@@ -128,16 +128,12 @@ export class CachedShare {
         for (const key of wanted) {
           if (signal?.aborted) return;
           // Cleared once the GET answered: up to 99 GETs in a row would each leave a timer alive for 30 s.
-          const deadline = clearableTimeout(READ_TIMEOUT_MS);
+          const scope = new AbortScope([signal], READ_TIMEOUT_MS);
           try {
-            const read = await this.#read(
-              namespace,
-              splitKey(key).name,
-              signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal,
-            );
+            const read = await this.#read(namespace, splitKey(key).name, scope.signal);
             if (read) putInFull(read);
           } finally {
-            deadline.clear();
+            scope.end();
           }
         }
       }

@@ -16,6 +16,7 @@ import { credentialsPolicy, resolveCredentials } from '../../controlplane/resolv
 import type { KubeAccess } from '../../kube/access.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { kubeRequest } from '../../kube/request.ts';
+import { AbortScope } from '../../lib/abort-scope.ts';
 import { usableCredentials } from '../../reconcile/credentials.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
@@ -184,18 +185,24 @@ export function startSandboxTemplateController(
               () => undefined,
               credentialsPolicy(options.defaultCredentials),
             );
-            const snapshot = await snapshots.get(
-              credentialsKey(credentials),
-              options.pollIntervalMs,
-              (maxBytes, deadline) =>
-                listAll(credentials, {
-                  ...(maxBytes === undefined ? {} : { maxBytes }),
-                  ...(deadline === undefined ? {} : { deadline }),
-                }),
-              undefined,
-              AbortSignal.timeout(options.passDeadlineMs),
-            );
-            return snapshot.templates;
+            // Ended with the listing (abort-scope.ts): a timeout signal fires at its deadline anyway.
+            const listing = new AbortScope([], options.passDeadlineMs);
+            try {
+              const snapshot = await snapshots.get(
+                credentialsKey(credentials),
+                options.pollIntervalMs,
+                (maxBytes, deadline) =>
+                  listAll(credentials, {
+                    ...(maxBytes === undefined ? {} : { maxBytes }),
+                    ...(deadline === undefined ? {} : { deadline }),
+                  }),
+                undefined,
+                listing.signal,
+              );
+              return snapshot.templates;
+            } finally {
+              listing.end();
+            }
           },
           create: async (name, templateName) => {
             try {
