@@ -10,6 +10,7 @@ import { defaultKubeAccess, type KubeAccess } from './kube/access.ts';
 import { KubeApiError, NotFoundError } from './kube/errors.ts';
 import { KubeconfigError, kubeconfigPaths } from './kube/kubeconfig.ts';
 import { kubeRequest } from './kube/request.ts';
+import { AbortScope } from './lib/abort-scope.ts';
 
 /** A start-up failure whose message is the whole story: cause, then fix. */
 export class StartupError extends Error {}
@@ -38,12 +39,9 @@ const CHECK_TIMEOUT_MS = 10_000;
 /** One discovery request for the API group: reachable, authenticated, CRDs installed. */
 export async function checkApiServer(access: KubeAccess): Promise<void> {
   const { server } = access;
+  const check = new AbortScope([], CHECK_TIMEOUT_MS);
   try {
-    await kubeRequest(access, {
-      method: 'GET',
-      path: `/apis/${GROUP}/${VERSION}`,
-      signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
-    });
+    await kubeRequest(access, { method: 'GET', path: `/apis/${GROUP}/${VERSION}`, signal: check.signal });
   } catch (err) {
     if (err instanceof NotFoundError) {
       throw new StartupError(
@@ -63,6 +61,8 @@ export async function checkApiServer(access: KubeAccess): Promise<void> {
     throw new StartupError(
       `cannot reach the Kubernetes API server at ${server} (${networkCause(err)}): check that it runs and that the kubeconfig's current context points at it`,
     );
+  } finally {
+    check.end();
   }
 }
 

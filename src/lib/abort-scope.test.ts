@@ -1,4 +1,7 @@
 import { getEventListeners } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AbortScope } from './abort-scope.ts';
 
@@ -80,5 +83,15 @@ describe('AbortScope', () => {
     const scope = new AbortScope([new AbortController().signal]);
     expect(vi.getTimerCount()).toBe(0);
     scope.end();
+  });
+});
+
+describe("the controller's signals", () => {
+  it('are AbortScopes: no module of the controller uses AbortSignal.any or AbortSignal.timeout', () => {
+    const src = join(dirname(fileURLToPath(import.meta.url)), '..');
+    const offenders = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && !/\.test(-support)?\.ts$/.test(f) && !f.startsWith('simulator/'))
+      .filter((f) => /AbortSignal\.(any|timeout)\(/.test(readFileSync(join(src, f), 'utf8')));
+    expect(offenders).toEqual([]);
   });
 });
