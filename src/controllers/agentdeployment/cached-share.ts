@@ -127,7 +127,7 @@ export class CachedShare {
       } else if (by === 'get' && wanted.size < LIST_FROM_KEYS) {
         for (const key of wanted) {
           if (signal?.aborted) return;
-          // Cleared once the GET answered: up to 99 GETs in a row would each leave a timer alive for 30 s.
+          // Ended once the GET answered: up to 99 GETs in a row would each leave a timer alive for 30 s.
           const scope = new AbortScope([signal], READ_TIMEOUT_MS);
           try {
             const read = await this.#read(namespace, splitKey(key).name, scope.signal);
