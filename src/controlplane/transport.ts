@@ -221,20 +221,20 @@ export class ControlPlaneTransport {
 
   async call<T>(call: Call<T>): Promise<T> {
     // The client's signal and the pools' closing, joined for this call only (abort-scope.ts).
-    const scope = this.#closing ? new AbortScope([this.#signal, this.#closing]) : undefined;
-    const signal = scope ? scope.signal : this.#signal;
+    const scope = new AbortScope([this.#signal, this.#closing]);
+    const { signal } = scope;
     try {
       for (let attempt = 0; ; attempt++) {
         try {
           return await this.#attempt(call, signal);
         } catch (err) {
           const delayMs = this.#retryDelay(call, err, attempt);
-          if (delayMs === undefined || signal?.aborted) throw err;
+          if (delayMs === undefined || signal.aborted) throw err;
           await sleep(delayMs, signal);
         }
       }
     } finally {
-      scope?.end();
+      scope.end();
     }
   }
 
@@ -253,7 +253,7 @@ export class ControlPlaneTransport {
     return Math.max(backoff, asked);
   }
 
-  async #attempt<T>(call: Call<T>, signal: AbortSignal | undefined): Promise<T> {
+  async #attempt<T>(call: Call<T>, signal: AbortSignal): Promise<T> {
     const breaker = this.#breaker;
     if (!breaker) return this.#limited(call, signal);
     breaker.admit(call.operation);
@@ -267,7 +267,7 @@ export class ControlPlaneTransport {
     }
   }
 
-  async #limited<T>(call: Call<T>, signal: AbortSignal | undefined): Promise<T> {
+  async #limited<T>(call: Call<T>, signal: AbortSignal): Promise<T> {
     if (!this.#limiter) return this.#send(call, signal);
     const limiter = this.#limiter;
     try {
@@ -283,7 +283,7 @@ export class ControlPlaneTransport {
     }
   }
 
-  async #send<T>(call: Call<T>, callSignal: AbortSignal | undefined): Promise<T> {
+  async #send<T>(call: Call<T>, callSignal: AbortSignal): Promise<T> {
     const query = call.query?.toString();
     const path = `${this.#basePath}${call.path}${query ? `?${query}` : ''}`;
     const headers =
