@@ -55,6 +55,8 @@ const BenchOptionsSchema = z.object({
     .transform((v) => v === 'true'),
   /** Above 1: the sharded run (sharded.ts) instead of the single one. */
   replicas: count('replicas'),
+  /** Rounds of the whole run, each on a fresh local API server: medians over rounds for figures that move. */
+  repeat: count('repeat'),
   /** Undefined: the controller's defaults under --sharding=auto (what the goals are measured at). */
   leaseDurationMs: duration('lease-duration').optional(),
   renewDeadlineMs: duration('renew-deadline').optional(),
@@ -89,6 +91,8 @@ export const USAGE = `Usage: node bench/run.ts [flags]
   --ready-timeout D            how long all N get to become Ready (default 60s + 100ms × N)
   --node-flags="--f ..."       node flags for the controller instead of the image's (experiments)
   --restart true               measure a restart at the largest N (false: stop its controller gracefully, e.g. for --cpu-prof)
+  --repeat 1                   rounds of the whole run, each on a fresh local API server (the CPU per object is
+                               reported per round and as the median over rounds)
   --replicas 1                 above 1: the sharded run (--sharding=auto), R replicas, then one more, then a SIGKILL
   --lease-duration D           the sharded run's LEADER_ELECTION_LEASE_DURATION (default: the controller's under
                                --sharding=auto)
@@ -112,6 +116,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'node-flags': { type: 'string' },
       restart: { type: 'string', default: 'true' },
       replicas: { type: 'string', default: '1' },
+      repeat: { type: 'string', default: '1' },
       'lease-duration': { type: 'string' },
       'renew-deadline': { type: 'string' },
       'retry-period': { type: 'string' },
@@ -132,6 +137,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     nodeFlags: values['node-flags'],
     restart: values.restart,
     replicas: values.replicas,
+    repeat: values.repeat,
     leaseDurationMs: values['lease-duration'],
     renewDeadlineMs: values['renew-deadline'],
     retryPeriodMs: values['retry-period'],

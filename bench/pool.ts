@@ -18,6 +18,14 @@ export async function mapLimit<T, R>(
   return results;
 }
 
+/** The middle value of `values` (the mean of the middle two for an even count); NaN when empty. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length % 2 === 1) return sorted[mid] ?? Number.NaN;
+  return sorted.length === 0 ? Number.NaN : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
 /** Nearest-rank percentile (p in 0..100) of `values`; undefined when empty. */
 export function percentile(values: readonly number[], p: number): number | undefined {
   if (values.length === 0) return undefined;

@@ -2,23 +2,28 @@
 import { MINIMUM_CALLS_TOTAL } from './calls.ts';
 import { IDEAL_FORMULA } from './ideal.ts';
 import type { BenchOptions } from './options.ts';
+import { median } from './pool.ts';
 import type { MemoryBreakdown } from './process-memory.ts';
 import type { RestartResult } from './restart.ts';
 import type { ScenarioResult } from './scenario.ts';
+
+/** One scenario's result and the round of `--repeat` it ran in (1 without it). */
+export type RoundResult = ScenarioResult & { round: number };
 
 const ms = (v: number | undefined) => (v === undefined ? '-' : `${Math.round(v)} ms`);
 const x = (v: number) => `${v.toFixed(2)}×`;
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 
-function rows(results: readonly ScenarioResult[]): [string, ...string[]][] {
+function rows(results: readonly RoundResult[]): [string, ...string[]][] {
+  const rounds = new Set(results.map((r) => r.round)).size;
   const operations = [...new Set(results.flatMap((r) => Object.keys(r.calls.perObjectByOperation)))].sort();
   const steadyOperations = [
     ...new Set(results.flatMap((r) => Object.keys(r.steady.callsPerIntervalByOperation))),
   ].sort();
-  const col = (f: (r: ScenarioResult) => string) => results.map(f);
+  const col = (f: (r: RoundResult) => string) => results.map(f);
   return [
-    ['N', ...col((r) => String(r.n))],
+    ['N', ...col((r) => (rounds > 1 ? `${r.n} (round ${r.round})` : String(r.n)))],
     ['apply (all N created)', ...col((r) => ms(r.apply.durationMs))],
     ['all Ready after last apply', ...col((r) => ms(r.convergence.fromLastApplyMs))],
     ['  (after first apply)', ...col((r) => ms(r.convergence.fromFirstApplyMs))],
@@ -130,11 +135,43 @@ function memoryRows(
   ];
 }
 
-export function formatReport(
-  results: readonly ScenarioResult[],
-  options: BenchOptions,
-  revisionPollMs: number,
-) {
+/** Controller CPU per object, first apply to all Ready, in ms. */
+const cpuPerObjectMs = (r: ScenarioResult) => (r.cpu.convergenceSeconds * 1000) / r.n;
+
+const percent = (from: number, to: number) =>
+  `${to >= from ? '+' : '−'}${Math.abs((to / from - 1) * 100).toFixed(1)}%`;
+
+/**
+ * The CPU per object of each N over the rounds and its median, and the growth from the smallest N to the
+ * largest: of the medians, and within each round. One round's figure moves with the machine by as much
+ * as the issue's goal (10%), so the goal is read on the medians.
+ */
+export function cpuGrowthSummary(results: readonly RoundResult[]): string[] {
+  const ns = [...new Set(results.map((r) => r.n))].sort((a, b) => a - b);
+  const smallest = ns[0];
+  const largest = ns.at(-1);
+  if (smallest === undefined || largest === undefined) return [];
+  const perN = new Map(ns.map((n) => [n, results.filter((r) => r.n === n).map(cpuPerObjectMs)]));
+  const lines = ns.map((n) => {
+    const values = perN.get(n) ?? [];
+    return `CPU per object at N = ${n}: ${values.map((v) => v.toFixed(2)).join(', ')} ms (median ${median(values).toFixed(2)})`;
+  });
+  if (smallest === largest) return lines;
+  const rounds = [...new Set(results.map((r) => r.round))].sort((a, b) => a - b);
+  const within = rounds.flatMap((round) => {
+    const at = (n: number) => results.find((r) => r.round === round && r.n === n);
+    const from = at(smallest);
+    const to = at(largest);
+    return from && to ? [percent(cpuPerObjectMs(from), cpuPerObjectMs(to))] : [];
+  });
+  lines.push(
+    `CPU per object from N = ${smallest} to ${largest}: ${percent(median(perN.get(smallest) ?? []), median(perN.get(largest) ?? []))} (medians)` +
+      (rounds.length > 1 ? `; within each round ${within.join(', ')}` : ''),
+  );
+  return lines;
+}
+
+export function formatReport(results: readonly RoundResult[], options: BenchOptions, revisionPollMs: number) {
   const table = rows(results);
   const widths = (table[0] ?? []).map((_, c) => Math.max(...table.map((row) => (row[c] ?? '').length)));
   const line = (row: readonly string[]) =>
@@ -144,6 +181,8 @@ export function formatReport(
       `revision poll ${revisionPollMs} ms · revision step ${options.revisionStepMs} ms · qps ${options.qps}`,
     '',
     ...table.map(line),
+    '',
+    ...cpuGrowthSummary(results),
     '',
     IDEAL_FORMULA,
     `minimum calls per new object = ${MINIMUM_CALLS_TOTAL}: the name lookup, 1 POST /v2/deployments, 1 read that shows the revision DEPLOYED (the deployment, whose active revision it is)`,

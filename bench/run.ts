@@ -14,11 +14,12 @@ import { killLiveControllers } from './controller-process.ts';
 import { installCrds } from './crds.ts';
 import { IDEAL_FORMULA, REVISION_STEPS } from './ideal.ts';
 import { type BenchOptions, parseBenchOptions, USAGE } from './options.ts';
-import { formatReport } from './report.ts';
+import { formatReport, type RoundResult } from './report.ts';
 import { runScenario, type ScenarioResult } from './scenario.ts';
-import { formatShardedReport, runShardedScenario, type ShardedResult } from './sharded.ts';
+import { formatShardedReport, runShardedScenario, type ShardedWithAlone } from './sharded.ts';
 
 const RESULTS_DIR = resolve(import.meta.dirname, 'results');
+const MIB = 1024 * 1024;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const cleanup = new Cleanup();
@@ -37,112 +38,131 @@ async function main(options: BenchOptions): Promise<void> {
   await mkdir(RESULTS_DIR, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const resultFile = join(RESULTS_DIR, `${stamp}.json`);
-  const chartFile = join(RESULTS_DIR, `${stamp}.svg`);
-  const restartChartFile = join(RESULTS_DIR, `${stamp}-restart.svg`);
   const revisionPollMs = options.revisionPollMs ?? REVISION_STEPS * options.revisionStepMs;
+  const machine = { cpus: cpus().length, node: process.version };
 
   log('compiling the controller as the image does (scripts/build.ts -> dist/)');
   buildController(resolve(import.meta.dirname, '..', 'dist'));
-  log('starting a local API server (etcd + kube-apiserver)');
-  const cluster = await startLocalCluster({ log });
-  cleanup.add('local cluster', () => cluster.stop());
-  await installCrds(cluster.binDir, cluster.kubeconfigPath);
-  const access = kubeAccessFromFile(cluster.kubeconfigPath);
 
-  if (options.replicas > 1) {
-    const sharded: ShardedResult[] = [];
+  const results: RoundResult[] = [];
+  const pictures: string[] = [];
+  const sharded: ShardedWithAlone[] = [];
+  for (let round = 1; round <= options.repeat && !interrupted; round++) {
+    // Each round on a fresh API server, so that no round runs beside an earlier one's objects.
+    const roundStamp = options.repeat > 1 ? `${stamp}-r${round}` : stamp;
+    if (options.repeat > 1) log(`round ${round} of ${options.repeat}`);
+    log('starting a local API server (etcd + kube-apiserver)');
+    const cluster = await startLocalCluster({ log });
+    const stopCluster = cleanup.add('local cluster', () => cluster.stop());
+    await installCrds(cluster.binDir, cluster.kubeconfigPath);
+    const access = kubeAccessFromFile(cluster.kubeconfigPath);
+    const run = {
+      access,
+      kubeconfigPath: cluster.kubeconfigPath,
+      resultsDir: RESULTS_DIR,
+      stamp: roundStamp,
+      cleanup,
+      log,
+    };
+
     for (const n of options.n) {
       if (interrupted) return;
-      sharded.push(
-        await runShardedScenario({
-          n,
-          bench: options,
-          access,
-          kubeconfigPath: cluster.kubeconfigPath,
-          resultsDir: RESULTS_DIR,
-          stamp,
-          cleanup,
-          log,
-        }),
-      );
+      if (options.replicas > 1) {
+        const result = await runShardedScenario({ ...run, n, bench: options });
+        const share = Math.round(n / options.replicas);
+        log(`sharded N=${n}: one replica alone at its share (N=${share}), the RSS goal's measure`);
+        const alone = await runScenario({ ...run, n: share, bench: options, restart: false });
+        const memory = alone.memory.steady;
+        sharded.push({
+          ...result,
+          round,
+          alone: {
+            n: share,
+            rssMiB: memory.rssBytes / MIB,
+            heapUsedMiB: memory.heapUsedBytes / MIB,
+            anonymousMiB: memory.anonymousBytes / MIB,
+          },
+        });
+        await writeFile(
+          resultFile,
+          `${JSON.stringify({ startedAt: stamp, machine, options, sharded }, null, 2)}\n`,
+        );
+        continue;
+      }
+      const result = await runScenario({
+        ...run,
+        n,
+        bench: options,
+        restart: options.restart && n === Math.max(...options.n),
+      });
+      results.push({ ...result, round });
+      // A later N failing keeps the figures of the earlier ones.
       await writeFile(
         resultFile,
-        `${JSON.stringify({ startedAt: stamp, machine: { cpus: cpus().length, node: process.version }, options, sharded }, null, 2)}\n`,
+        `${JSON.stringify({ startedAt: stamp, machine, options: { ...options, revisionPollMs }, idealFormula: IDEAL_FORMULA, results }, null, 2)}\n`,
       );
+      const chart = join(RESULTS_DIR, `${roundStamp}.svg`);
+      await writeReadyChart(
+        results.filter((r) => r.round === round),
+        options,
+        chart,
+      );
+      if (!pictures.includes(chart)) pictures.push(chart);
     }
+    await stopCluster();
+  }
+  if (options.replicas > 1) {
     process.stdout.write(`\n${formatShardedReport(sharded)}\n\nwritten: ${resultFile}\n`);
     return;
   }
-  const results: ScenarioResult[] = [];
-  const save = () =>
-    writeFile(
-      resultFile,
-      `${JSON.stringify(
-        {
-          startedAt: stamp,
-          machine: { cpus: cpus().length, node: process.version },
-          options: { ...options, revisionPollMs },
-          idealFormula: IDEAL_FORMULA,
-          results,
-        },
-        null,
-        2,
-      )}\n`,
-    );
-  for (const n of options.n) {
-    if (interrupted) return;
-    results.push(
-      await runScenario({
-        n,
-        bench: options,
-        access,
-        kubeconfigPath: cluster.kubeconfigPath,
-        resultsDir: RESULTS_DIR,
-        stamp,
-        cleanup,
-        restart: options.restart && n === Math.max(...options.n),
-        log,
-      }),
-    );
-    await save(); // a later N failing keeps the figures of the earlier ones
-    await writeFile(
-      chartFile,
-      readyChartSvg(
-        results.map((r) => ({
-          n: r.n,
-          readyMs: r.convergence.readyMs,
-          idealMs: r.convergence.idealMs,
-          idealFirstReadyMs: r.convergence.idealFirstReadyMs,
-        })),
-        `AgentDeployments Ready after the last apply (${options.latencyMs} ms/call, ${options.workers} workers)`,
-      ),
-    );
-  }
-  const restarted = results.find((r) => r.restart);
-  if (restarted?.restart) {
-    const r = restarted.restart;
-    await writeFile(
-      restartChartFile,
-      readyChartSvg(
-        [
-          {
-            n: r.n,
-            readyMs: r.observedMs,
-            // One listing of 100 ids per call once the process is ready.
-            idealMs: r.readyMs + Math.ceil(r.n / 100) * options.latencyMs,
-            idealFirstReadyMs: r.readyMs,
-          },
-        ],
-        `A restart beside ${r.n} converged AgentDeployments: deployments observed (${options.latencyMs} ms/call)`,
-        {
-          done: 'observed',
-          axis: 'time after the new process was spawned; share of the N deployments listed or read',
-        },
-      ),
-    );
+  for (const r of results.filter((r) => r.restart)) {
+    const chart = join(RESULTS_DIR, `${options.repeat > 1 ? `${stamp}-r${r.round}` : stamp}-restart.svg`);
+    await writeRestartChart(r, options, chart);
+    pictures.push(chart);
   }
   process.stdout.write(
-    `\n${formatReport(results, options, revisionPollMs)}\n\nwritten: ${resultFile}\npictures: ${chartFile}${restarted ? `, ${restartChartFile}` : ''}\n`,
+    `\n${formatReport(results, options, revisionPollMs)}\n\nwritten: ${resultFile}\npictures: ${pictures.join(', ')}\n`,
+  );
+}
+
+/** Time to all Ready after the last apply against the ideal, per N of one round. */
+async function writeReadyChart(results: readonly ScenarioResult[], options: BenchOptions, file: string) {
+  await writeFile(
+    file,
+    readyChartSvg(
+      results.map((r) => ({
+        n: r.n,
+        readyMs: r.convergence.readyMs,
+        idealMs: r.convergence.idealMs,
+        idealFirstReadyMs: r.convergence.idealFirstReadyMs,
+      })),
+      `AgentDeployments Ready after the last apply (${options.latencyMs} ms/call, ${options.workers} workers)`,
+    ),
+  );
+}
+
+/** The deployments observed after a restart beside N converged objects. */
+async function writeRestartChart(result: ScenarioResult, options: BenchOptions, file: string) {
+  const r = result.restart;
+  if (!r) return;
+  await writeFile(
+    file,
+    readyChartSvg(
+      [
+        {
+          n: r.n,
+          readyMs: r.observedMs,
+          // One listing of 100 ids per call once the process is ready.
+          idealMs: r.readyMs + Math.ceil(r.n / 100) * options.latencyMs,
+          idealFirstReadyMs: r.readyMs,
+        },
+      ],
+      `A restart beside ${r.n} converged AgentDeployments: deployments observed (${options.latencyMs} ms/call)`,
+      {
+        done: 'observed',
+        axis: 'time after the new process was spawned; share of the N deployments listed or read',
+      },
+    ),
   );
 }
 

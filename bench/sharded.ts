@@ -20,7 +20,7 @@ import { REVISION_STEPS } from './ideal.ts';
 import { sampleSum, scrape } from './metrics-text.ts';
 import { createNamespace, createObject, objectName, watchObjects } from './objects.ts';
 import type { BenchOptions } from './options.ts';
-import { mapLimit, sleep, waitFor } from './pool.ts';
+import { mapLimit, median, sleep, waitFor } from './pool.ts';
 
 const MIB = 1024 * 1024;
 /** Steady poll intervals the calls are counted over. */
@@ -60,6 +60,24 @@ export interface ShardedResult {
   /** From the SIGKILL until every orphaned object had a pass by its new owner (see settled below). */
   killToReconciledMs: number;
 }
+
+/**
+ * The RSS goal's measure: one replica alone at the replicas' share (round(N/R) objects, the single
+ * run's scenario, its RSS after the steady intervals), run right after the sharded one on the same API
+ * server, so that each pair is measured in the same conditions.
+ */
+export interface ShardedWithAlone extends ShardedResult {
+  /** The round of `--repeat` (1 without it). */
+  round: number;
+  alone: { n: number; rssMiB: number; heapUsedMiB: number; anonymousMiB: number };
+}
+
+/** A replica may hold this much more than one replica alone at its share (the issue's goal). */
+export const RSS_GOAL_MARGIN_MIB = 10;
+
+/** The goal less the largest replica's RSS: at or above 0 the goal is met by every replica. */
+export const rssGoalMarginMiB = (r: ShardedWithAlone) =>
+  r.alone.rssMiB + RSS_GOAL_MARGIN_MIB - Math.max(...r.perReplica.map((p) => p.rssMiB));
 
 /** The controller's default of a Lease timing under --sharding=auto (options.ts), in ms. */
 function shardedDefaultMs(flag: string): number {
@@ -267,9 +285,12 @@ export async function runShardedScenario(options: {
   }
 }
 
+const signed = (mib: number) => `${mib >= 0 ? '+' : '−'}${Math.abs(mib).toFixed(1)}`;
+
 /** The sharded runs as a table, one column per N. */
-export function formatShardedReport(results: readonly ShardedResult[]): string {
-  const rows: [string, (r: ShardedResult) => string][] = [
+export function formatShardedReport(results: readonly ShardedWithAlone[]): string {
+  const rounds = new Set(results.map((r) => r.round)).size;
+  const rows: [string, (r: ShardedWithAlone) => string][] = [
     [
       'replicas; lease duration / renew deadline / retry',
       (r) =>
@@ -280,7 +301,16 @@ export function formatShardedReport(results: readonly ShardedResult[]): string {
       'objects owned per replica (max/mean)',
       (r) => `${r.perReplica.map((p) => p.owned).join(' / ')} (${r.ownedMaxOverMean.toFixed(3)})`,
     ],
-    ['RSS per replica', (r) => `${r.perReplica.map((p) => `${p.rssMiB.toFixed(0)}`).join(' / ')} MiB`],
+    ['RSS per replica', (r) => `${r.perReplica.map((p) => `${p.rssMiB.toFixed(1)}`).join(' / ')} MiB`],
+    [
+      `goal: one replica alone at its share + ${RSS_GOAL_MARGIN_MIB} MiB (margin of the largest)`,
+      (r) => `${(r.alone.rssMiB + RSS_GOAL_MARGIN_MIB).toFixed(1)} MiB (${signed(rssGoalMarginMiB(r))})`,
+    ],
+    [
+      '  alone: N; RSS; anonymous / V8 heap used',
+      (r) =>
+        `${r.alone.n}; ${r.alone.rssMiB.toFixed(1)} MiB; ${r.alone.anonymousMiB.toFixed(1)} / ${r.alone.heapUsedMiB.toFixed(1)} MiB`,
+    ],
     [
       '  anonymous / V8 heap total / used / sockets',
       (r) =>
@@ -301,9 +331,16 @@ export function formatShardedReport(results: readonly ShardedResult[]): string {
     ['SIGKILL to every orphaned object reconciled', (r) => `${(r.killToReconciledMs / 1000).toFixed(1)} s`],
   ];
   const lines = [
-    `| sharded | ${results.map((r) => `N = ${r.n}`).join(' | ')} |`,
+    `| sharded | ${results.map((r) => `N = ${r.n}${rounds > 1 ? ` (round ${r.round})` : ''}`).join(' | ')} |`,
     `|---|${results.map(() => '---').join('|')}|`,
   ];
   for (const [label, cell] of rows) lines.push(`| ${label} | ${results.map(cell).join(' | ')} |`);
+  if (rounds > 1) {
+    const margins = results.map(rssGoalMarginMiB);
+    lines.push(
+      '',
+      `RSS goal met in ${margins.filter((m) => m >= 0).length} of ${margins.length} runs; margin of the largest replica ${margins.map(signed).join(', ')} MiB (median ${signed(median(margins))})`,
+    );
+  }
   return lines.join('\n');
 }
