@@ -303,15 +303,6 @@ export function formatShardedReport(results: readonly ShardedWithAlone[]): strin
     ],
     ['RSS per replica', (r) => `${r.perReplica.map((p) => `${p.rssMiB.toFixed(1)}`).join(' / ')} MiB`],
     [
-      `goal: one replica alone at its share + ${RSS_GOAL_MARGIN_MIB} MiB (margin of the largest)`,
-      (r) => `${(r.alone.rssMiB + RSS_GOAL_MARGIN_MIB).toFixed(1)} MiB (${signed(rssGoalMarginMiB(r))})`,
-    ],
-    [
-      '  alone: N; RSS; anonymous / V8 heap used',
-      (r) =>
-        `${r.alone.n}; ${r.alone.rssMiB.toFixed(1)} MiB; ${r.alone.anonymousMiB.toFixed(1)} / ${r.alone.heapUsedMiB.toFixed(1)} MiB`,
-    ],
-    [
       '  anonymous / V8 heap total / used / sockets',
       (r) =>
         r.perReplica
@@ -320,6 +311,15 @@ export function formatShardedReport(results: readonly ShardedWithAlone[]): strin
               `${p.anonymousMiB.toFixed(1)} / ${p.heapTotalMiB.toFixed(1)} / ${p.heapUsedMiB.toFixed(1)} MiB / ${p.sockets}`,
           )
           .join('; '),
+    ],
+    [
+      `goal: one replica alone at its share + ${RSS_GOAL_MARGIN_MIB} MiB (margin of the largest)`,
+      (r) => `${(r.alone.rssMiB + RSS_GOAL_MARGIN_MIB).toFixed(1)} MiB (${signed(rssGoalMarginMiB(r))})`,
+    ],
+    [
+      '  alone: N; RSS; anonymous / V8 heap used',
+      (r) =>
+        `${r.alone.n}; ${r.alone.rssMiB.toFixed(1)} MiB; ${r.alone.anonymousMiB.toFixed(1)} / ${r.alone.heapUsedMiB.toFixed(1)} MiB`,
     ],
     [
       'control-plane calls per poll interval, per replica',
