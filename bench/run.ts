@@ -16,10 +16,9 @@ import { IDEAL_FORMULA, REVISION_STEPS } from './ideal.ts';
 import { type BenchOptions, parseBenchOptions, USAGE } from './options.ts';
 import { formatReport, type RoundResult } from './report.ts';
 import { runScenario, type ScenarioResult } from './scenario.ts';
-import { formatShardedReport, runShardedScenario, type ShardedWithAlone } from './sharded.ts';
+import { aloneFigures, formatShardedReport, runShardedScenario, type ShardedWithAlone } from './sharded.ts';
 
 const RESULTS_DIR = resolve(import.meta.dirname, 'results');
-const MIB = 1024 * 1024;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const cleanup = new Cleanup();
@@ -72,17 +71,7 @@ async function main(options: BenchOptions): Promise<void> {
         const share = Math.round(n / options.replicas);
         log(`sharded N=${n}: one replica alone at its share (N=${share}), the RSS goal's measure`);
         const alone = await runScenario({ ...run, n: share, bench: options, restart: false });
-        const memory = alone.memory.steady;
-        sharded.push({
-          ...result,
-          round,
-          alone: {
-            n: share,
-            rssMiB: memory.rssBytes / MIB,
-            heapUsedMiB: memory.heapUsedBytes / MIB,
-            anonymousMiB: memory.anonymousBytes / MIB,
-          },
-        });
+        sharded.push({ ...result, round, alone: aloneFigures(alone) });
         await writeFile(
           resultFile,
           `${JSON.stringify({ startedAt: stamp, machine, options, sharded }, null, 2)}\n`,

@@ -21,6 +21,7 @@ import { sampleSum, scrape } from './metrics-text.ts';
 import { createNamespace, createObject, objectName, watchObjects } from './objects.ts';
 import type { BenchOptions } from './options.ts';
 import { mapLimit, median, sleep, waitFor } from './pool.ts';
+import type { ScenarioResult } from './scenario.ts';
 
 const MIB = 1024 * 1024;
 /** Steady poll intervals the calls are counted over. */
@@ -70,6 +71,17 @@ export interface ShardedWithAlone extends ShardedResult {
   /** The round of `--repeat` (1 without it). */
   round: number;
   alone: { n: number; rssMiB: number; heapUsedMiB: number; anonymousMiB: number };
+}
+
+/** What the RSS goal reads of the single run of one replica alone: its memory after the steady intervals. */
+export function aloneFigures(run: ScenarioResult): ShardedWithAlone['alone'] {
+  const memory = run.memory.steady;
+  return {
+    n: run.n,
+    rssMiB: memory.rssBytes / MIB,
+    heapUsedMiB: memory.heapUsedBytes / MIB,
+    anonymousMiB: memory.anonymousBytes / MIB,
+  };
 }
 
 /** A replica may hold this much more than one replica alone at its share (the issue's goal). */
