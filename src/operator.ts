@@ -16,6 +16,7 @@ import { defaultCredentialsScope } from './controlplane/default-credentials-scop
 import { ControlPlanePools } from './controlplane/pools.ts';
 import { startHttpEndpoints } from './http.ts';
 import type { KubeAccess } from './kube/access.ts';
+import { lazyChild } from './lib/lazy-logger.ts';
 import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { watchObjectMetrics } from './operator-metrics.ts';
@@ -90,7 +91,7 @@ function startKindWorkers(
     reconcile: async (key, ctx) => {
       const { namespace, name } = splitKey(key);
       if (!namespaceReady(namespace)) return { requeueAfterMs: UNSYNCED_NAMESPACE_RETRY_MS };
-      return reconcile(key, { ...ctx, log: ctx.log.child({ kind, namespace, name }) });
+      return reconcile(key, { ...ctx, log: lazyChild(ctx.log, () => ({ kind, namespace, name })) });
     },
   });
 }

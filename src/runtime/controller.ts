@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AbortScope } from '../lib/abort-scope.ts';
+import { lazyChild } from '../lib/lazy-logger.ts';
 import { sleep } from './clock.ts';
 import type { WorkQueue } from './workqueue.ts';
 
@@ -87,7 +88,7 @@ export function runController(options: ControllerOptions): RunningController {
     const abort = new AbortController();
     inFlight.add(abort);
     metrics?.activeWorkers(inFlight.size);
-    const reconcileLog = log.child({ key, reconcileId: randomUUID() });
+    const reconcileLog = lazyChild(log, () => ({ key, reconcileId: randomUUID() }));
     const deadline = new AbortScope([abort.signal], passDeadlineMs);
     const startedAt = now();
     try {
