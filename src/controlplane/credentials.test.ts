@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { authHeaders, Credentials, credentialsKey, parseCredentials } from './credentials.ts';
+import {
+  authHeaders,
+  Credentials,
+  checkCredentials,
+  credentialsKey,
+  parseCredentials,
+} from './credentials.ts';
 import { CredentialsConfigError } from './errors.ts';
 
 const BASE = 'https://cp.example.test';
@@ -69,6 +75,36 @@ describe('Credentials schema', () => {
 
   it('trims the newline a Secret value often ends with', () => {
     expect(parseCredentials({ baseUrl: BASE, apiKey: 'key-1\n' }).apiKey).toBe('key-1');
+  });
+});
+
+describe('checkCredentials', () => {
+  it('answers the same fields with the one frozen object it checked first', () => {
+    const first = checkCredentials({ baseUrl: `${BASE}/v1`, apiKey: ' key-1\n' });
+    const again = checkCredentials({ apiKey: ' key-1\n', baseUrl: `${BASE}/v1` });
+    expect(first).toEqual({ data: { baseUrl: `${BASE}/v1`, apiKey: 'key-1' } });
+    expect(again).toBe(first);
+    if (!('data' in first)) throw new Error('not accepted');
+    expect(Object.isFrozen(first.data)).toBe(true);
+    expect(() => Object.assign(first.data, { apiKey: 'other' })).toThrow(TypeError);
+  });
+
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ['no key', { baseUrl: BASE }, ['credentials: either apiKey or bearerToken is required']],
+    [
+      'a bearer alone',
+      { baseUrl: BASE, bearerToken: 'tok-1' },
+      ['tenantId: a bearer token must come with a tenant id'],
+    ],
+    ['a query', { baseUrl: `${BASE}?x=1`, apiKey: 'key-1' }, ['baseUrl: must not have a query (?...)']],
+    [
+      'a key of another type',
+      { baseUrl: BASE, apiKey: 1 },
+      ['apiKey: Invalid input: expected string, received number'],
+    ],
+  ])('names the field and the rule, every time (%s)', (_, given, problems) => {
+    expect(checkCredentials(given)).toEqual({ problems });
+    expect(checkCredentials({ ...given })).toEqual({ problems });
   });
 });
 

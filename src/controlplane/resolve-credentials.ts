@@ -11,7 +11,7 @@ import {
   type ControlPlaneAllowList,
   controlPlaneAllowList,
 } from './allowed-control-planes.ts';
-import { Credentials } from './credentials.ts';
+import { type Credentials, checkCredentials } from './credentials.ts';
 
 export const CREDENTIAL_KEYS = ['apiKey', 'bearerToken', 'tenantId', 'baseUrl'] as const;
 
@@ -48,11 +48,10 @@ export function resolveCredentials(
     }
     candidate = { baseUrl: defaults.baseUrl, ...fromSecret };
   }
-  const parsed = Credentials.safeParse(candidate);
-  if (!parsed.success) {
+  const parsed = checkCredentials(candidate);
+  if ('problems' in parsed) {
     // zod messages here describe the rule, never the value.
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'credentials'}: ${i.message}`);
-    throw new Wait('InvalidCredentials', `${source} cannot be used: ${problems.join('; ')}`);
+    throw new Wait('InvalidCredentials', `${source} cannot be used: ${parsed.problems.join('; ')}`);
   }
   // The controller's own credentials name the one control plane that is always allowed.
   const refused = ref ? policy.allowed.refusal(parsed.data.baseUrl) : undefined;
