@@ -160,8 +160,11 @@ export class ControlPlanePools {
       }
     }
     for (const [origin, entry] of this.#pools) {
+      // The pool's stats only for a pool idle long enough: they are counted afresh on each read, and
+      // every client made (one per pass) prunes.
+      if (entry.usedAt >= before) continue;
       const { running, pending } = entry.pool.stats;
-      if (entry.usedAt < before && running === 0 && pending === 0) {
+      if (running === 0 && pending === 0) {
         this.#pools.delete(origin);
         void entry.pool.close().catch(() => undefined);
       }

@@ -7,6 +7,7 @@ import {
   type RemediationFacts,
   revertTarget,
   rolledBackMessage,
+  specAfterHistory,
 } from './remediation.ts';
 
 const entry = (id: string, more: Partial<HistoryEntry> = {}): HistoryEntry => ({
@@ -146,6 +147,18 @@ describe('after a rollback', () => {
       /revision bad failed: rolled back to revision good, redeployed as revision rb, which serves and is verified.*reconcile-requested-at/,
     );
     expect(rolledBackMessage([BAD, GOOD], true)).toBeUndefined();
+  });
+});
+
+describe('specAfterHistory', () => {
+  it.each<[string, HistoryEntry[], number, boolean]>([
+    ['no history: nothing to revert to', [], 5, false],
+    ['the spec of the latest revision (a settled object)', [entry('a', { generation: 3 })], 3, false],
+    ['an older spec than the latest revision', [entry('a', { generation: 4 })], 3, false],
+    ['a spec after the latest revision', [entry('a', { generation: 3 })], 4, true],
+    ['a revision without a generation counts as 0', [entry('a', { generation: undefined })], 1, true],
+  ])('%s', (_name, history, generation, want) => {
+    expect(specAfterHistory(history, generation)).toBe(want);
   });
 });
 

@@ -128,6 +128,15 @@ export interface RevertFacts {
 }
 
 /**
+ * Whether the spec at `generation` is newer than the latest revision the history records: only such a
+ * spec can be a revert (revertTarget), and the gate asks it first, before the drift it would compute.
+ */
+export function specAfterHistory(history: readonly HistoryEntry[], generation: number): boolean {
+  const [newest] = history;
+  return newest !== undefined && (newest.generation ?? 0) < generation;
+}
+
+/**
  * A `git revert`: a new spec (newer than the latest revision's) whose configuration equals a revision in
  * the history that deployed (and did not fail verification), and only its source differs from the
  * deployment (a redeploy brings back the source only): redeploy it (no build) instead of PATCHing. A
@@ -135,8 +144,7 @@ export interface RevertFacts {
  */
 export function revertTarget(facts: RevertFacts): HistoryEntry | undefined {
   const { changed, desired } = facts;
-  const [newest] = facts.history;
-  if (!newest || (newest.generation ?? 0) >= facts.generation) return undefined;
+  if (!specAfterHistory(facts.history, facts.generation)) return undefined;
   if (!facts.createsRevision || changed.length === 0) return undefined;
   if (!changed.every((path) => path.startsWith('source_revision_config.'))) return undefined;
   if (!isFixedRef(desired.repoRef)) return undefined;

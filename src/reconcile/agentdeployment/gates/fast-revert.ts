@@ -5,15 +5,18 @@
  * platform no longer has the revision (a 404, known only by trying).
  */
 import { desiredConfig } from '../../history.ts';
-import { revertTarget } from '../../remediation.ts';
+import { revertTarget, specAfterHistory } from '../../remediation.ts';
 import type { Gate } from '../verdict.ts';
 import { converge } from './converge.ts';
 
 export const fastRevert: Gate = (facts) => {
+  const { metadata, status } = facts.object;
+  // No new spec since the latest revision recorded (every settled object): no revert, and converge's
+  // drift, which the next gate computes, is not computed twice.
+  if (!specAfterHistory(status.history ?? [], metadata.generation ?? 0)) return undefined;
   const verdict = converge(facts);
   if (verdict?.kind !== 'patch' || !facts.desired?.ok) return undefined;
   const { gate: _, ...patch } = verdict;
-  const { metadata, status } = facts.object;
   const target = revertTarget({
     history: status.history ?? [],
     desired: desiredConfig(facts.desired.request, facts.desired.digests.secrets),
