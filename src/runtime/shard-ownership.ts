@@ -51,7 +51,7 @@ function score(member: string, key: string): number {
  * replica's claims, its target, every other member's acknowledged list) that name mostly the same
  * members, and a scrape checks every cached key.
  */
-export class KeyScores {
+export class KeyScores implements KeyOwners {
   readonly #key: string;
   readonly #members: string[] = [];
   readonly #scores: number[] = [];
@@ -79,13 +79,57 @@ export class KeyScores {
     for (const member of members) {
       if (member === except) continue;
       const s = this.#score(member);
-      if (s > bestScore || (s === bestScore && best !== undefined && member < best)) {
+      if (best === undefined || outranks(s, member, bestScore, best)) {
         best = member;
         bestScore = s;
       }
     }
     return best;
   }
+}
+
+/** Whether `a`, scoring `sa` for a key, outranks `b`, scoring `sb`: the higher score; a tie, the lower name. */
+function outranks(sa: number, a: string, sb: number, b: string): boolean {
+  return sa > sb || (sa === sb && a < b);
+}
+
+/**
+ * The key's `depth` highest-ranked of `members`, as indices into it, highest first: the owner among
+ * any of them is the first of these it names, the standby the second (shard-verdicts.ts keeps this
+ * per key, so a change of members that only removes some needs no score computed again).
+ */
+export function ranking(key: string, members: readonly string[], depth: number): number[] {
+  const scores = members.map((member) => score(member, key));
+  const order: number[] = [];
+  for (let i = 0; i < members.length; i++) {
+    let at = order.length;
+    while (at > 0) {
+      const above = order[at - 1] as number;
+      if (
+        !outranks(
+          scores[i] as number,
+          members[i] as string,
+          scores[above] as number,
+          members[above] as string,
+        )
+      )
+        break;
+      at--;
+    }
+    if (at < depth) {
+      order.splice(at, 0, i);
+      if (order.length > depth) order.pop();
+    }
+  }
+  return order;
+}
+
+/**
+ * What the rules below ask of a key: its owner among a member list, or among it but one member.
+ * KeyScores answers from the scores; shard-verdicts.ts from a ranking it keeps.
+ */
+export interface KeyOwners {
+  ownerOf(members: readonly string[], except?: string): string | undefined;
 }
 
 /** The member that owns `key` among `members` (undefined when there are none). Ties go to the lower name. */
@@ -97,7 +141,7 @@ export function ownerOf(key: string, members: readonly string[]): string | undef
  * The member that takes `key` over should its owner among `members` go: the second highest score
  * (undefined with fewer than two members). It keeps the key's object ready (cached-share.ts).
  */
-export function standbyOf(key: string | KeyScores, members: readonly string[]): string | undefined {
+export function standbyOf(key: string | KeyOwners, members: readonly string[]): string | undefined {
   const scores = typeof key === 'string' ? new KeyScores(key) : key;
   return scores.ownerOf(members, scores.ownerOf(members));
 }
@@ -128,7 +172,7 @@ export interface SelfState {
  * two replicas never both pass this check for one key. A member whose Lease expired is not live; it
  * stopped before its Lease could be seen expired (its renew deadline is below the lease duration).
  */
-export function mayWork(key: string | KeyScores, self: SelfState, others: readonly MemberClaim[]): boolean {
+export function mayWork(key: string | KeyOwners, self: SelfState, others: readonly MemberClaim[]): boolean {
   const scores = typeof key === 'string' ? new KeyScores(key) : key;
   for (const claim of self.claims) if (scores.ownerOf(claim) !== self.identity) return false;
   if (scores.ownerOf(self.target) !== self.identity) return false;
@@ -136,7 +180,7 @@ export function mayWork(key: string | KeyScores, self: SelfState, others: readon
 }
 
 /** Whether no live member may hold `key` now: every one's published list gives it to someone else. */
-export function unclaimed(key: string | KeyScores, members: readonly MemberClaim[]): boolean {
+export function unclaimed(key: string | KeyOwners, members: readonly MemberClaim[]): boolean {
   const scores = typeof key === 'string' ? new KeyScores(key) : key;
   return members.every((m) => scores.ownerOf(m.acknowledged) !== m.identity);
 }
