@@ -312,6 +312,30 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
   });
 
+  it('a takeover of what it held packed does not wait for a standby listing under way (it needs nothing read)', async () => {
+    const standingBy = new Set<string>();
+    const owned = new Set<string>();
+    const w = world(owned, standingBy);
+    const all = Array.from({ length: LIST_FROM_KEYS + 10 }, (_, i) => `p${i}`);
+    const [packed, listedNow] = [all.slice(0, 10), all.slice(10)];
+    for (const key of keysOf(packed)) standingBy.add(key);
+    for (const name of all) w.event(obj(name, '1'));
+    const listed = Promise.withResolvers<AgentDeployment[]>();
+    w.list.mockImplementationOnce(() => listed.promise);
+    // The members changed: it stands by for more, whose listing hangs; meanwhile the packed ones' owner dies.
+    for (const key of keysOf(listedNow)) standingBy.add(key);
+    const reading = w.share.readStandby(keysOf(all), staying);
+    for (const key of keysOf(packed)) {
+      standingBy.delete(key);
+      owned.add(key);
+    }
+    await w.share.readInFull(keysOf(packed));
+    expect(packed.map((name) => formOf(w.entry(name)))).toEqual(packed.map(() => 'full'));
+    listed.resolve([...w.stored.values()]);
+    await reading;
+    expect(w.list).toHaveBeenCalledTimes(1);
+  });
+
   it('a takeover does not wait for the standby’s GETs (many small namespaces could make them many)', async () => {
     const standingBy = new Set<string>();
     const w = world(new Set(), standingBy);
