@@ -77,7 +77,7 @@ export class CachedShare {
     // for that listing (what it lists, this need not list again), but not when nothing needs it: a
     // failover right after a change of members waited 4 s for a listing of 10,000 objects it did not
     // need, everything it gained being packed (N = 10,000, the bench's SIGKILL).
-    if (!keys.some((key) => this.#unread(key))) return;
+    if (!keys.some((key) => this.awaitsRead(key))) return;
     await this.#listingStandby;
     await this.#readProjections(keys, 'list', undefined);
   }
@@ -114,7 +114,7 @@ export class CachedShare {
     if (!objects) return;
     const byNamespace = new Map<string, Set<string>>();
     for (const key of keys) {
-      if (!this.#unread(key)) continue;
+      if (!this.awaitsRead(key)) continue;
       const { namespace } = splitKey(key);
       const set = byNamespace.get(namespace) ?? new Set<string>();
       byNamespace.set(namespace, set.add(key));
@@ -144,7 +144,7 @@ export class CachedShare {
   }
 
   /** Whether the key is to be kept in full or packed but is held as a projection alone: it needs a read. */
-  #unread(key: string): boolean {
+  awaitsRead(key: string): boolean {
     const { namespace, name } = splitKey(key);
     const cached = this.#objects?.get(namespace, name);
     return (

@@ -456,6 +456,40 @@ describe('DeploymentObserver.prime', () => {
     expect(enqueued).toEqual(['ns/gained-0']);
   });
 
+  it('a takeover enqueues what is ready (nothing to read) once its page is listed, the rest once `after` settled', async () => {
+    const enqueued: string[] = [];
+    const observer = new DeploymentObserver({
+      pollIntervalMs: 60_000,
+      clientFor: (c) => pools.clientFor(c),
+      onChange: (key) => enqueued.push(key),
+      logger: pino({ level: 'silent' }),
+    });
+    const gained = await Promise.all(
+      ['packed-0', 'projection-0'].map(async (name) => {
+        const created = await createDeployment(sim, externalImageCreate(name));
+        return {
+          key: `ns/${name}`,
+          credentials,
+          deploymentId: created.id,
+          latestRevisionId: created.revisionId,
+        };
+      }),
+    );
+    const readInFull = Promise.withResolvers<void>();
+    const priming = observer.prime(gained, {
+      enqueue: true,
+      after: readInFull.promise,
+      ready: (key) => key === 'ns/packed-0',
+    });
+    await vi.waitFor(() => expect(enqueued).toEqual(['ns/packed-0']));
+    expect(observer.holdUntilPrimed(identity(), 'ns/packed-0')).toBe(false);
+    expect(observer.holdUntilPrimed(identity(), 'ns/projection-0')).toBe(true);
+    readInFull.resolve();
+    await priming;
+    // The one held by the check above is enqueued once, by its page.
+    expect(enqueued).toEqual(['ns/packed-0', 'ns/projection-0']);
+  });
+
   it('a deployment gone while the controller was down is the object’s to find out about', async () => {
     const { observer, changed, entries } = await recorded(2);
     sim.deleteDeploymentBehindOperator(entries[1]?.deploymentId as string);

@@ -202,11 +202,12 @@ export class DeploymentObserver {
    * beside any regular poll under way (which lists the others), GAINED_PAGES_IN_FLIGHT pages at a time,
    * and only their passes are held. Once a page is listed and `after` settled (the objects read in
    * full), its objects are enqueued, the changed first, those it shows unchanged marked so: the first
-   * pages' passes run while the last are listed.
+   * pages' passes run while the last are listed. Those `ready` says need nothing of `after` (held in
+   * full already, or packed) go as soon as their page is listed.
    */
   async prime(
     recorded: Iterable<RecordedDeployment>,
-    options: { enqueue?: boolean; after?: Promise<unknown> } = {},
+    options: { enqueue?: boolean; after?: Promise<unknown>; ready?: (key: string) => boolean } = {},
   ) {
     const revisions = new Map<string, string>();
     const keys = new Set<string>();
@@ -235,14 +236,13 @@ export class DeploymentObserver {
         const unchanged = new Set<string>();
         const released = new Set<string>();
         /**
-         * A takeover's listed objects, once read in full: no longer held, and enqueued, the changed
-         * first. Only once listed: enqueued earlier, a changed object's pass would be held and enqueued
-         * again behind every other.
+         * A takeover's listed objects: no longer held, and enqueued, the changed first. Only once
+         * listed: enqueued earlier, a changed object's pass would be held and enqueued again behind
+         * every other.
          */
-        const release = async (listed: Iterable<string>) => {
-          await after;
+        const enqueue = (listed: readonly string[]) => {
           if (this.#halted) return;
-          const page = [...listed].filter((key) => !released.has(key));
+          const page = listed.filter((key) => !released.has(key));
           for (const key of page) {
             released.add(key);
             this.#priming.get(identity)?.listing?.delete(key);
@@ -251,6 +251,13 @@ export class DeploymentObserver {
           for (const key of page) {
             if (!changed.has(key)) this.#options.onChange(key, unchanged.has(key) ? { unchanged: true } : {});
           }
+        };
+        /** A listed page: what is ready at once, the rest once read in full. */
+        const release = async (listed: Iterable<string>) => {
+          const page = [...listed];
+          if (options.ready) enqueue(page.filter(options.ready));
+          await after;
+          enqueue(page);
         };
         const priming: Priming = {
           revisions,
