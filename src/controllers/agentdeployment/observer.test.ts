@@ -433,7 +433,8 @@ describe('DeploymentObserver.prime', () => {
     await priming;
   });
 
-  it('a takeover enqueues its objects only once `after` settled (they are read in full)', async () => {
+  /** An observer that does not poll on its own, and the keys it enqueues. */
+  const takeoverObserver = () => {
     const enqueued: string[] = [];
     const observer = new DeploymentObserver({
       pollIntervalMs: 60_000,
@@ -441,6 +442,11 @@ describe('DeploymentObserver.prime', () => {
       onChange: (key) => enqueued.push(key),
       logger: pino({ level: 'silent' }),
     });
+    return { observer, enqueued };
+  };
+
+  it('a takeover enqueues its objects only once `after` settled (they are read in full)', async () => {
+    const { observer, enqueued } = takeoverObserver();
     const created = await createDeployment(sim, externalImageCreate('gained-0'));
     const readInFull = Promise.withResolvers<void>();
     const priming = observer.prime(
@@ -457,13 +463,7 @@ describe('DeploymentObserver.prime', () => {
   });
 
   it('a takeover enqueues what is ready (nothing to read) once its page is listed, the rest once `after` settled', async () => {
-    const enqueued: string[] = [];
-    const observer = new DeploymentObserver({
-      pollIntervalMs: 60_000,
-      clientFor: (c) => pools.clientFor(c),
-      onChange: (key) => enqueued.push(key),
-      logger: pino({ level: 'silent' }),
-    });
+    const { observer, enqueued } = takeoverObserver();
     const gained = await Promise.all(
       ['packed-0', 'projection-0'].map(async (name) => {
         const created = await createDeployment(sim, externalImageCreate(name));
