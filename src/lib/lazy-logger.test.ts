@@ -45,7 +45,33 @@ describe('lazyChild', () => {
       2,
       1,
     ],
-    ['a level read makes it', 'debug', (log: pino.Logger) => expect(log.level).toBe('debug'), 1, 1, 0],
+    [
+      'asking the level makes nothing',
+      'debug',
+      (log: pino.Logger) => {
+        expect(log.level).toBe('debug');
+        expect(log.isLevelEnabled('trace')).toBe(false);
+      },
+      0,
+      0,
+      0,
+    ],
+    [
+      'a level that is off, asked of a lazy child of it, makes neither',
+      'info',
+      (log: pino.Logger) => lazyChild(log, () => ({ step: 's' })).debug('x'),
+      0,
+      0,
+      0,
+    ],
+    [
+      'a message through a lazy child of it makes both, with both bindings',
+      'info',
+      (log: pino.Logger) => lazyChild(log, () => ({ step: 's' })).info('x'),
+      1,
+      2,
+      1,
+    ],
     ['nothing asked makes nothing', 'info', () => {}, 0, 0, 0],
   ])('%s', async (_, level, use, bindings, children, written) => {
     const { root, lines, made } = logger(level);
