@@ -4,6 +4,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { BoundedMemo } from '../lib/bounded-memo.ts';
 import { CredentialsConfigError } from './errors.ts';
 
 // Trimmed because values read from Secrets often end in a newline; header-safe characters only.
@@ -78,15 +79,12 @@ export type CheckedCredentials = { data: Readonly<Credentials> } | { problems: r
  */
 export function checkCredentials(c: Partial<Record<keyof Credentials, unknown>>): CheckedCredentials {
   const fields = JSON.stringify([c.baseUrl, c.apiKey, c.bearerToken, c.tenantId]);
-  const known = checkedCredentials.get(fields);
-  if (known !== undefined) return known;
-  const parsed = Credentials.safeParse(c);
-  const checked: CheckedCredentials = parsed.success
-    ? { data: Object.freeze(parsed.data) }
-    : { problems: parsed.error.issues.map((i) => `${i.path.join('.') || 'credentials'}: ${i.message}`) };
-  if (checkedCredentials.size >= COMPUTED_KEYS_MAX) checkedCredentials.clear();
-  checkedCredentials.set(fields, checked);
-  return checked;
+  return checkedCredentials.get(fields, () => {
+    const parsed = Credentials.safeParse(c);
+    return parsed.success
+      ? { data: Object.freeze(parsed.data) }
+      : { problems: parsed.error.issues.map((i) => `${i.path.join('.') || 'credentials'}: ${i.message}`) };
+  });
 }
 
 /**
@@ -120,18 +118,14 @@ const KEY_SECRET = randomBytes(32);
  */
 export function credentialsKey(c: Credentials): string {
   const fields = JSON.stringify([c.baseUrl, c.apiKey ?? '', c.bearerToken ?? '', c.tenantId ?? '']);
-  const known = computedKeys.get(fields);
-  if (known !== undefined) return known;
-  const key = createHmac('sha256', KEY_SECRET)
-    .update(
-      JSON.stringify([normalisedBaseUrl(c.baseUrl), c.apiKey ?? '', c.bearerToken ?? '', c.tenantId ?? '']),
-    )
-    .digest('hex')
-    .slice(0, 32);
-  // Emptied, not evicted one by one, past its bound: a process sees a few credentials, not thousands.
-  if (computedKeys.size >= COMPUTED_KEYS_MAX) computedKeys.clear();
-  computedKeys.set(fields, key);
-  return key;
+  return computedKeys.get(fields, () =>
+    createHmac('sha256', KEY_SECRET)
+      .update(
+        JSON.stringify([normalisedBaseUrl(c.baseUrl), c.apiKey ?? '', c.bearerToken ?? '', c.tenantId ?? '']),
+      )
+      .digest('hex')
+      .slice(0, 32),
+  );
 }
 
 /**
@@ -139,6 +133,6 @@ export function credentialsKey(c: Credentials): string {
  * pass asks for its credentials' key several times (the queue's tenant, the claims, the poll), and an
  * HMAC each time was about 1 ms of CPU per object converged (profiled at N = 3,000).
  */
-const computedKeys = new Map<string, string>();
-const checkedCredentials = new Map<string, CheckedCredentials>();
-const COMPUTED_KEYS_MAX = 1024;
+const computedKeys = new BoundedMemo<string>(1024);
+/** Verdicts of the schema by the same fields (checkCredentials), bounded alike: a process sees a few credentials. */
+const checkedCredentials = new BoundedMemo<CheckedCredentials>(1024);
