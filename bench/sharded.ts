@@ -215,7 +215,10 @@ export async function runShardedScenario(options: {
      * The replicas' view, from their metrics: what they own sums to N, and none awaits the first pass
      * of an object it gained (agent_operator_shard_objects_awaiting_pass: a pass of an object that
      * did not change calls and writes nothing, so neither the simulator nor the API server sees it).
-     * `idle`: besides, the queues empty and no worker busy (a settled share, before the kill).
+     * `idle`: besides, the queues empty, no worker busy, and nothing it stands by for left to read
+     * (agent_operator_shard_objects_awaiting_read: a replica reads what it began standing by for a
+     * retry period after the members changed; a failover before that reads it first): a settled
+     * share, before the kill.
      */
     const state = async (alive: ControllerProcess[]) => {
       const texts = await Promise.all(alive.map(scrape));
@@ -223,6 +226,7 @@ export async function runShardedScenario(options: {
       return {
         owned: sum('agent_operator_shard_objects', 'kind="AgentDeployment"'),
         awaiting: sum('agent_operator_shard_objects_awaiting_pass', 'kind="AgentDeployment"'),
+        unread: sum('agent_operator_shard_objects_awaiting_read', 'kind="AgentDeployment"'),
         busy:
           sum('workqueue_depth', 'name="agentdeployment"') +
           sum('controller_runtime_active_workers', 'controller="agentdeployment"'),
@@ -230,7 +234,9 @@ export async function runShardedScenario(options: {
     };
     const settled = async (alive: ControllerProcess[], idle = true) => {
       const s = await state(alive);
-      return s.owned === n && s.awaiting === 0 && (!idle || s.busy === 0) ? true : undefined;
+      return s.owned === n && s.awaiting === 0 && (!idle || (s.busy === 0 && s.unread === 0))
+        ? true
+        : undefined;
     };
     // One more replica: which objects move (by the hash over the identities, as every replica computes it).
     const before = perReplica.map((r) => r.identity);

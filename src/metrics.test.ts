@@ -40,13 +40,13 @@ describe('OperatorMetrics', () => {
     );
   });
 
-  it('reads the shard census once per scrape for its three gauges, and afresh at the next scrape', async () => {
+  it('reads the shard census once per scrape for its four gauges, and afresh at the next scrape', async () => {
     const metrics = new OperatorMetrics();
     let reads = 0;
     metrics.watchShards(
       () => {
         reads++;
-        return [{ kind: 'AgentDeployment', owned: reads, unowned: 0, awaitingPass: 0 }];
+        return [{ kind: 'AgentDeployment', owned: reads, unowned: 0, awaitingPass: 0, awaitingRead: 0 }];
       },
       () => 3,
     );

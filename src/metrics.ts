@@ -16,12 +16,16 @@ export interface ObservedObject {
 
 const TRACKED_CONDITIONS = ['Ready', 'Stalled', 'Paused', 'Reconciling', 'Drifted'] as const;
 
-/** Under --sharding=auto, of one kind: its share, the objects no member may work on, those awaiting a pass. */
+/**
+ * Under --sharding=auto, of one kind: its share, the objects no member may work on, those awaiting a
+ * pass, those a takeover would have to read first.
+ */
 export interface ShardObjects {
   kind: string;
   owned: number;
   unowned: number;
   awaitingPass: number;
+  awaitingRead: number;
 }
 
 /**
@@ -101,7 +105,7 @@ export class OperatorMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    // Three gauges read the shard census, which walks every cached key: once per scrape.
+    // Four gauges read the shard census, which walks every cached key: once per scrape.
     const shardObjects = oncePerTurn(() => this.#shardObjects());
     const shardMembers = () => this.#shardMembers();
     new Gauge({
@@ -143,6 +147,16 @@ export class OperatorMetrics {
       collect() {
         this.reset();
         for (const s of shardObjects()) this.set({ kind: s.kind }, s.awaitingPass);
+      },
+    });
+    new Gauge({
+      name: 'agent_operator_shard_objects_awaiting_read',
+      help: 'Objects of a kind this replica stands by for (it takes them over should their owner go) or owns, held as projections alone: a takeover of them reads them from the API server first. Back to 0 once it has read them, soon after a change of members.',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of shardObjects()) this.set({ kind: s.kind }, s.awaitingRead);
       },
     });
     new Gauge({

@@ -71,6 +71,7 @@ export class OperatorShards {
       gained: (keys) => wiring.primeListing(keys),
       // The poll forgets them; the cache keeps projections of them (cached-share.ts).
       lost: (keys) => agentDeployments.release(keys),
+      awaitingRead: () => agentDeployments.awaitingRead(),
     };
     const kinds: ShardedKind[] = [
       objects,
@@ -134,8 +135,16 @@ export class OperatorShards {
         this.#readStandbyLater(agentDeployments);
         return;
       }
+      const startedAt = performance.now();
       agentDeployments
         .readStandby(this.#leaving.signal)
+        .then((read) => {
+          if (read > 0)
+            this.#logger.info(
+              { read, readMs: Math.round(performance.now() - startedAt) },
+              'objects this replica stands by for read in full',
+            );
+        })
         .catch((err) =>
           this.#logger.warn(
             { error: err instanceof Error ? err.message : String(err) },
@@ -152,7 +161,12 @@ export class OperatorShards {
         for (const key of kind.keys()) yield kind.prefix + key;
       };
       const { owned, unowned } = this.#membership?.census(prefixed()) ?? { owned: 0, unowned: 0 };
-      return { owned, unowned, awaitingPass: this.work.awaitingPass(kind.prefix) };
+      return {
+        owned,
+        unowned,
+        awaitingPass: this.work.awaitingPass(kind.prefix),
+        awaitingRead: kind.awaitingRead?.() ?? 0,
+      };
     };
     const [objects, templates] = kinds as [ShardedKind, ShardedKind];
     this.#metrics.watchShards(

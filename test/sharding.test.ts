@@ -58,16 +58,30 @@ async function startReplica(pod: string): Promise<void> {
   ports.set(pod, (JSON.parse(await listening) as { port: number }).port);
 }
 
-/** What a replica's AgentDeployment cache holds, in full and as projections (its metrics). */
-async function cachedObjects(pod: string): Promise<{ full: number; packed: number; projection: number }> {
+/**
+ * What a replica's AgentDeployment cache holds, in full and as projections, and how many of those it
+ * owns or stands by for it would have to read first (its metrics).
+ */
+async function cachedObjects(
+  pod: string,
+): Promise<{ full: number; packed: number; projection: number; awaitingRead: number }> {
   const text = await (await fetch(`http://127.0.0.1:${ports.get(pod)}/metrics`)).text();
-  const count = (form: string) => {
-    const line = text
-      .split('\n')
-      .find((l) => l.startsWith(`agent_operator_cached_objects{kind="AgentDeployment",form="${form}"}`));
-    return Number(line?.split(' ').at(-1));
+  const sample = (series: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(series))
+        ?.split(' ')
+        .at(-1),
+    );
+  const count = (form: string) =>
+    sample(`agent_operator_cached_objects{kind="AgentDeployment",form="${form}"}`);
+  return {
+    full: count('full'),
+    packed: count('packed'),
+    projection: count('projection'),
+    awaitingRead: sample('agent_operator_shard_objects_awaiting_read{kind="AgentDeployment"}'),
   };
-  return { full: count('full'), packed: count('packed'), projection: count('projection') };
 }
 
 /** The live member a pod runs as (its identity is the pod name and a suffix). */
@@ -93,10 +107,15 @@ async function keptByForm(pods: string[]): Promise<void> {
       async () => {
         const full = shareOf(memberOf(pod)).length;
         const packed = standingByOf(memberOf(pod)).length;
-        expect(await cachedObjects(pod)).toEqual({ full, packed, projection: OBJECTS - full - packed });
+        expect(await cachedObjects(pod)).toEqual({
+          full,
+          packed,
+          projection: OBJECTS - full - packed,
+          awaitingRead: 0,
+        });
         return true;
       },
-      `${pod} caches its share in full, what it stands by for packed, the rest as projections`,
+      `${pod} caches its share in full, what it stands by for packed (nothing left to read), the rest as projections`,
       20_000,
     );
   }

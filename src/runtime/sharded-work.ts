@@ -19,6 +19,8 @@ export interface ShardedKind {
   gained: (keys: string[]) => void;
   /** Keys of the kind no longer this replica's: drop what is kept for them (polled snapshots, the object in full). */
   lost: (keys: string[]) => void;
+  /** Objects it owns or stands by for held as projections alone: a takeover of them reads them first. */
+  awaitingRead?: () => number;
 }
 
 export class ShardedWork {

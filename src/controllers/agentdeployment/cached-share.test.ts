@@ -24,6 +24,11 @@ const ctx = (): ReconcileContext => {
   return { signal, deadline: signal, log: pino({ level: 'silent' }) };
 };
 
+/** A listing of one page, answered once `objects` resolves. */
+async function* pageOf(objects: AgentDeployment[] | Promise<AgentDeployment[]>) {
+  yield await objects;
+}
+
 /**
  * The informer's cache as the controller wires it: its transform keeps an object in the form the share
  * says, and recache swaps an entry only while it is still the one the caller saw.
@@ -31,7 +36,7 @@ const ctx = (): ReconcileContext => {
 function world(owned: Set<string>, standingBy = new Set<string>()) {
   const stored = new Map<string, AgentDeployment>();
   const read = vi.fn(async (_namespace: string, name: string) => stored.get(name));
-  const list = vi.fn(async (_namespace: string) => [...stored.values()]);
+  const list = vi.fn((_namespace: string) => pageOf([...stored.values()]));
   const share = new CachedShare({
     owned: (key) => owned.has(key),
     standsBy: (key) => standingBy.has(key),
@@ -204,10 +209,9 @@ describe('CachedShare.readInFull: a takeover lists its namespaces instead of a G
     const w = world(owned);
     for (const name of names(LIST_FROM_KEYS)) w.event(obj(name, '1'));
     // The listing answers an older version of o0 than the watch delivered.
-    w.list.mockImplementationOnce(async () => [
-      obj('o0', '0'),
-      ...[...w.stored.values()].filter((o) => o.metadata.name !== 'o0'),
-    ]);
+    w.list.mockImplementationOnce(() =>
+      pageOf([obj('o0', '0'), ...[...w.stored.values()].filter((o) => o.metadata.name !== 'o0')]),
+    );
     for (const name of names(LIST_FROM_KEYS)) owned.add(`ns/${name}`);
     await w.share.readInFull(names(LIST_FROM_KEYS).map((name) => `ns/${name}`));
     expect(isProjection(w.entry('o0') as CachedAgentDeployment)).toBe(true);
@@ -286,13 +290,33 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
       w.event(obj('other', '1'));
       // The members changed: it stands by for these now, and holds them as projections alone.
       for (const key of keysOf(some)) standingBy.add(key);
-      await w.share.readStandby([...keysOf(some), 'ns/other'], staying);
+      const all = [...keysOf(some), 'ns/other'];
+      expect(all.filter((key) => w.share.awaitsRead(key))).toEqual(keysOf(some));
+      await expect(w.share.readStandby(all, staying)).resolves.toBe(n);
       expect(w.list).toHaveBeenCalledTimes(listings);
       expect(w.read).toHaveBeenCalledTimes(reads);
       expect(some.map((name) => formOf(w.entry(name)))).toEqual(some.map(() => 'packed'));
       expect(formOf(w.entry('other'))).toBe('projection');
+      expect(all.filter((key) => w.share.awaitsRead(key))).toEqual([]);
     },
   );
+
+  it('keeps from a listing of several pages only what it stands by for', async () => {
+    const standingBy = new Set<string>();
+    const w = world(new Set(), standingBy);
+    const all = Array.from({ length: 3 * LIST_FROM_KEYS }, (_, i) => `q${i}`);
+    for (const name of all) w.event(obj(name, '1'));
+    const wanted = all.filter((_, i) => i % 3 === 0);
+    for (const key of keysOf(wanted)) standingBy.add(key);
+    w.list.mockImplementationOnce(async function* () {
+      const stored = [...w.stored.values()];
+      for (let at = 0; at < stored.length; at += 50) yield stored.slice(at, at + 50);
+    });
+    await expect(w.share.readStandby(keysOf(all), staying)).resolves.toBe(wanted.length);
+    expect(all.map((name) => formOf(w.entry(name)))).toEqual(
+      all.map((_, i) => (i % 3 === 0 ? 'packed' : 'projection')),
+    );
+  });
 
   it('a takeover while the standby is read waits for that read instead of listing again', async () => {
     const standingBy = new Set<string>();
@@ -300,7 +324,7 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     const w = world(owned, standingBy);
     for (const name of names) w.event(obj(name, '1'));
     const listed = Promise.withResolvers<AgentDeployment[]>();
-    w.list.mockImplementationOnce(() => listed.promise);
+    w.list.mockImplementationOnce(() => pageOf(listed.promise));
     // Standing by for them since the members changed, and read in full; meanwhile their owner dies.
     for (const key of keysOf(names)) standingBy.add(key);
     const reading = w.share.readStandby(keysOf(names), staying);
@@ -321,7 +345,7 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     for (const key of keysOf(packed)) standingBy.add(key);
     for (const name of all) w.event(obj(name, '1'));
     const listed = Promise.withResolvers<AgentDeployment[]>();
-    w.list.mockImplementationOnce(() => listed.promise);
+    w.list.mockImplementationOnce(() => pageOf(listed.promise));
     // The members changed: it stands by for more, whose listing hangs; meanwhile the packed ones' owner dies.
     for (const key of keysOf(listedNow)) standingBy.add(key);
     const reading = w.share.readStandby(keysOf(all), staying);

@@ -44,18 +44,19 @@ export class CachedShare {
     name: string,
     signal: AbortSignal,
   ) => Promise<AgentDeployment | undefined>;
-  readonly #list: (namespace: string) => Promise<AgentDeployment[]>;
+  readonly #list: (namespace: string) => AsyncIterable<readonly AgentDeployment[]>;
 
   /**
    * `owned`: whether this replica owns a key (always, without sharding). `standsBy`: whether it takes the
    * key over should its owner go (never, without sharding). `read`: the object from the API server,
-   * undefined when it is gone. `list`: every object of a namespace from the API server.
+   * undefined when it is gone. `list`: every object of a namespace from the API server, a page at a
+   * time (only the wanted ones are kept).
    */
   constructor(deps: {
     owned: (key: string) => boolean;
     standsBy?: (key: string) => boolean;
     read: (namespace: string, name: string, signal: AbortSignal) => Promise<AgentDeployment | undefined>;
-    list: (namespace: string) => Promise<AgentDeployment[]>;
+    list: (namespace: string) => AsyncIterable<readonly AgentDeployment[]>;
   }) {
     this.#owned = deps.owned;
     this.#standsBy = deps.standsBy ?? (() => false);
@@ -88,13 +89,17 @@ export class CachedShare {
    * packed (no pass will read them), by a listing of their namespace or, fewer than LIST_FROM_KEYS,
    * one GET each. A takeover waits for the listings only: the GETs, one at a
    * time, could be many (many small namespaces). `signal` stops the GETs (the replica leaves).
+   * Resolves with how many objects were put in the cache in full.
    */
-  async readStandby(keys: readonly string[], signal: AbortSignal): Promise<void> {
+  async readStandby(keys: readonly string[], signal: AbortSignal): Promise<number> {
     this.conform(keys);
     const listing = this.#listingStandby.then(() => this.#readProjections(keys, 'list', signal));
-    this.#listingStandby = listing.catch(() => {});
-    await listing;
-    await this.#readProjections(keys, 'get', signal);
+    this.#listingStandby = listing.then(
+      () => {},
+      () => {},
+    );
+    const listed = await listing;
+    return listed + (await this.#readProjections(keys, 'get', signal));
   }
 
   /**
@@ -103,15 +108,16 @@ export class CachedShare {
    * one GET each.
    * A listed (or read) object takes the place of the projection of the same resourceVersion only
    * (one that differs is older or newer than the watch's; a pass reads it). What is not read here (a
-   * failed listing included) is read by its pass.
+   * failed listing included) is read by its pass. Resolves with how many took a projection's place.
    */
   async #readProjections(
     keys: Iterable<string>,
     by: 'list' | 'get',
     signal: AbortSignal | undefined,
-  ): Promise<void> {
+  ): Promise<number> {
     const objects = this.#objects;
-    if (!objects) return;
+    if (!objects) return 0;
+    let put = 0;
     const byNamespace = new Map<string, Set<string>>();
     for (const key of keys) {
       if (!this.awaitsRead(key)) continue;
@@ -121,15 +127,22 @@ export class CachedShare {
     }
     const putInFull = (obj: AgentDeployment) => {
       const cached = objects.get(obj.metadata.namespace ?? '', obj.metadata.name);
-      if (cached && isProjection(cached) && cached.metadata.resourceVersion === obj.metadata.resourceVersion)
+      if (
+        cached &&
+        isProjection(cached) &&
+        cached.metadata.resourceVersion === obj.metadata.resourceVersion
+      ) {
         objects.recache(cached, obj);
+        put += 1;
+      }
     };
     for (const [namespace, wanted] of byNamespace) {
       if (by === 'list' && wanted.size >= LIST_FROM_KEYS) {
-        for (const obj of await this.#list(namespace)) if (wanted.has(objectKey(obj))) putInFull(obj);
+        for await (const page of this.#list(namespace))
+          for (const obj of page) if (wanted.has(objectKey(obj))) putInFull(obj);
       } else if (by === 'get' && wanted.size < LIST_FROM_KEYS) {
         for (const key of wanted) {
-          if (signal?.aborted) return;
+          if (signal?.aborted) return put;
           // Ended once the GET answered: up to 99 GETs in a row would each leave a timer alive for 30 s.
           const scope = new AbortScope([signal], READ_TIMEOUT_MS);
           try {
@@ -141,6 +154,7 @@ export class CachedShare {
         }
       }
     }
+    return put;
   }
 
   /** Whether the key is to be kept in full or packed but is held as a projection alone: it needs a read. */

@@ -31,7 +31,7 @@ import {
   startInformer,
 } from '../../runtime/informer.ts';
 import { objectKey, splitKey } from '../../runtime/keys.ts';
-import { listPath } from '../../runtime/list-pages.ts';
+import { listPages } from '../../runtime/list-pages.ts';
 import {
   addFinalizer,
   getObject,
@@ -126,9 +126,11 @@ export interface AgentDeploymentController {
   /**
    * Reads in full what this replica stands by for and holds as projections (it began standing by for
    * them when the members changed, after their last watch event), so that a failover reads nothing.
-   * `signal` ends it (the replica leaves).
+   * `signal` ends it (the replica leaves). Resolves with how many it read.
    */
-  readStandby(signal: AbortSignal): Promise<void>;
+  readStandby(signal: AbortSignal): Promise<number>;
+  /** How many of the objects it owns or stands by for are held as projections alone (CachedShare.awaitsRead). */
+  awaitingRead(): number;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
   /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
@@ -212,12 +214,13 @@ export function startAgentDeploymentController(
         throw err;
       }
     },
-    list: async (namespace) =>
-      (
-        await listPath<AgentDeployment>(access, namespacedPath(resourcePath(resource), namespace), {
-          labelSelector: options.labelSelector || undefined,
-        })
-      ).items,
+    list: async function* (namespace) {
+      const path = namespacedPath(resourcePath(resource), namespace);
+      for await (const page of listPages<AgentDeployment>(access, path, {
+        labelSelector: options.labelSelector || undefined,
+      }))
+        yield page.items;
+    },
   });
   const objects = startInformer<AgentDeployment, CachedAgentDeployment>({
     access,
@@ -408,6 +411,11 @@ export function startAgentDeploymentController(
     },
     heldKey: (key) => claims.heldKey(key),
     readStandby: (signal) => share.readStandby(objects.list().map(objectKey), signal),
+    awaitingRead: () => {
+      let count = 0;
+      for (const obj of objects.list()) if (isProjection(obj) && share.awaitsRead(objectKey(obj))) count += 1;
+      return count;
+    },
     secrets,
     defaultCredentialsScope: scopeOf,
     tenantOf: (key) => {
