@@ -125,6 +125,7 @@ const ConfigFields = z.object({
     message: '--control-plane-timeout must be between 1s and 10m',
   }),
   sharding: z.enum(['off', 'auto'], { error: '--sharding must be off or auto' }),
+  shardingStandbyLinger: duration('sharding-standby-linger'),
   leaderElect: z
     .enum(['true', 'false'], { error: '--leader-elect must be true or false' })
     .transform((v) => v === 'true'),

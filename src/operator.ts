@@ -208,6 +208,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       ? {
           owns: (key: string) => !shards.joined || sharded.admits('', key),
           standsBy: (key: string) => sharded.standsBy('', key),
+          standbyLingerMs: config.shardingStandbyLinger,
         }
       : {}),
     settings: {

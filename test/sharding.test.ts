@@ -49,7 +49,12 @@ afterAll(async () => {
 /** Starts a replica as a pod named `pod` would run, and waits until it joined and works. */
 async function startReplica(pod: string): Promise<void> {
   // Shorter than the defaults (15s, 10s, 2s), with room for a loaded machine's slow answers.
-  const env = shardedReplicaEnv(h, pod, GROUP, { duration: '8s', renewDeadline: '5s', retryPeriod: '1s' });
+  const env = {
+    ...shardedReplicaEnv(h, pod, GROUP, { duration: '8s', renewDeadline: '5s', retryPeriod: '1s' }),
+    // What a replica no longer stands by for stays packed 2 s rather than 2 minutes: the forms each
+    // replica holds (keptByForm) settle within the test's wait.
+    SHARDING_STANDBY_LINGER: '2s',
+  };
 
   const started = startControllerProcess(env, output, pod);
   replicas.set(pod, started);

@@ -33,7 +33,7 @@ async function* pageOf(objects: AgentDeployment[] | Promise<AgentDeployment[]>) 
  * The informer's cache as the controller wires it: its transform keeps an object in the form the share
  * says, and recache swaps an entry only while it is still the one the caller saw.
  */
-function world(owned: Set<string>, standingBy = new Set<string>()) {
+function world(owned: Set<string>, standingBy = new Set<string>(), lingerMs = 0) {
   const stored = new Map<string, AgentDeployment>();
   const read = vi.fn(async (_namespace: string, name: string) => stored.get(name));
   const list = vi.fn((_namespace: string) => pageOf([...stored.values()]));
@@ -42,6 +42,7 @@ function world(owned: Set<string>, standingBy = new Set<string>()) {
     standsBy: (key) => standingBy.has(key),
     read,
     list,
+    lingerMs,
   });
   const cache = new Map<string, CachedAgentDeployment>();
   const transform = (o: AgentDeployment): CachedAgentDeployment => {
@@ -63,7 +64,12 @@ function world(owned: Set<string>, standingBy = new Set<string>()) {
     },
   });
   const entry = (name: string) => cache.get(`ns/${name}`);
-  return { share, read, list, event, entry, stored };
+  /** A watch event of a deletion. */
+  const remove = (name: string) => {
+    stored.delete(name);
+    cache.delete(`ns/${name}`);
+  };
+  return { share, read, list, event, entry, remove, stored };
 }
 
 describe('CachedShare: a pass never runs on a projection', () => {
@@ -427,5 +433,77 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     await w.share.readStandby(['ns/a', 'ns/b'], staying);
     expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'packed']);
     expect(w.read).not.toHaveBeenCalled();
+  });
+
+  describe('a key no longer stood by for lingers packed for a while', () => {
+    const LINGER = 1_000;
+    const faked = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+
+    it('then is projected alone, and lingers no longer after that', async () => {
+      faked();
+      try {
+        const standingBy = new Set(['ns/a']);
+        const w = world(new Set(), standingBy, LINGER);
+        w.event(obj('a', '1'));
+        standingBy.clear();
+        w.share.conform(['ns/a']);
+        expect(formOf(w.entry('a'))).toBe('packed');
+        // A watch event meanwhile: its new version, packed too.
+        w.event(obj('a', '2'));
+        expect([formOf(w.entry('a')), w.entry('a')?.metadata.resourceVersion]).toEqual(['packed', '2']);
+        vi.advanceTimersByTime(LINGER);
+        expect(formOf(w.entry('a'))).toBe('projection');
+        w.share.conform(['ns/a']);
+        expect(formOf(w.entry('a'))).toBe('projection');
+        expect(w.share.awaitsRead('ns/a')).toBe(false);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('stood by for again within it (a replica that joined and left): still packed, nothing to read', async () => {
+      faked();
+      try {
+        const standingBy = new Set(keysOf(names));
+        const w = world(new Set(), standingBy, LINGER);
+        for (const name of names) w.event(obj(name, '1'));
+        // A member joins and stands by for them instead; it leaves again before the while is over.
+        standingBy.clear();
+        await w.share.readStandby(keysOf(names), staying);
+        vi.advanceTimersByTime(LINGER / 2);
+        for (const key of keysOf(names)) standingBy.add(key);
+        expect(keysOf(names).filter((key) => w.share.awaitsRead(key))).toEqual([]);
+        await w.share.readStandby(keysOf(names), staying);
+        vi.advanceTimersByTime(LINGER);
+        expect(w.list).not.toHaveBeenCalled();
+        expect(w.read).not.toHaveBeenCalled();
+        expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'packed'));
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('each key for its own while; a key deleted meanwhile is forgotten', async () => {
+      faked();
+      try {
+        const standingBy = new Set(['ns/a', 'ns/b', 'ns/gone']);
+        const w = world(new Set(), standingBy, LINGER);
+        for (const name of ['a', 'b', 'gone']) w.event(obj(name, '1'));
+        standingBy.delete('ns/a');
+        standingBy.delete('ns/gone');
+        w.share.conform(['ns/a', 'ns/gone']);
+        w.remove('gone');
+        vi.advanceTimersByTime(LINGER / 2);
+        standingBy.delete('ns/b');
+        w.share.conform(['ns/b']);
+        vi.advanceTimersByTime(LINGER / 2);
+        expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'packed']);
+        vi.advanceTimersByTime(LINGER / 2);
+        expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'projection']);
+        expect(vi.getTimerCount()).toBe(0);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
   });
 });

@@ -6,7 +6,9 @@
  * packed beside its projection where it stands by for the key (it takes the key over should the owner
  * go: a failover unpacks its objects, with nothing to read, packed.ts); a projection alone otherwise.
  * What needs no read is brought to its form at once (conform): keys lost projected or packed (memory
- * given back) once no pass of theirs runs, keys gained unpacked. Before a pass on a key whose entry is
+ * given back) once no pass of theirs runs, keys gained unpacked. A key no longer stood by for stays
+ * packed for LINGER_MS first: a member that joined and leaves again, or the next step of a rolling
+ * update, hands the standby back, and what is still packed needs no read. Before a pass on a key whose entry is
  * still a projection alone, the object is read with a GET and put in the cache in its place only if
  * the entry is still that projection (a watch event that came meanwhile is newer). A takeover of keys
  * held as projections alone (this replica began standing by for them after their last change) reads
@@ -30,11 +32,23 @@ export type ObjectCache = Pick<RunningInformer<CachedAgentDeployment, AgentDeplo
  * for a listing of 5,000 (measured on the bench machine, DEVELOPMENT.md).
  */
 export const LIST_FROM_KEYS = 100;
+/**
+ * How long a key no longer stood by for stays packed. A replica added and removed again within it (a
+ * scale-out undone, a rolling update's pod that comes and the next that goes) leaves its old standbys
+ * nothing to read: at 10,000 objects over 3, each survivor read 1,650 objects back by listing the
+ * namespace, 9 s while all three did (the bench machine), and a failover meanwhile waited on it. The
+ * price: those keys' packed objects, about 400 bytes each beyond the projection, for two minutes.
+ */
+export const LINGER_MS = 120_000;
 /** One GET of an object it stands by for (in the background: no pass waits for it). */
 const READ_TIMEOUT_MS = 30_000;
 
 export class CachedShare {
   readonly #passing = new Set<string>();
+  /** Keys no longer stood by for but kept packed, and since when (performance.now()). */
+  readonly #lingering = new Map<string, number>();
+  readonly #lingerMs: number;
+  #lingerTimer: ReturnType<typeof setTimeout> | undefined;
   #listingStandby: Promise<void> = Promise.resolve();
   readonly #owned: (key: string) => boolean;
   readonly #standsBy: (key: string) => boolean;
@@ -50,14 +64,16 @@ export class CachedShare {
    * `owned`: whether this replica owns a key (always, without sharding). `standsBy`: whether it takes the
    * key over should its owner go (never, without sharding). `read`: the object from the API server,
    * undefined when it is gone. `list`: every object of a namespace from the API server, a page at a
-   * time (only the wanted ones are kept).
+   * time (only the wanted ones are kept). `lingerMs`: LINGER_MS, but in tests (0: none lingers).
    */
   constructor(deps: {
     owned: (key: string) => boolean;
     standsBy?: (key: string) => boolean;
     read: (namespace: string, name: string, signal: AbortSignal) => Promise<AgentDeployment | undefined>;
     list: (namespace: string) => AsyncIterable<readonly AgentDeployment[]>;
+    lingerMs?: number;
   }) {
+    this.#lingerMs = deps.lingerMs ?? LINGER_MS;
     this.#owned = deps.owned;
     this.#standsBy = deps.standsBy ?? (() => false);
     this.#read = deps.read;
@@ -177,29 +193,80 @@ export class CachedShare {
   /** How the transform keeps this key's object. */
   formOf(key: string): CachedForm {
     if (this.#passing.has(key) || this.#owned(key)) return 'full';
-    return this.#standsBy(key) ? 'packed' : 'projection';
+    return this.#standsBy(key) || this.#lingering.has(key) ? 'packed' : 'projection';
+  }
+
+  /** Ends the wait to project what lingers (the replica leaves). */
+  stop(): void {
+    clearTimeout(this.#lingerTimer);
   }
 
   /**
    * Each key's cached entry brought to the form formOf says now, where that needs no read: an object
    * in full packed or projected (a key lost, but not while a pass runs), a packed one unpacked (a key
-   * gained) or projected alone (no longer stood by for). A projection alone to be kept in full or
-   * packed needs a read (readInFull, readStandby, a pass).
+   * gained) or projected alone (no longer stood by for, once it lingered LINGER_MS packed). A
+   * projection alone to be kept in full or packed needs a read (readInFull, readStandby, a pass).
    */
   conform(keys: Iterable<string>): void {
+    this.#conform(keys, this.#lingerMs > 0);
+  }
+
+  /** `linger`: whether a key no longer stood by for lingers packed (not once it did). */
+  #conform(keys: Iterable<string>, linger: boolean): void {
     const objects = this.#objects;
     if (!objects) return;
+    const now = performance.now();
     for (const key of keys) {
-      const form = this.formOf(key);
       const { namespace, name } = splitKey(key);
       const cached = objects.get(namespace, name);
+      const since = this.#lingering.get(key);
+      if (since !== undefined && (!cached || now - since >= this.#lingerMs || this.#standsBy(key)))
+        this.#lingering.delete(key);
       if (!cached) continue;
+      if (
+        linger &&
+        since === undefined &&
+        isProjection(cached) &&
+        cached.packed !== undefined &&
+        this.formOf(key) === 'projection'
+      )
+        this.#linger(key, now);
+      const form = this.formOf(key);
       if (!isProjection(cached)) {
         if (form !== 'full') objects.recache(cached, cached);
       } else if (cached.packed !== undefined && form !== 'packed') {
         objects.recache(cached, unpackAgentDeployment(cached.packed));
       }
     }
+  }
+
+  /** Kept packed a while, and conformed once that while is over (one timer for all that linger). */
+  #linger(key: string, now: number): void {
+    this.#lingering.set(key, now);
+    if (this.#lingerTimer !== undefined) return;
+    const sweep = () => {
+      const [first] = this.#lingering.values();
+      this.#lingerTimer = undefined;
+      if (first === undefined) return;
+      const wait = first + this.#lingerMs - performance.now();
+      if (wait > 0) {
+        this.#lingerTimer = setTimeout(sweep, wait);
+        this.#lingerTimer.unref?.();
+        return;
+      }
+      // Out of the table first: conform projects them (or keeps them packed, stood by for again).
+      const due: string[] = [];
+      const cutoff = performance.now() - this.#lingerMs;
+      for (const [lingering, since] of this.#lingering) {
+        if (since > cutoff) break;
+        due.push(lingering);
+      }
+      for (const key of due) this.#lingering.delete(key);
+      this.#conform(due, false);
+      sweep();
+    };
+    this.#lingerTimer = setTimeout(sweep, this.#lingerMs);
+    this.#lingerTimer.unref?.();
   }
 
   /** `reconcile`, run only on the object in full; afterwards, projected again if the key was lost meanwhile. */

@@ -85,8 +85,10 @@ export interface AgentDeploymentControllerOptions {
    * projections (projection.ts, cached-share.ts). Default: every object is owned.
    */
   owns?: (key: string) => boolean;
-  /** Under --sharding=auto: whether this replica takes a key over should its owner go (kept in full too). */
+  /** Under --sharding=auto: whether this replica takes a key over should its owner go (kept packed). */
   standsBy?: (key: string) => boolean;
+  /** Under --sharding=auto: how long a key no longer stood by for stays packed (cached-share.ts). */
+  standbyLingerMs?: number;
   settings: Pick<
     AgentDeploymentDeps,
     | 'defaultCredentials'
@@ -206,6 +208,7 @@ export function startAgentDeploymentController(
   const share = new CachedShare({
     owned: options.owns ?? (() => true),
     ...(options.standsBy ? { standsBy: options.standsBy } : {}),
+    ...(options.standbyLingerMs === undefined ? {} : { lingerMs: options.standbyLingerMs }),
     read: async (namespace, name, signal) => {
       try {
         return await getObject<AgentDeployment>(access, { resource, namespace, name }, signal);
@@ -431,6 +434,7 @@ export function startAgentDeploymentController(
     hasSynced: () => objects.hasSynced() && secrets.hasSynced() && (namespaceObjects?.hasSynced() ?? true),
     stop: async () => {
       observer.stop();
+      share.stop();
       await Promise.all([objects.stop(), secrets.stop(), namespaceObjects?.stop()]);
     },
   };
