@@ -31,7 +31,14 @@ export interface ShardWiring {
 }
 
 export class OperatorShards {
-  readonly work = new ShardedWork(() => this.#membership);
+  readonly work = new ShardedWork(
+    () => this.#membership,
+    (prefix, gained, ms) =>
+      this.#logger.info(
+        { kind: prefix === '' ? 'AgentDeployment' : 'SandboxTemplate', gained, ms: Math.round(ms) },
+        'gained objects reconciled',
+      ),
+  );
   readonly #config: Config;
   readonly #access: KubeAccess;
   readonly #identity: string;
@@ -104,6 +111,7 @@ export class OperatorShards {
         else importer.stop();
       },
       onSettled: (ms) => {
+        this.#logger.info({ ms: Math.round(ms) }, 'new share held');
         this.#metrics.shardHandovers.inc();
         this.#metrics.shardTakeover.observe(ms / 1000);
       },

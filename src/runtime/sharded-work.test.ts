@@ -95,4 +95,28 @@ describe('ShardedWork', () => {
     work.changed([kind, templates]);
     expect(work.awaitingPass('')).toBe(0);
   });
+
+  it('reports a takeover done once every key it gained had its pass, the gains of changes meanwhile counted in', async () => {
+    const may = new Set(['ns/a', 'ns/b']);
+    const { membership } = fakeMembership(may, new Set(['ns/a', 'ns/b', 'ns/c']));
+    const passed: [string, number][] = [];
+    const work = new ShardedWork(
+      () => membership,
+      (prefix, gained) => passed.push([prefix, gained]),
+    );
+    const kind = { prefix: '', keys: () => ['ns/a', 'ns/b', 'ns/c'], gained: () => {}, lost: () => {} };
+    const pass = work.gate('', async () => ({}));
+    work.changed([kind]);
+    await pass('ns/a', undefined as never);
+    may.add('ns/c'); // its old owner let go meanwhile
+    work.changed([kind]);
+    await pass('ns/b', undefined as never);
+    expect(passed).toEqual([]);
+    await pass('ns/c', undefined as never);
+    await pass('ns/c', undefined as never);
+    expect(passed).toEqual([['', 3]]);
+    // A change that gains nothing reports nothing.
+    work.changed([kind]);
+    expect(passed).toEqual([['', 3]]);
+  });
 });

@@ -29,10 +29,21 @@ export class ShardedWork {
   readonly #permitted = new Map<string, Set<string>>();
   /** Per kind, the keys gained whose first pass here has not ended yet (a takeover under way). */
   readonly #awaitingPass = new Map<string, Set<string>>();
+  /** Per kind, a takeover under way: how many keys it gained, and when the first change of it was seen. */
+  readonly #takingOver = new Map<string, { gained: number; since: number }>();
+  readonly #onPassed: ((prefix: string, gained: number, ms: number) => void) | undefined;
 
-  /** `membership`: undefined until this replica joined (then nothing may start). */
-  constructor(membership: () => ShardMembership | undefined) {
+  /**
+   * `membership`: undefined until this replica joined (then nothing may start). `onPassed`: each time
+   * every key a kind gained has had its pass here (a takeover done), with how many and how long since
+   * the change of members that began it.
+   */
+  constructor(
+    membership: () => ShardMembership | undefined,
+    onPassed?: (prefix: string, gained: number, ms: number) => void,
+  ) {
     this.#membership = membership;
+    this.#onPassed = onPassed;
   }
 
   /** Whether a kind's queue takes the key: it is this replica's under the member list it sees. */
@@ -76,8 +87,17 @@ export class ShardedWork {
         this.#awaitingPass.get(prefix)?.delete(key);
         this.#running.delete(hashed);
         this.#membership()?.wake();
+        this.#reportPassed(prefix);
       }
     };
+  }
+
+  /** A takeover of the kind is done once nothing it gained awaits its pass. */
+  #reportPassed(prefix: string): void {
+    const takeover = this.#takingOver.get(prefix);
+    if (!takeover || this.awaitingPass(prefix) > 0) return;
+    this.#takingOver.delete(prefix);
+    this.#onPassed?.(prefix, takeover.gained, performance.now() - takeover.since);
   }
 
   /** After a membership change: which keys each kind gained and lost. */
@@ -104,8 +124,13 @@ export class ShardedWork {
       for (const key of gained) awaiting.add(key);
       // Gone from the cache (deleted) before its pass: nothing is left to pass.
       for (const key of awaiting) if (!now.has(key)) awaiting.delete(key);
+      if (gained.length > 0) {
+        const takeover = this.#takingOver.get(kind.prefix) ?? { gained: 0, since: performance.now() };
+        this.#takingOver.set(kind.prefix, { ...takeover, gained: takeover.gained + gained.length });
+      }
       if (lost.length > 0) kind.lost(lost);
       if (gained.length > 0) kind.gained(gained);
+      this.#reportPassed(kind.prefix);
     }
   }
 }

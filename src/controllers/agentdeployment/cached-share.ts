@@ -37,7 +37,7 @@ export const LIST_FROM_KEYS = 100;
  * scale-out undone, a rolling update's pod that comes and the next that goes) leaves its old standbys
  * nothing to read: at 10,000 objects over 3, each survivor read 1,650 objects back by listing the
  * namespace, 9 s while all three did (the bench machine), and a failover meanwhile waited on it. The
- * price: those keys' packed objects, about 400 bytes each beyond the projection, for two minutes.
+ * price: those keys' packed objects, about 300 bytes each beyond the projection, for two minutes.
  */
 export const LINGER_MS = 120_000;
 /** One GET of an object it stands by for (in the background: no pass waits for it). */
