@@ -36,7 +36,7 @@ export class ShardedWork {
   /**
    * `membership`: undefined until this replica joined (then nothing may start). `onPassed`: each time
    * every key a kind gained has had its pass here (a takeover done), with how many and how long since
-   * the change of members that began it.
+   * the first of them was gained (every member had acknowledged the change).
    */
   constructor(
     membership: () => ShardMembership | undefined,

@@ -8,12 +8,12 @@
  * What needs no read is brought to its form at once (conform): keys lost projected or packed (memory
  * given back) once no pass of theirs runs, keys gained unpacked. A key no longer stood by for stays
  * packed for LINGER_MS first: a member that joined and leaves again, or the next step of a rolling
- * update, hands the standby back, and what is still packed needs no read. Before a pass on a key whose entry is
- * still a projection alone, the object is read with a GET and put in the cache in its place only if
- * the entry is still that projection (a watch event that came meanwhile is newer). A takeover of keys
- * held as projections alone (this replica began standing by for them after their last change) reads
- * their namespaces in full first (readInFull), a page of 500 objects per call instead of a GET per
- * object. Without sharding every object is owned and nothing is projected.
+ * update, hands the standby back, and what is still packed needs no read. Before a pass on a key
+ * whose entry is still a projection alone, the object is read with a GET and put in the cache in its
+ * place only if the entry is still that projection (a watch event that came meanwhile is newer). A
+ * takeover of keys held as projections alone (this replica began standing by for them after their
+ * last change) reads their namespaces in full first (readInFull), a page of 500 objects per call
+ * instead of a GET per object. Without sharding every object is owned and nothing is projected.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { AbortScope } from '../../lib/abort-scope.ts';
