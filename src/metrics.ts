@@ -108,26 +108,41 @@ export class OperatorMetrics {
     // Four gauges read the shard census, which walks every cached key: once per scrape.
     const shardObjects = oncePerTurn(() => this.#shardObjects());
     const shardMembers = () => this.#shardMembers();
-    new Gauge({
-      name: 'agent_operator_shard_objects',
-      help: 'Objects of a kind this replica works on under --sharding=auto (its share), read when scraped.',
-      labelNames: ['kind'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const s of shardObjects()) this.set({ kind: s.kind }, s.owned);
-      },
-    });
-    new Gauge({
-      name: 'agent_operator_shard_objects_unowned',
-      help: "Objects of a kind no live member may work on, as this replica reads the members' Leases (a handover under way; for long, a member that cannot let go).",
-      labelNames: ['kind'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const s of shardObjects()) this.set({ kind: s.kind }, s.unowned);
-      },
-    });
+    // One gauge per figure of the census, labelled by kind.
+    const shardFigures: [name: string, help: string, figure: (s: ShardObjects) => number][] = [
+      [
+        'agent_operator_shard_objects',
+        'Objects of a kind this replica works on under --sharding=auto (its share), read when scraped.',
+        (s) => s.owned,
+      ],
+      [
+        'agent_operator_shard_objects_unowned',
+        "Objects of a kind no live member may work on, as this replica reads the members' Leases (a handover under way; for long, a member that cannot let go).",
+        (s) => s.unowned,
+      ],
+      [
+        'agent_operator_shard_objects_awaiting_pass',
+        'Objects of a kind this replica gained (a takeover, a handover, its join) whose first pass here has not ended yet; 0 once the takeover is done.',
+        (s) => s.awaitingPass,
+      ],
+      [
+        'agent_operator_shard_objects_awaiting_read',
+        'Objects of a kind this replica stands by for (it takes them over should their owner go) or owns, held as projections alone: a takeover of them reads them from the API server first. Back to 0 once it has read them, soon after a change of members.',
+        (s) => s.awaitingRead,
+      ],
+    ];
+    for (const [name, help, figure] of shardFigures) {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['kind'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const s of shardObjects()) this.set({ kind: s.kind }, figure(s));
+        },
+      });
+    }
     const cachedObjects = () => this.#cachedObjects();
     new Gauge({
       name: 'agent_operator_cached_objects',
@@ -137,26 +152,6 @@ export class OperatorMetrics {
       collect() {
         this.reset();
         for (const c of cachedObjects()) this.set({ kind: c.kind, form: c.form }, c.count);
-      },
-    });
-    new Gauge({
-      name: 'agent_operator_shard_objects_awaiting_pass',
-      help: 'Objects of a kind this replica gained (a takeover, a handover, its join) whose first pass here has not ended yet; 0 once the takeover is done.',
-      labelNames: ['kind'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const s of shardObjects()) this.set({ kind: s.kind }, s.awaitingPass);
-      },
-    });
-    new Gauge({
-      name: 'agent_operator_shard_objects_awaiting_read',
-      help: 'Objects of a kind this replica stands by for (it takes them over should their owner go) or owns, held as projections alone: a takeover of them reads them from the API server first. Back to 0 once it has read them, soon after a change of members.',
-      labelNames: ['kind'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const s of shardObjects()) this.set({ kind: s.kind }, s.awaitingRead);
       },
     });
     new Gauge({
