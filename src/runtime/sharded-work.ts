@@ -29,7 +29,7 @@ export class ShardedWork {
   readonly #permitted = new Map<string, Set<string>>();
   /** Per kind, the keys gained whose first pass here has not ended yet (a takeover under way). */
   readonly #awaitingPass = new Map<string, Set<string>>();
-  /** Per kind, a takeover under way: how many keys it gained, and when the first change of it was seen. */
+  /** Per kind, a takeover under way: how many keys it gained, and when it gained the first of them. */
   readonly #takingOver = new Map<string, { gained: number; since: number }>();
   readonly #onPassed: ((prefix: string, gained: number, ms: number) => void) | undefined;
 
