@@ -19,14 +19,22 @@ describe('OperatorMetrics', () => {
     const metrics = new OperatorMetrics();
     const ready = [condition('Ready', 'True', 'Succeeded')];
     const rejected = [condition('Ready', 'False', 'Rejected'), condition('Stalled', 'True', 'Rejected')];
-    metrics.watchObjects('AgentDeployment', () => [
-      object('a', ready),
-      object('a', ready),
-      object('a', rejected),
-      object('b', ready),
-      object('b', [], 0),
-    ]);
-    metrics.watchObjects('SandboxTemplate', () => [object('a', ready)]);
+    metrics.watchObjects(
+      'AgentDeployment',
+      () => [
+        object('a', ready),
+        object('a', ready),
+        object('a', rejected),
+        object('b', ready),
+        object('b', [], 0),
+      ],
+      () => [0],
+    );
+    metrics.watchObjects(
+      'SandboxTemplate',
+      () => [object('a', ready)],
+      () => [0],
+    );
     const text = await metrics.registry.metrics();
     const series = text.split('\n').filter((l) => l.startsWith('agent_operator_objects_by_state{'));
     expect(series.sort()).toEqual(
@@ -38,6 +46,36 @@ describe('OperatorMetrics', () => {
         'agent_operator_objects_by_state{kind="SandboxTemplate",namespace="a",state="ready",reason="Succeeded"} 1',
       ].sort(),
     );
+  });
+
+  it('walks the objects again only once what they are counted from changed', async () => {
+    const metrics = new OperatorMetrics();
+    const ready = [condition('Ready', 'True', 'Succeeded')];
+    let cached = [object('a', ready)];
+    let changes = 0;
+    let walks = 0;
+    metrics.watchObjects(
+      'AgentDeployment',
+      () => {
+        walks++;
+        return cached;
+      },
+      () => [changes],
+    );
+    const readyCount = async () =>
+      (await metrics.registry.metrics())
+        .split('\n')
+        .find((l) =>
+          l.startsWith('agent_operator_objects{kind="AgentDeployment",condition="Ready",status="True"}'),
+        );
+    expect(await readyCount()).toMatch(/ 1$/);
+    expect(walks).toBe(2); // by condition, by state
+    expect(await readyCount()).toMatch(/ 1$/);
+    expect(walks).toBe(2);
+    cached = [object('a', ready), object('b', ready)];
+    changes++;
+    expect(await readyCount()).toMatch(/ 2$/);
+    expect(walks).toBe(4);
   });
 
   it('reads the shard census once per scrape for its four gauges, and afresh at the next scrape', async () => {

@@ -6,6 +6,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Condition } from './api/common.ts';
+import { memoByChanges } from './lib/memo-by-changes.ts';
 import { objectState } from './runtime/object-state.ts';
 import { RuntimeMetrics } from './runtime/runtime-metrics.ts';
 
@@ -101,7 +102,10 @@ export class OperatorMetrics {
   #cachedObjects: () => readonly CachedCount[] = () => [];
 
   #namespaceStates: () => readonly { namespace: string; informer: string; synced: boolean }[] = () => [];
-  readonly #objectSources = new Map<string, () => readonly ObservedObject[]>();
+  readonly #objectSources = new Map<
+    string,
+    { byCondition: () => readonly ConditionCount[]; byState: () => readonly StateCount[] }
+  >();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -183,19 +187,9 @@ export class OperatorMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const [kind, objects] of objectSources) {
-          const counts = new Map<string, number>();
-          for (const obj of objects()) {
-            for (const c of obj.status?.conditions ?? []) {
-              if (!(TRACKED_CONDITIONS as readonly string[]).includes(c.type)) continue;
-              const key = `${c.type}/${c.status}`;
-              counts.set(key, (counts.get(key) ?? 0) + 1);
-            }
-          }
-          for (const [key, n] of counts) {
-            const [condition = '', status = ''] = key.split('/');
+        for (const [kind, counted] of objectSources) {
+          for (const { condition, status, n } of counted.byCondition())
             this.set({ kind, condition, status }, n);
-          }
         }
       },
     });
@@ -206,17 +200,8 @@ export class OperatorMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const [kind, objects] of objectSources) {
-          const counts = new Map<string, { namespace: string; state: string; reason: string; n: number }>();
-          for (const obj of objects()) {
-            const namespace = obj.metadata.namespace ?? '';
-            const { state, reason } = objectState(obj);
-            const key = `${namespace}/${state}/${reason}`;
-            const entry = counts.get(key) ?? { namespace, state, reason, n: 0 };
-            entry.n += 1;
-            counts.set(key, entry);
-          }
-          for (const { n, ...labels } of counts.values()) this.set({ kind, ...labels }, n);
+        for (const [kind, counted] of objectSources) {
+          for (const { n, ...labels } of counted.byState()) this.set({ kind, ...labels }, n);
         }
       },
     });
@@ -233,13 +218,66 @@ export class OperatorMetrics {
     this.#shardMembers = members;
   }
 
-  /** What the informer caches hold, in full, packed and as projections, read when scraped. */
-  watchCache(counts: () => readonly CachedCount[]): void {
-    this.#cachedObjects = counts;
+  /**
+   * What the informer caches hold, in full, packed and as projections, read when scraped and counted
+   * again only once `changes` (lib/memo-by-changes.ts) moved.
+   */
+  watchCache(counts: () => readonly CachedCount[], changes: () => readonly number[]): void {
+    this.#cachedObjects = memoByChanges(changes, counts);
   }
 
-  /** Objects of a kind by condition and by state, counted from the informer cache when scraped. */
-  watchObjects(kind: string, objects: () => readonly ObservedObject[]): void {
-    this.#objectSources.set(kind, objects);
+  /**
+   * Objects of a kind by condition and by state, counted from the informer cache when scraped, and
+   * again only once `changes` (lib/memo-by-changes.ts) moved.
+   */
+  watchObjects(
+    kind: string,
+    objects: () => readonly ObservedObject[],
+    changes: () => readonly number[],
+  ): void {
+    this.#objectSources.set(kind, {
+      byCondition: memoByChanges(changes, () => countByCondition(objects())),
+      byState: memoByChanges(changes, () => countByState(objects())),
+    });
   }
+}
+
+interface ConditionCount {
+  condition: string;
+  status: string;
+  n: number;
+}
+
+function countByCondition(objects: readonly ObservedObject[]): ConditionCount[] {
+  const counts = new Map<string, ConditionCount>();
+  for (const obj of objects) {
+    for (const c of obj.status?.conditions ?? []) {
+      if (!(TRACKED_CONDITIONS as readonly string[]).includes(c.type)) continue;
+      const key = `${c.type}/${c.status}`;
+      const entry = counts.get(key) ?? { condition: c.type, status: c.status, n: 0 };
+      entry.n += 1;
+      counts.set(key, entry);
+    }
+  }
+  return [...counts.values()];
+}
+
+interface StateCount {
+  namespace: string;
+  state: string;
+  reason: string;
+  n: number;
+}
+
+function countByState(objects: readonly ObservedObject[]): StateCount[] {
+  const counts = new Map<string, StateCount>();
+  for (const obj of objects) {
+    const namespace = obj.metadata.namespace ?? '';
+    const { state, reason } = objectState(obj);
+    const key = `${namespace}/${state}/${reason}`;
+    const entry = counts.get(key) ?? { namespace, state, reason, n: 0 };
+    entry.n += 1;
+    counts.set(key, entry);
+  }
+  return [...counts.values()];
 }

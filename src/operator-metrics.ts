@@ -21,28 +21,38 @@ export function watchObjectMetrics(
 ): void {
   const counted = (prefix: string) => (obj: KubernetesObject) =>
     !sharded || sharded.admits(prefix, objectKey(obj));
-  metrics.watchObjects('AgentDeployment', () =>
-    agentDeployments.objects
-      .list()
-      .flatMap((obj) => fullObject(obj) ?? [])
-      .filter(counted('')),
+  // What they count changes with the cache and, sharded, with the members' view (what it admits).
+  const views = () => sharded?.views() ?? 0;
+  metrics.watchObjects(
+    'AgentDeployment',
+    () =>
+      agentDeployments.objects
+        .list()
+        .flatMap((obj) => fullObject(obj) ?? [])
+        .filter(counted('')),
+    () => [agentDeployments.objects.changes(), views()],
   );
-  metrics.watchObjects('SandboxTemplate', () =>
-    sandboxTemplates.objects.list().filter(counted(TEMPLATE_SHARD_PREFIX)),
+  metrics.watchObjects(
+    'SandboxTemplate',
+    () => sandboxTemplates.objects.list().filter(counted(TEMPLATE_SHARD_PREFIX)),
+    () => [sandboxTemplates.objects.changes(), views()],
   );
-  metrics.watchCache(() => {
-    const count = { full: 0, packed: 0, projection: 0 };
-    for (const obj of agentDeployments.objects.list()) {
-      if (!isProjection(obj)) count.full += 1;
-      else if (obj.packed === undefined) count.projection += 1;
-      else count.packed += 1;
-    }
-    return [
-      { kind: 'AgentDeployment', form: 'full', count: count.full },
-      { kind: 'AgentDeployment', form: 'packed', count: count.packed },
-      { kind: 'AgentDeployment', form: 'projection', count: count.projection },
-      // Few, and read whole by the template import: always cached in full.
-      { kind: 'SandboxTemplate', form: 'full', count: sandboxTemplates.objects.list().length },
-    ];
-  });
+  metrics.watchCache(
+    () => {
+      const count = { full: 0, packed: 0, projection: 0 };
+      for (const obj of agentDeployments.objects.list()) {
+        if (!isProjection(obj)) count.full += 1;
+        else if (obj.packed === undefined) count.projection += 1;
+        else count.packed += 1;
+      }
+      return [
+        { kind: 'AgentDeployment', form: 'full', count: count.full },
+        { kind: 'AgentDeployment', form: 'packed', count: count.packed },
+        { kind: 'AgentDeployment', form: 'projection', count: count.projection },
+        // Few, and read whole by the template import: always cached in full.
+        { kind: 'SandboxTemplate', form: 'full', count: sandboxTemplates.objects.list().length },
+      ];
+    },
+    () => [agentDeployments.objects.changes(), sandboxTemplates.objects.changes()],
+  );
 }

@@ -9,7 +9,8 @@ import type { Config } from './config.ts';
 import type { AgentDeploymentController } from './controllers/agentdeployment/index.ts';
 import type { SandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
 import type { KubeAccess } from './kube/access.ts';
-import type { OperatorMetrics } from './metrics.ts';
+import { memoByChanges } from './lib/memo-by-changes.ts';
+import type { OperatorMetrics, ShardObjects } from './metrics.ts';
 import { objectKey } from './runtime/keys.ts';
 import { type ShardMembership, startShardMembership } from './runtime/shard-membership.ts';
 import { type ShardedKind, ShardedWork } from './runtime/sharded-work.ts';
@@ -79,6 +80,7 @@ export class OperatorShards {
       // The poll forgets them; the cache keeps projections of them (cached-share.ts).
       lost: (keys) => agentDeployments.release(keys),
       awaitingRead: () => agentDeployments.awaitingRead(),
+      changes: () => agentDeployments.changes(),
     };
     const kinds: ShardedKind[] = [
       objects,
@@ -89,6 +91,7 @@ export class OperatorShards {
           for (const key of keys) templateQueue.add(key);
         },
         lost: () => {},
+        changes: () => sandboxTemplates.objects.changes(),
       },
     ];
     const config = this.#config;
@@ -164,23 +167,24 @@ export class OperatorShards {
   }
 
   #watchMetrics(kinds: readonly ShardedKind[]): void {
-    const count = (kind: ShardedKind) => {
-      const prefixed = function* () {
-        for (const key of kind.keys()) yield kind.prefix + key;
-      };
-      const { owned, unowned } = this.#membership?.census(prefixed()) ?? { owned: 0, unowned: 0 };
-      return {
-        owned,
-        unowned,
-        awaitingPass: this.work.awaitingPass(kind.prefix),
-        awaitingRead: kind.awaitingRead?.() ?? 0,
-      };
-    };
-    const [objects, templates] = kinds as [ShardedKind, ShardedKind];
+    const [objects, templates] = kinds.map((kind) => {
+      // What walks every cached key is counted again only once the cache or the members' view changed.
+      const census = memoByChanges(
+        () => [kind.changes(), this.work.views()],
+        () => {
+          const prefixed = function* () {
+            for (const key of kind.keys()) yield kind.prefix + key;
+          };
+          const { owned, unowned } = this.#membership?.census(prefixed()) ?? { owned: 0, unowned: 0 };
+          return { owned, unowned, awaitingRead: kind.awaitingRead?.() ?? 0 };
+        },
+      );
+      return () => ({ ...census(), awaitingPass: this.work.awaitingPass(kind.prefix) });
+    }) as [() => Omit<ShardObjects, 'kind'>, () => Omit<ShardObjects, 'kind'>];
     this.#metrics.watchShards(
       () => [
-        { kind: 'AgentDeployment', ...count(objects) },
-        { kind: 'SandboxTemplate', ...count(templates) },
+        { kind: 'AgentDeployment', ...objects() },
+        { kind: 'SandboxTemplate', ...templates() },
       ],
       () => this.#membership?.members().length ?? 0,
     );

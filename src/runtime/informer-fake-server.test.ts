@@ -403,6 +403,29 @@ describe('informer: metadata only', () => {
   });
 });
 
+describe('informer: changes', () => {
+  it('moves with every object put or removed (a recache too), not with a bookmark or a recache too late', async () => {
+    const c = await cluster();
+    c.script('a', {
+      snapshots: [{ objects: [cm('x', '90')], resourceVersion: '100' }],
+      watches: [
+        { events: [bookmark('150')], after: 'end' },
+        { events: [ev('ADDED', cm('y', '151')), ev('DELETED', cm('x', '152'))], after: 'hold' },
+      ],
+    });
+    const informer = start(c);
+    await expect.poll(() => names(informer.list('a'))).toEqual(['y']);
+    // x listed, y added, x deleted; the bookmark changed nothing.
+    expect(informer.changes()).toBe(3);
+    const y = informer.get('a', 'y') as Obj;
+    expect(informer.recache(y, y)).toBe(true);
+    expect(informer.changes()).toBe(4);
+    // Not the entry the cache holds: nothing put.
+    expect(informer.recache({ ...y }, y)).toBe(false);
+    expect(informer.changes()).toBe(4);
+  });
+});
+
 describe('informer: recache (a transform that decides per object)', () => {
   it("changes an entry's form only while the cache still holds that very entry; told as an update", async () => {
     const c = await cluster();

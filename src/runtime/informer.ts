@@ -79,6 +79,11 @@ export interface RunningInformer<T extends KubernetesObject, R extends Kubernete
    * transform deciding what is kept per object, this is how a cached entry changes form between events.
    */
   recache(expected: T, obj: R): boolean;
+  /**
+   * How many times the cache changed (an object put or removed): what is counted from the cache while
+   * this stays the same needs no counting again (lib/memo-by-changes.ts).
+   */
+  changes(): number;
   stop(): Promise<void>;
 }
 
@@ -157,13 +162,16 @@ export function startInformer<T extends KubernetesObject, C extends KubernetesOb
     reportedSynced = true;
     options.onSettled?.();
   };
+  let changes = 0;
   const put = (obj: C) => {
+    changes += 1;
     const ns = obj.metadata?.namespace ?? '';
     const names = cache.get(ns);
     if (names) names.set(obj.metadata?.name ?? '', obj);
     else cache.set(ns, new Map([[obj.metadata?.name ?? '', obj]]));
   };
   const remove = (obj: C) => {
+    changes += 1;
     const ns = obj.metadata?.namespace ?? '';
     const names = cache.get(ns);
     names?.delete(obj.metadata?.name ?? '');
@@ -329,6 +337,7 @@ export function startInformer<T extends KubernetesObject, C extends KubernetesOb
       return [...(cache.get(namespace)?.values() ?? [])];
     },
     get: cached,
+    changes: () => changes,
     recache(expected: C, obj: T): boolean {
       const key = { namespace: expected.metadata?.namespace ?? '', name: expected.metadata?.name ?? '' };
       if (cached(key.namespace, key.name) !== expected) return false;

@@ -69,6 +69,8 @@ export interface ShardMembership {
    * (shard-verdicts.ts; a scrape counts every cached key).
    */
   census(keys: Iterable<string>): { owned: number; unowned: number };
+  /** How many views of the members keys were judged by: the same number, the same answers for every key. */
+  views(): number;
   /** Whether this replica takes `key` over should its owner go (standbyOf, under the members it sees). */
   standsBy(key: string): boolean;
   /** The live members as last listed. */
@@ -387,6 +389,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       }
       return { owned, unowned };
     },
+    views: () => verdicts.views,
     members: () => target,
     joined,
     wake: () => {

@@ -111,6 +111,18 @@ describe('ShardVerdicts', () => {
     for (const key of keys) expect(verdicts.of(key)).toBe(fresh.of(key));
   });
 
+  it('counts the views it judged by: a new view moves views, the same view again does not', () => {
+    const [[, before], [, after]] = views as [[string, MembersView], [string, MembersView]];
+    const verdicts = new ShardVerdicts(before);
+    const first = verdicts.views;
+    verdicts.judgeBy({ ...before, target: [...before.target] });
+    expect(verdicts.views).toBe(first);
+    verdicts.judgeBy(after);
+    expect(verdicts.views).toBe(first + 1);
+    verdicts.judgeBy(before);
+    expect(verdicts.views).toBe(first + 2);
+  });
+
   it('keeps a verdict under the copy of the key held elsewhere, and none for a key not held', () => {
     const [[, view]] = views as [[string, MembersView]];
     const held = new Set(keys.slice(0, 250));

@@ -76,6 +76,7 @@ export class ShardVerdicts {
   #keptAtSweep = 0;
   /** The view's number (NO_VIEW never is one). */
   #viewNumber = 0;
+  #views = 0;
   readonly #keyCopy: KeyCopy;
 
   constructor(view: MembersView, keyCopy: KeyCopy = (key) => key) {
@@ -91,10 +92,16 @@ export class ShardVerdicts {
     this.#signature = signature;
     this.#view = this.#judged(view);
     this.#viewNumber = (this.#viewNumber + 1) % NO_VIEW;
+    this.#views += 1;
     // Numbers come round again: no verdict is taken for one of a view that had the number before.
     if (this.#viewNumber === 0)
       for (const [key, entry] of this.#rankings) this.#rankings.set(key, entry | (NO_VIEW << VIEW_SHIFT));
     this.#sweep();
+  }
+
+  /** How many views keys were judged by: while it stays the same, so does every key's verdict. */
+  get views(): number {
+    return this.#views;
   }
 
   /** The key's verdicts under the view (OWNS | MAY_WORK | UNCLAIMED | STANDS_BY). */

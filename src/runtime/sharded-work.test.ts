@@ -10,6 +10,7 @@ function fakeMembership(may: Set<string>, owns: Set<string>) {
     mayWork: (key: string) => may.has(key),
     owns: (key: string) => owns.has(key),
     census: () => ({ owned: 0, unowned: 0 }),
+    views: () => 0,
     standsBy: () => false,
     members: () => ['me'],
     joined: Promise.resolve(),
@@ -69,6 +70,7 @@ describe('ShardedWork', () => {
       keys: () => ['ns/a', 'ns/b', 'ns/c'],
       gained: (keys: string[]) => gained.push(keys),
       lost: (keys: string[]) => lost.push(keys),
+      changes: () => 0,
     };
     work.changed([kind]);
     may.add('ns/b'); // the old owner let go
@@ -82,8 +84,14 @@ describe('ShardedWork', () => {
     const { membership } = fakeMembership(may, new Set(may));
     const work = new ShardedWork(() => membership);
     const keys = ['ns/a', 'ns/b', 'ns/c'];
-    const kind = { prefix: '', keys: () => keys, gained: () => {}, lost: () => {} };
-    const templates = { prefix: 'SandboxTemplate:', keys: () => [], gained: () => {}, lost: () => {} };
+    const kind = { prefix: '', keys: () => keys, gained: () => {}, lost: () => {}, changes: () => 0 };
+    const templates = {
+      prefix: 'SandboxTemplate:',
+      keys: () => [],
+      gained: () => {},
+      lost: () => {},
+      changes: () => 0,
+    };
     work.changed([kind, templates]);
     expect([work.awaitingPass(''), work.awaitingPass('SandboxTemplate:')]).toEqual([3, 0]);
     const pass = work.gate('', async () => ({}));
@@ -104,7 +112,13 @@ describe('ShardedWork', () => {
       () => membership,
       (prefix, gained) => passed.push([prefix, gained]),
     );
-    const kind = { prefix: '', keys: () => ['ns/a', 'ns/b', 'ns/c'], gained: () => {}, lost: () => {} };
+    const kind = {
+      prefix: '',
+      keys: () => ['ns/a', 'ns/b', 'ns/c'],
+      gained: () => {},
+      lost: () => {},
+      changes: () => 0,
+    };
     const pass = work.gate('', async () => ({}));
     work.changed([kind]);
     await pass('ns/a', undefined as never);

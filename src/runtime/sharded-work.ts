@@ -21,6 +21,11 @@ export interface ShardedKind {
   lost: (keys: string[]) => void;
   /** Objects it owns or stands by for held as projections alone: a takeover of them reads them first. */
   awaitingRead?: () => number;
+  /**
+   * Moves whenever what `keys` and `awaitingRead` read changes, beside the members' view (the cache,
+   * the object's forms): with the view's count (views) the same, so are their answers.
+   */
+  changes: () => number;
 }
 
 export class ShardedWork {
@@ -49,6 +54,14 @@ export class ShardedWork {
   /** Whether a kind's queue takes the key: it is this replica's under the member list it sees. */
   admits(prefix: string, key: string): boolean {
     return this.#membership()?.owns(prefix + key) ?? false;
+  }
+
+  /**
+   * How many views of the members keys were judged by (-1 before joining): the same number, the same
+   * answer from admits, standsBy and mayWork for every key.
+   */
+  views(): number {
+    return this.#membership()?.views() ?? -1;
   }
 
   /** Whether this replica takes the key over should its owner go (it keeps the key's object ready). */

@@ -47,6 +47,8 @@ export class CachedShare {
   readonly #passing = new Set<string>();
   /** Keys no longer stood by for but kept packed, and since when (performance.now()). */
   readonly #lingering = new Map<string, number>();
+  /** Changes of #passing and #lingering, what formOf reads beside the members. */
+  #changes = 0;
   readonly #lingerMs: number;
   #lingerTimer: ReturnType<typeof setTimeout> | undefined;
   #listingStandby: Promise<void> = Promise.resolve();
@@ -185,6 +187,14 @@ export class CachedShare {
     );
   }
 
+  /**
+   * How many times what formOf answers by changed, beside the members' view (the keys whose pass runs,
+   * those that linger): with the cache's changes and the view, what awaitsRead counts is the same.
+   */
+  changes(): number {
+    return this.#changes;
+  }
+
   /** The cache, once started (its transform asks formOf, so it is made after this). */
   attach(objects: ObjectCache): void {
     this.#objects = objects;
@@ -220,8 +230,10 @@ export class CachedShare {
       const { namespace, name } = splitKey(key);
       const cached = objects.get(namespace, name);
       const since = this.#lingering.get(key);
-      if (since !== undefined && (!cached || now - since >= this.#lingerMs || this.#standsBy(key)))
+      if (since !== undefined && (!cached || now - since >= this.#lingerMs || this.#standsBy(key))) {
         this.#lingering.delete(key);
+        this.#changes += 1;
+      }
       if (!cached) continue;
       if (
         linger &&
@@ -243,6 +255,7 @@ export class CachedShare {
   /** Kept packed a while, and conformed once that while is over (one timer for all that linger). */
   #linger(key: string, now: number): void {
     this.#lingering.set(key, now);
+    this.#changes += 1;
     if (this.#lingerTimer !== undefined) return;
     const sweep = () => {
       const [first] = this.#lingering.values();
@@ -262,6 +275,7 @@ export class CachedShare {
         due.push(lingering);
       }
       for (const key of due) this.#lingering.delete(key);
+      this.#changes += due.length;
       this.#conform(due, false);
       sweep();
     };
@@ -273,11 +287,13 @@ export class CachedShare {
   reconciler(reconcile: Reconciler): Reconciler {
     return async (key, ctx) => {
       this.#passing.add(key);
+      this.#changes += 1;
       try {
         await this.#inFull(key, ctx.signal);
         return await reconcile(key, ctx);
       } finally {
         this.#passing.delete(key);
+        this.#changes += 1;
         this.conform([key]);
       }
     };

@@ -133,6 +133,8 @@ export interface AgentDeploymentController {
   readStandby(signal: AbortSignal): Promise<number>;
   /** How many of the objects it owns or stands by for are held as projections alone (CachedShare.awaitsRead). */
   awaitingRead(): number;
+  /** Moves whenever the cache or what decides an object's form there changes, beside the members' view. */
+  changes(): number;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
   /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
@@ -419,6 +421,7 @@ export function startAgentDeploymentController(
       for (const obj of objects.list()) if (isProjection(obj) && share.awaitsRead(objectKey(obj))) count += 1;
       return count;
     },
+    changes: () => objects.changes() + share.changes(),
     secrets,
     defaultCredentialsScope: scopeOf,
     tenantOf: (key) => {
