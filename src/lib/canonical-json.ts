@@ -14,3 +14,40 @@ function sortKeys(value: unknown): unknown {
   }
   return value;
 }
+
+/**
+ * Whether two values of plain JSON data (objects, arrays, strings, numbers, booleans, null) have the
+ * same canonicalJson, without building either text: every pass compares the status it would write
+ * with the stored one, and two sorted copies turned into text took 36 to 44 µs of it against 5 to 8
+ * (a settled AgentDeployment's status, under the image's baseline compiler).
+ */
+export function sameJson(x: unknown, y: unknown): boolean {
+  const a = written(x);
+  const b = written(y);
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    // In an array, undefined is written as null.
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i] ?? null, b[i] ?? null)) return false;
+    return true;
+  }
+  if (a !== null && typeof a === 'object') {
+    if (b === null || typeof b !== 'object' || Array.isArray(b)) return false;
+    const x = a as Record<string, unknown>;
+    const y = b as Record<string, unknown>;
+    // Keys whose value is undefined are not written.
+    let defined = 0;
+    for (const key in x) {
+      if (x[key] === undefined) continue;
+      defined++;
+      if (y[key] === undefined || !Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
+    }
+    for (const key in y) if (y[key] !== undefined) defined--;
+    return defined === 0;
+  }
+  return false;
+}
+
+/** Numbers JSON cannot write are written as null. */
+const written = (value: unknown): unknown =>
+  typeof value === 'number' && !Number.isFinite(value) ? null : value;

@@ -8,7 +8,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { EventReason, Reason } from '../api/names.ts';
-import { canonicalJson } from '../lib/canonical-json.ts';
+import { sameJson } from '../lib/canonical-json.ts';
 import type { Condition } from './conditions.ts';
 import { applyOutcome, findCondition } from './conditions.ts';
 import type { ReconcileContext, ReconcileResult } from './controller.ts';
@@ -157,9 +157,7 @@ export async function reconcileWithShell<
   const after = JSON.parse(JSON.stringify(pass.status)) as S;
   const base = pass.written ?? obj;
   const stored = ((pass.written ? base : (shell.stored?.(obj) ?? obj)).status ?? {}) as S;
-  const changed = shell.worthWriting
-    ? shell.worthWriting(stored, after)
-    : canonicalJson(stored) !== canonicalJson(after);
+  const changed = shell.worthWriting ? shell.worthWriting(stored, after) : !sameJson(stored, after);
   if (changed) await shell.writeStatus(base, after, pass.signal);
   if (failure) throw failure;
   const requeue = pass.requeueAfterMs ?? shell.requeueAfter(pass, outcome);

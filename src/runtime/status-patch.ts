@@ -3,7 +3,7 @@
  * leaves absent keys alone, so it recurses: a key removed at any depth is sent as null, a changed leaf
  * as itself; arrays (conditions) are replaced whole.
  */
-import { canonicalJson } from '../lib/canonical-json.ts';
+import { sameJson } from '../lib/canonical-json.ts';
 
 type Json = Record<string, unknown>;
 
@@ -22,7 +22,7 @@ export function statusMergePatch(before: object, after: object): Json {
     if (isObject(value) && isObject(old)) {
       const nested = statusMergePatch(old, value);
       if (Object.keys(nested).length > 0) patch[key] = nested;
-    } else if (canonicalJson(value) !== canonicalJson(old)) {
+    } else if (!sameJson(value, old)) {
       patch[key] = value;
     }
   }
