@@ -78,8 +78,10 @@ export function controlPlaneRoutes(state: ControlPlaneState): Route[] {
     });
     const status = enumParam(ctx.query, 'status', DeploymentStatus.options, errors);
     const needle = ctx.query.get('name_contains')?.toLowerCase();
-    const matching = store
-      .list()
+    // From the store's indexes where the query names ids or a name (the controller's poll and lookups).
+    const candidates =
+      ids.length > 0 ? store.listByIds(ids) : needle ? store.listByName(needle) : store.list();
+    const matching = candidates
       .filter((d) => !needle || d.name.toLowerCase().includes(needle))
       .filter((d) => ids.length === 0 || ids.includes(d.id))
       .filter((d) => !status || d.status === status);

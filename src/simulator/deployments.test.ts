@@ -415,6 +415,29 @@ describe('GET /v2/deployments', () => {
     expect(names(commas.body).sort()).toStrictEqual(['alpha-one', 'beta-one']);
   });
 
+  it('by deployment_ids answers newest first, each once, ids it does not hold left out, the other filters kept', async () => {
+    const [a, b, c, d] = ids;
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const listed = await call(
+      listSim,
+      'GET',
+      `/v2/deployments?deployment_ids=${a},${c},${unknown},${a},${d}`,
+    );
+    expect(names(listed.body)).toStrictEqual(['Gamma-ALPHA', 'beta-one', 'alpha-one']);
+    const named = await call(
+      listSim,
+      'GET',
+      `/v2/deployments?deployment_ids=${a},${b},${d}&name_contains=ALPHA`,
+    );
+    expect(names(named.body)).toStrictEqual(['Gamma-ALPHA', 'alpha-two', 'alpha-one']);
+    const paged = await call(
+      listSim,
+      'GET',
+      `/v2/deployments?deployment_ids=${a},${b},${c}&limit=1&offset=1`,
+    );
+    expect(names(paged.body)).toStrictEqual(['alpha-two']);
+  });
+
   it('answers the offset of the next page; walking it visits each deployment once', async () => {
     const seen: string[] = [];
     let offset = 0;

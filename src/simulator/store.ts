@@ -81,6 +81,14 @@ export function fakeCommitSha(
 
 export class DeploymentStore {
   readonly #deployments = new Map<string, StoredDeployment>();
+  /**
+   * Per deployment, its place in the order of creation and its name in lower case: a listing by ids
+   * or by name answers from them rather than walking every deployment (at 10,000 deployments a page of
+   * 100 ids cost 25 ms of CPU, a name lookup 3 ms: the simulator, not the controller, was then what
+   * grew with N on the bench's shared cores).
+   */
+  readonly #created = new Map<string, { order: number; lowerName: string }>();
+  #creations = 0;
   readonly #revisions = new Map<string, StoredRevision[]>(); // newest first
   #scriptRules: ScriptRule[] = [];
   readonly #deleting = new Map<string, { step: number; timer?: NodeJS.Timeout }>();
@@ -103,9 +111,27 @@ export class DeploymentStore {
     return this.#deployments.get(id);
   }
 
+  /** The deployments of `ids` (each once, unknown ones left out), newest first as list() orders them. */
+  listByIds(ids: readonly string[]): StoredDeployment[] {
+    return this.#newestFirst(new Set(ids));
+  }
+
+  /** The deployments whose name contains `needle` in any case, newest first as list() orders them. */
+  listByName(needle: string): StoredDeployment[] {
+    const lower = needle.toLowerCase();
+    const ids = new Set<string>();
+    for (const [id, { lowerName }] of this.#created) if (lowerName.includes(lower)) ids.add(id);
+    return this.#newestFirst(ids);
+  }
+
+  #newestFirst(ids: ReadonlySet<string>): StoredDeployment[] {
+    const order = (d: StoredDeployment) => this.#created.get(d.id)?.order ?? 0;
+    return [...ids].flatMap((id) => this.#deployments.get(id) ?? []).sort((a, b) => order(b) - order(a));
+  }
+
   /** Deleting deployments are found too: the name stays taken until the deployment is gone. */
   findByName(name: string): StoredDeployment | undefined {
-    return [...this.#deployments.values()].find((d) => d.name === name);
+    return this.listByName(name).find((d) => d.name === name);
   }
 
   revisions(deploymentId: string): Revision[] {
@@ -139,6 +165,7 @@ export class DeploymentStore {
       image_version: null,
     };
     this.#deployments.set(id, deployment);
+    this.#created.set(id, { order: this.#creations++, lowerName: input.name.toLowerCase() });
     this.#revisions.set(id, []);
     this.#startRevision(deployment, deployment.source_revision_config);
     return deployment;
@@ -240,6 +267,7 @@ export class DeploymentStore {
   /** Removes the deployment at once (also the end of an asynchronous deletion). */
   delete(id: string): boolean {
     const existed = this.#deployments.delete(id);
+    this.#created.delete(id);
     for (const revision of this.#revisions.get(id) ?? []) clearTimeout(revision.timer);
     clearTimeout(this.#deleting.get(id)?.timer);
     this.#deleting.delete(id);
