@@ -242,42 +242,42 @@ export class OperatorMetrics {
   }
 }
 
-interface ConditionCount {
-  condition: string;
-  status: string;
-  n: number;
-}
+type ConditionCount = Counted<{ condition: string; status: string }>;
+type StateCount = Counted<{ namespace: string; state: string; reason: string }>;
+type Counted<L> = L & { n: number };
 
-function countByCondition(objects: readonly ObservedObject[]): ConditionCount[] {
-  const counts = new Map<string, ConditionCount>();
-  for (const obj of objects) {
-    for (const c of obj.status?.conditions ?? []) {
-      if (!(TRACKED_CONDITIONS as readonly string[]).includes(c.type)) continue;
-      const key = `${c.type}/${c.status}`;
-      const entry = counts.get(key) ?? { condition: c.type, status: c.status, n: 0 };
-      entry.n += 1;
-      counts.set(key, entry);
-    }
-  }
-  return [...counts.values()];
-}
-
-interface StateCount {
-  namespace: string;
-  state: string;
-  reason: string;
-  n: number;
-}
-
-function countByState(objects: readonly ObservedObject[]): StateCount[] {
-  const counts = new Map<string, StateCount>();
-  for (const obj of objects) {
-    const namespace = obj.metadata.namespace ?? '';
-    const { state, reason } = objectState(obj);
-    const key = `${namespace}/${state}/${reason}`;
-    const entry = counts.get(key) ?? { namespace, state, reason, n: 0 };
+/** How many times each set of label values occurs. */
+function tally<L extends Record<string, string>>(labelled: Iterable<L>): Counted<L>[] {
+  const counts = new Map<string, Counted<L>>();
+  for (const labels of labelled) {
+    const key = Object.values(labels).join('\0');
+    const entry = counts.get(key) ?? { ...labels, n: 0 };
     entry.n += 1;
     counts.set(key, entry);
   }
   return [...counts.values()];
+}
+
+function countByCondition(objects: readonly ObservedObject[]): ConditionCount[] {
+  return tally(
+    (function* () {
+      for (const obj of objects) {
+        for (const c of obj.status?.conditions ?? []) {
+          if ((TRACKED_CONDITIONS as readonly string[]).includes(c.type))
+            yield { condition: c.type, status: c.status };
+        }
+      }
+    })(),
+  );
+}
+
+function countByState(objects: readonly ObservedObject[]): StateCount[] {
+  return tally(
+    (function* () {
+      for (const obj of objects) {
+        const { state, reason } = objectState(obj);
+        yield { namespace: obj.metadata.namespace ?? '', state, reason };
+      }
+    })(),
+  );
 }
