@@ -36,6 +36,8 @@ const pairs: [string, unknown, unknown, boolean][] = [
   ],
   ['empty and empty', {}, {}, true],
   ['false and null', false, null, false],
+  ['inherited keys are not written', Object.create({ a: 1 }), {}, true],
+  ['an own key against an inherited one', { a: 1 }, Object.create({ a: 1 }), false],
 ];
 
 describe('sameJson', () => {

@@ -33,16 +33,17 @@ export function sameJson(x: unknown, y: unknown): boolean {
   }
   if (a !== null && typeof a === 'object') {
     if (b === null || typeof b !== 'object' || Array.isArray(b)) return false;
-    const x = a as Record<string, unknown>;
-    const y = b as Record<string, unknown>;
-    // Keys whose value is undefined are not written.
+    const left = a as Record<string, unknown>;
+    const right = b as Record<string, unknown>;
+    // Own keys are written, except those whose value is undefined.
     let defined = 0;
-    for (const key in x) {
-      if (x[key] === undefined) continue;
+    for (const key in left) {
+      if (!Object.hasOwn(left, key) || left[key] === undefined) continue;
       defined++;
-      if (y[key] === undefined || !Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
+      if (!Object.hasOwn(right, key) || right[key] === undefined || !sameJson(left[key], right[key]))
+        return false;
     }
-    for (const key in y) if (y[key] !== undefined) defined--;
+    for (const key in right) if (Object.hasOwn(right, key) && right[key] !== undefined) defined--;
     return defined === 0;
   }
   return false;
