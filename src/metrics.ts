@@ -109,7 +109,8 @@ export class OperatorMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    // Four gauges read the shard census, which walks every cached key: once per scrape.
+    // Four gauges read the shard census once per scrape (it walks every cached key only after the
+    // cache or the members' view changed: operator-shards.ts).
     const shardObjects = oncePerTurn(() => this.#shardObjects());
     const shardMembers = () => this.#shardMembers();
     // One gauge per figure of the census, labelled by kind.
