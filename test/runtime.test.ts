@@ -402,6 +402,38 @@ describe('patchStatus', () => {
       NotFoundError,
     );
   });
+
+  it('a status computed from an older version is refused (409), never merged into the newer one', async () => {
+    // Two passes read version V; the first writes (Ready at generation 3); the second, a handover's old
+    // owner still in flight, writes what it computed from V (Ready True at generation 1). Merged, the
+    // object would say observedGeneration 3 beside the other pass's Ready: a status neither wrote.
+    const ns = await createTestNamespace('rt-status-stale');
+    const path = `/apis/${widgets.group}/v1/namespaces/${ns}/widgets`;
+    await expect
+      .poll(
+        () =>
+          kubeCreate(access, path, {
+            apiVersion: `${widgets.group}/v1`,
+            kind: 'Widget',
+            metadata: { name: 'w' },
+            spec: { size: 1 },
+          }).then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+    const ref = { resource: widgets, namespace: ns, name: 'w' };
+    const read = await getObject<KubernetesObject>(access, ref);
+    const version = read.metadata?.resourceVersion;
+    await patchStatus(access, ref, { observedGeneration: 3, ready: 'False' }, undefined, version);
+    await expect(patchStatus(access, ref, { ready: 'True' }, undefined, version)).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    const stored = await getObject<KubernetesObject & { status: unknown }>(access, ref);
+    expect(stored.status).toEqual({ observedGeneration: 3, ready: 'False' });
+  });
 });
 
 function kubeCreate(config: KubeAccess, path: string, body: unknown): Promise<unknown> {

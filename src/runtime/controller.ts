@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { ConflictError } from '../kube/errors.ts';
 import { AbortScope } from '../lib/abort-scope.ts';
 import { lazyChild } from '../lib/lazy-logger.ts';
 import { sleep } from './clock.ts';
@@ -108,7 +109,11 @@ export function runController(options: ControllerOptions): RunningController {
     } catch (err) {
       metrics?.reconciled('error', now() - startedAt);
       // Message only: error objects from HTTP clients can carry request headers.
-      reconcileLog.error({ error: err instanceof Error ? err.message : String(err) }, 'reconcile failed');
+      const error = err instanceof Error ? err.message : String(err);
+      // A status computed from a version the object has moved on from is refused (objects.ts,
+      // patchStatus): an expected race, not a fault; the pass runs again on the new version.
+      if (err instanceof ConflictError) reconcileLog.info({ error }, 'object changed during the pass; again');
+      else reconcileLog.error({ error }, 'reconcile failed');
       queue.addRateLimited(key, retryAfterOf(err));
     } finally {
       deadline.end();

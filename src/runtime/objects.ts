@@ -57,18 +57,23 @@ export async function getObject<T extends KubernetesObject>(
 
 /**
  * Merge-patches the status subresource. Only the fields given change; null removes a field; arrays
- * (conditions) are replaced whole. Throws NotFoundError on 404.
+ * (conditions) are replaced whole. With `resourceVersion` (the version the status was computed from)
+ * the API server applies it only to that version and answers 409 (ConflictError) otherwise: a merge
+ * patch computed against an older version would otherwise merge two passes' statuses into one that
+ * neither wrote (a Ready of one generation beside the observedGeneration of another). Throws
+ * NotFoundError on 404.
  */
 export async function patchStatus<T extends KubernetesObject>(
   access: KubeAccess,
   ref: ObjectRef,
   status: Record<string, unknown>,
   signal?: AbortSignal,
+  resourceVersion?: string,
 ): Promise<T> {
   const body = await kubeRequest(access, {
     method: 'PATCH',
     path: `${objectPath(ref)}/status`,
-    body: { status },
+    body: resourceVersion === undefined ? { status } : { metadata: { resourceVersion }, status },
     contentType: 'application/merge-patch+json',
     signal,
   });

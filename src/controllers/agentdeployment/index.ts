@@ -357,7 +357,15 @@ export function startAgentDeploymentController(
     writeStatus: (obj, status, signal) =>
       unwritten.write(obj, status, async (stored) => {
         const patch = statusMergePatch(stored.status ?? {}, status as AgentDeploymentStatus);
-        const result = await patchStatus<AgentDeployment>(access, refOf(stored), patch, signal);
+        // Only onto the version it was computed from: a pass that read an older one (a watch behind, the
+        // previous owner's pass still in flight after a handover) is refused and runs again.
+        const result = await patchStatus<AgentDeployment>(
+          access,
+          refOf(stored),
+          patch,
+          signal,
+          stored.metadata.resourceVersion,
+        );
         written.remember(stored, result);
         return result;
       }),

@@ -148,7 +148,10 @@ export function startSandboxTemplateController(
     readSecret: (namespace, name) => secrets.read(namespace, name),
     writeStatus: async (obj, status, signal) => {
       const patch = statusMergePatch(obj.status ?? {}, status as SandboxTemplateStatus);
-      written.remember(obj, await patchStatus<SandboxTemplate>(access, refOf(obj), patch, signal));
+      written.remember(
+        obj,
+        await patchStatus<SandboxTemplate>(access, refOf(obj), patch, signal, obj.metadata.resourceVersion),
+      );
     },
     recordEvent: (obj, event) =>
       options.events.record(
