@@ -150,6 +150,14 @@ class FakeCluster {
     res.flushHeaders();
     if (step.events.length > 0) res.write(step.events.map((e) => `${JSON.stringify(e)}\n`).join(''));
     if (step.after === 'end') res.end();
+    else this.#open.push(res);
+  }
+
+  readonly #open: ServerResponse[] = [];
+
+  /** Sends these events on every watch held open now. */
+  deliver(events: unknown[]): void {
+    for (const res of this.#open) res.write(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
   }
 }
 
@@ -460,6 +468,58 @@ describe('informer: recache (a transform that decides per object)', () => {
     const entry = informer.get('a', 'x') as Obj;
     expect(informer.recache(entry, entry)).toBe(true);
     expect(informer.get('a', 'x')?.data).toBeUndefined();
+  });
+});
+
+describe('informer: the cache never goes back', () => {
+  it('a watch event older than a read put in the cache is dropped; newer ones go on as ever', async () => {
+    // A pass read x in full (version 20) while the watch still had 15 to deliver: were 15 put back,
+    // a pass would run on the older spec, and its PATCH would send an older image.
+    const c = await cluster();
+    c.script('a', { snapshots: [{ objects: [cm('x', '10')], resourceVersion: '10' }] });
+    const r = recorder();
+    const informer = start(c, r.handlers);
+    await expect.poll(() => informer.hasSynced()).toBe(true);
+    await expect.poll(() => c.watches('a').length).toBe(1);
+    const entry = informer.get('a', 'x') as Obj;
+    expect(informer.recache(entry, cm('x', '20', 'a', { image: 'v3' }))).toBe(true);
+    c.deliver([
+      ev('MODIFIED', cm('x', '15', 'a', { image: 'v2' })),
+      ev('MODIFIED', cm('x', '20', 'a', { image: 'v3' })),
+      ev('MODIFIED', cm('x', '25', 'a', { image: 'v4' })),
+      ev('DELETED', cm('x', '18', 'a', { image: 'v2' })),
+    ]);
+    await expect.poll(() => informer.get('a', 'x')?.metadata?.resourceVersion).toBe('25');
+    expect(informer.get('a', 'x')?.data).toEqual({ image: 'v4' });
+    expect(r.updated()).toEqual(['x@10 -> x@20', 'x@20 -> x@20', 'x@20 -> x@25']);
+    expect(r.deleted()).toEqual([]);
+    // A read older than the entry is not put either.
+    const now = informer.get('a', 'x') as Obj;
+    expect(informer.recache(now, cm('x', '22', 'a', { image: 'v3' }))).toBe(false);
+    expect(informer.get('a', 'x')?.metadata?.resourceVersion).toBe('25');
+  });
+
+  it('a relist keeps a cached object newer than the listed one', async () => {
+    const c = await cluster();
+    c.script('a', {
+      snapshots: [
+        { objects: [cm('x', '10')], resourceVersion: '10' },
+        { objects: [cm('x', '12', 'a', { image: 'v2' })], resourceVersion: '12' },
+      ],
+      watches: [HOLD],
+    });
+    const informer = start(c);
+    await expect.poll(() => informer.hasSynced()).toBe(true);
+    await expect.poll(() => c.watches('a').length).toBe(1);
+    const entry = informer.get('a', 'x') as Obj;
+    expect(informer.recache(entry, cm('x', '30', 'a', { image: 'v3' }))).toBe(true);
+    c.deliver([errorEvent(410, 'too old', 'Expired')]);
+    await expect.poll(() => c.lists('a').length).toBe(2);
+    await expect.poll(() => c.watches('a').length).toBe(2);
+    expect(informer.get('a', 'x')).toMatchObject({
+      metadata: { resourceVersion: '30' },
+      data: { image: 'v3' },
+    });
   });
 });
 

@@ -11,6 +11,7 @@ import {
 } from '../kube/watch.ts';
 import { sleep } from './clock.ts';
 import { objectKey } from './keys.ts';
+import { isOlderVersion } from './resource-version.ts';
 import { listPath } from './list-pages.ts';
 import { WatchBackoff } from './watch-backoff.ts';
 
@@ -75,8 +76,10 @@ export interface RunningInformer<T extends KubernetesObject, R extends Kubernete
   /**
    * Puts `obj` (read by the caller, or the cached entry itself when that is an `R`) through the transform in place of
    * `expected`, told to the handlers as an update, only while the cache still holds `expected` for its
-   * key (the very entry: any watch event since is newer). False when it no longer does. With the
-   * transform deciding what is kept per object, this is how a cached entry changes form between events.
+   * key (the very entry: any watch event since is newer) and `obj` is not older than it. False when
+   * it is not put. A watch event older than what is cached is dropped, so a read put here is never
+   * replaced by a version before it. With the transform deciding what is kept per object, this is how
+   * a cached entry changes form between events.
    */
   recache(expected: T, obj: R): boolean;
   /**
@@ -178,6 +181,11 @@ export function startInformer<T extends KubernetesObject, C extends KubernetesOb
     if (names?.size === 0) cache.delete(ns);
   };
   const all = (): C[] => [...cache.values()].flatMap((names) => [...names.values()]);
+  /** Whether the cache holds a later version of this object than `obj` (resource-version.ts). */
+  const behindCache = (obj: KubernetesObject): boolean => {
+    const held = cached(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+    return !!held && isOlderVersion(obj.metadata?.resourceVersion, held.metadata?.resourceVersion);
+  };
 
   function watchNamespace(namespace: string): {
     synced(): boolean;
@@ -210,6 +218,7 @@ export function startInformer<T extends KubernetesObject, C extends KubernetesOb
       for (const obj of items) {
         listed.add(objectKey(obj));
         const old = cached(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+        if (old && isOlderVersion(obj.metadata?.resourceVersion, old.metadata?.resourceVersion)) continue;
         put(obj);
         if (!old) added(obj);
         else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) updated(old, obj);
@@ -235,6 +244,8 @@ export function startInformer<T extends KubernetesObject, C extends KubernetesOb
         }
         case 'ADDED':
         case 'MODIFIED': {
+          // Older than what a read outside the watch put in the cache (recache): the cache never goes back.
+          if (behindCache(object)) break;
           const obj = keep(object);
           const old = cached(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
           put(obj);
@@ -243,6 +254,8 @@ export function startInformer<T extends KubernetesObject, C extends KubernetesOb
           break;
         }
         case 'DELETED': {
+          // The deletion of an object older than the one cached (deleted, then made again and read).
+          if (behindCache(object)) break;
           const obj = keep(object);
           remove(obj);
           deleted(obj);
@@ -341,6 +354,7 @@ export function startInformer<T extends KubernetesObject, C extends KubernetesOb
     recache(expected: C, obj: T): boolean {
       const key = { namespace: expected.metadata?.namespace ?? '', name: expected.metadata?.name ?? '' };
       if (cached(key.namespace, key.name) !== expected) return false;
+      if (isOlderVersion(obj.metadata?.resourceVersion, expected.metadata?.resourceVersion)) return false;
       const next = keep(obj);
       put(next);
       try {
