@@ -14,6 +14,7 @@ import { ownedDeployment, ownershipFactsOf } from '../../reconcile/agentdeployme
 import type { ProgramPort } from '../../reconcile/agentdeployment/program.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { knownRevision } from '../../reconcile/follow.ts';
+import { sameObservation } from '../../reconcile/observation.ts';
 import type { ReadById } from '../../reconcile/ownership.ts';
 import { OBJECT_SECRET_BUDGET } from '../../reconcile/settings.ts';
 import { recordObserved } from '../../reconcile/status.ts';
@@ -207,26 +208,34 @@ export function recordFound(
   return deployment;
 }
 
+/** How many times one pass decides again on a deployment that changed while it was read. */
+const MAX_REDECISIONS = 2;
+
 /**
  * The deployment as it is now and its latest revision, read as little as will do: a snapshot the
  * revision was never looked at with is read again first (one read tells whether the revision runs and
  * all status shows); a revision not known to have ended, and not shown active, is read (its times drive
  * deadline and retry), and when it turns out deployed since the snapshot, the deployment once more.
- * Status records what was read.
+ * A read again that shows another configuration or another latest revision than the one the chain
+ * decided on is not followed: it becomes the observation and the chain decides again (undefined), so
+ * Ready and the history come only from a read compared with the spec. Status records what was read.
  */
 async function readRevision(
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   facts: AgentDeploymentFacts,
   external: ExternalDeployment,
-): Promise<NonNullable<AgentDeploymentFacts['followed']>> {
+): Promise<AgentDeploymentFacts['followed']> {
   const { status } = pass;
   let deployment = pass.deployment ?? ownedDeployment(facts);
   if (!deployment) throw new Error('a revision was asked for without a deployment');
   // Observe-only reads the revision as it is, and no more (nothing it does depends on the deployment's).
   const managed = !facts.observation;
   if (managed && pass.fromSnapshot && isFirstLook(status, deployment)) {
-    deployment = await external.refresh(deployment.id);
+    pass.fromSnapshot = false;
+    const read = await external.refresh(deployment.id);
+    if (!sameObservation(deployment, read)) return decideAgain(pass, facts, read);
+    deployment = read;
     recordObserved(status, deployment);
   }
   const revisionId = deployment.latest_revision_id;
@@ -242,7 +251,9 @@ async function readRevision(
     };
     if (managed && REVISION_SUCCEEDED.has(read.status) && deployment.active_revision_id !== revisionId) {
       // The snapshot predates the deploy: read the deployment once so status shows what now runs.
-      deployment = await external.refresh(deployment.id);
+      const now = await external.refresh(deployment.id);
+      if (!sameObservation(deployment, now)) return decideAgain(pass, facts, now);
+      deployment = now;
       recordObserved(status, deployment);
     }
   }
@@ -256,6 +267,25 @@ async function readRevision(
   }
   observeRevision(deps, pass, deployment, revision.status);
   return { deployment, revision };
+}
+
+/**
+ * The deployment read again differs from the one the chain decided on: it becomes the recorded
+ * observation, and the chain runs again on it (converge compares it with the spec) before the revision
+ * is followed. A deployment that keeps changing under the pass ends it; the next pass starts afresh.
+ */
+function decideAgain(
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+  read: Deployment,
+): AgentDeploymentFacts['followed'] {
+  pass.redecisions = (pass.redecisions ?? 0) + 1;
+  if (pass.redecisions > MAX_REDECISIONS || ownedDeployment(facts)?.id !== read.id)
+    throw new Error(`deployment ${read.id} changed while this pass read it; the next pass reads it afresh`);
+  facts.recorded = read;
+  facts.inSync = false;
+  pass.deployment = undefined;
+  return undefined;
 }
 
 /** The latest revision was never looked at, and the deployment as known does not show it active. */

@@ -863,6 +863,33 @@ const rows: Row[] = [
     statusWrites: 1,
   },
   {
+    // Issue 50: the read again that shows the revision deployed also shows another image (someone
+    // changed the deployment since the snapshot): Ready must not come from that read, nor the history.
+    name: 'the deployment read again shows another configuration: the chain decides again and PATCHes, not Ready',
+    given: async () => {
+      const w = world(agent(), { snapshots: true });
+      await w.pass();
+      await w.pass();
+      deployLatest(w);
+      const d = deploymentOf(w);
+      const answer = await fetch(`${sim.url}/v2/deployments/${d.id}`, {
+        method: 'PATCH',
+        headers: { 'X-Api-Key': DEFAULT_API_KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ source_revision_config: { image_uri: 'registry.example.com/other:9' } }),
+      });
+      expect(answer.status).toBe(200);
+      return w;
+    },
+    calls: ['revision', 'get', 'patch'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Patched'],
+    statusWrites: 1,
+    also: (w) => {
+      expect(deploymentOf(w).source_revision_config.image_uri).toBe('registry.example.com/agent:1');
+      expect(w.obj.status?.latestRevisionId).toBe(deploymentOf(w).latest_revision_id);
+    },
+  },
+  {
     name: 'revision failed: Stalled RevisionFailed, one Warning',
     given: async () => {
       const w = world();

@@ -110,6 +110,8 @@ export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeployme
    * read of this pass.
    */
   fromSnapshot?: boolean;
+  /** How many times the chain decided again on a deployment read anew in this pass (gather.ts). */
+  redecisions?: number;
   /** Set by the verify step. */
   verified?: VerifiedCondition;
   /** Set by holdWhileStalled: the reconcile-requested-at annotation has a new value this pass. */

@@ -1,0 +1,21 @@
+/**
+ * Whether a deployment read again within a pass still stands for the observation the pass decided on
+ * (pure): the same configuration (what drift compares: source, source and revision configuration,
+ * secrets) and the same latest revision. Otherwise the decision and the revision followed belong to an
+ * older state: the chain decides again on the new read before anything is recorded (no Ready, no
+ * history entry, from a read nobody compared with the spec).
+ */
+
+import type { Deployment } from '../controlplane/schemas.ts';
+import { sameJson } from '../lib/canonical-json.ts';
+
+export function sameObservation(decided: Deployment, read: Deployment): boolean {
+  return (
+    decided.id === read.id &&
+    decided.latest_revision_id === read.latest_revision_id &&
+    decided.source === read.source &&
+    sameJson(decided.source_config, read.source_config) &&
+    sameJson(decided.source_revision_config, read.source_revision_config) &&
+    sameJson(decided.secrets, read.secrets)
+  );
+}
