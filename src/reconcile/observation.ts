@@ -13,9 +13,18 @@ export function sameObservation(decided: Deployment, read: Deployment): boolean 
   return (
     decided.id === read.id &&
     decided.latest_revision_id === read.latest_revision_id &&
-    decided.source === read.source &&
-    sameJson(decided.source_config, read.source_config) &&
-    sameJson(decided.source_revision_config, read.source_revision_config) &&
-    sameJson(decided.secrets, read.secrets)
+    sameJson(configurationOf(decided), configurationOf(read))
   );
+}
+
+/** What of a deployment the spec sets, and drift compares. */
+export function configurationOf(
+  d: Deployment,
+): Pick<Deployment, 'source' | 'source_config' | 'source_revision_config' | 'secrets'> {
+  return {
+    source: d.source,
+    source_config: d.source_config,
+    source_revision_config: d.source_revision_config,
+    secrets: d.secrets,
+  };
 }

@@ -33,6 +33,8 @@ export function decideStep(
   return {
     name: 'decide',
     async run(pass) {
+      // What an earlier pass found in sync is this pass's to judge again (its inSync sets it anew).
+      deps.observer.unmatch(pass.key);
       const facts = factsOf(pass);
       pass.reconcileRequested = facts.reconcileRequested;
       const verdict = await runAgentDeployment(facts, controllerPort(deps, pass), gates);

@@ -74,6 +74,7 @@ const deps = {
     forget: () => {},
     track: () => {},
     untrack: () => {},
+    unmatch: () => {},
   },
   claims: () => [],
   now: () => new Date('2026-01-01T00:00:10Z'),

@@ -23,6 +23,7 @@ import { SecretBudgetError } from '../../runtime/secret-cache.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { type ExternalDeployment, externalDeployment } from './external.ts';
 import { observeRevision } from './remediate.ts';
+import { configurationDigest } from './snapshot-store.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 /** The facts a pass starts from: the object, the controller's settings for its namespace, nothing read. */
@@ -165,8 +166,9 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
           pass.status.drift = verdict.drift;
           return;
         case 'inSync': {
-          // Found and in sync: watched from here, and what status shows of it.
-          const deployment = recordFound(deps, pass, facts);
+          // Found and in sync: watched from here (the poll compares what it lists with this
+          // configuration), and what status shows of it.
+          const deployment = recordFound(deps, pass, facts, true);
           if (deployment) recordObserved(pass.status, deployment);
           if (verdict.secretsTakenAsCurrent) {
             const names = facts.desired?.ok ? facts.desired.request.secrets.map((s) => s.name) : [];
@@ -191,11 +193,15 @@ export function passExternal(
   return externalDeployment(deps, pass, passClient(deps, pass, facts), () => ownershipFactsOf(facts));
 }
 
-/** What the pass found and watches from here: recorded in status, and polled by the observer. */
+/**
+ * What the pass found and watches from here: recorded in status, and polled by the observer; `inSync`:
+ * the pass found it as the spec asks, which the poll then compares what it lists with.
+ */
 export function recordFound(
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   facts: AgentDeploymentFacts,
+  inSync = false,
 ) {
   const deployment = ownedDeployment(facts);
   if (!deployment || !pass.credentials) return undefined;
@@ -203,7 +209,12 @@ export function recordFound(
   // A record from before digests were kept: the deployment answers, so these are its credentials.
   if (status.deploymentId === deployment.id && !status.credentialsDigest && pass.tenant)
     status.credentialsDigest = pass.tenant;
-  deps.observer.track(pass.key, pass.credentials, deployment.id);
+  deps.observer.track(
+    pass.key,
+    pass.credentials,
+    deployment.id,
+    inSync ? configurationDigest(deployment) : undefined,
+  );
   pass.deployment = deployment;
   return deployment;
 }

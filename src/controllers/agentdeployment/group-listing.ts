@@ -7,7 +7,13 @@ import type { Logger } from 'pino';
 import { type ControlPlaneClient, KNOWN_ANSWER } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import { ResponseTooLargeError } from '../../controlplane/errors.ts';
-import { fingerprintOf, pageDigest, type SnapshotStore, snapshotKey } from './snapshot-store.ts';
+import {
+  fingerprintOf,
+  pageDigest,
+  type Snapshot,
+  type SnapshotStore,
+  snapshotKey,
+} from './snapshot-store.ts';
 import type { Group } from './tracked-deployments.ts';
 
 export const IDS_PER_LIST = 100;
@@ -47,7 +53,7 @@ export interface ListingDeps {
 export async function listGroup(
   deps: ListingDeps,
   groupKey: string,
-  { credentials, keysById }: Group,
+  { credentials, keysById, matched }: Group,
   startedAt: number,
   signal: AbortSignal,
   /**
@@ -71,7 +77,16 @@ export async function listGroup(
   // Each lane takes the next page (halves of one over its bound go first) until none is left.
   const lane = async () => {
     for (let chunk = chunks.shift(); chunk !== undefined && result !== 'halted'; chunk = chunks.shift()) {
-      const outcome = await listPage(deps, groupKey, chunk, chunks, keysById, client, startedAt, priming);
+      const outcome = await listPage(
+        deps,
+        groupKey,
+        chunk,
+        chunks,
+        { keysById, matched },
+        client,
+        startedAt,
+        priming,
+      );
       if (outcome === 'halted' || (outcome === 'failed' && result === 'listed')) result = outcome;
       if (outcome !== 'halted' && outcome !== 'split')
         priming?.listed?.(chunk.flatMap((id) => keysById.get(id) ?? []));
@@ -90,7 +105,7 @@ async function listPage(
   groupKey: string,
   chunk: string[],
   chunks: string[][],
-  keysById: Map<string, string>,
+  { keysById, matched }: Pick<Group, 'keysById' | 'matched'>,
   client: ControlPlaneClient,
   startedAt: number,
   priming: Priming | undefined,
@@ -98,6 +113,12 @@ async function listPage(
   const changedOrGone = (key: string) => {
     if (priming) priming.changed.add(key);
     else deps.onChange(key);
+  };
+  // Listed with another configuration than the one its pass found in sync with the spec: whatever the
+  // snapshot says (it may be a read no pass compared, or an answer to a PATCH that was lost).
+  const unlikeSpec = (id: string, snapshot: Snapshot | undefined) => {
+    const wanted = matched.get(id);
+    return wanted !== undefined && snapshot !== undefined && snapshot.configuration !== wanted;
   };
   let page: Awaited<ReturnType<ControlPlaneClient['listDeployments']>>;
   // Each id's snapshot key, made once: a steady poll reads every one of them once or twice.
@@ -134,10 +155,14 @@ async function listPage(
     return 'failed';
   }
   if (page === KNOWN_ANSWER) {
-    for (const at of ats) {
+    for (const [i, at] of ats.entries()) {
       deps.store.clearOverSize(at);
       const snapshot = deps.store.get(at);
-      if (snapshot && snapshot.at <= startedAt) snapshot.at = deps.now();
+      if (!snapshot || snapshot.at > startedAt) continue;
+      snapshot.at = deps.now();
+      const id = chunk[i] as string;
+      const key = keysById.get(id);
+      if (key && unlikeSpec(id, snapshot)) deps.onChange(key);
     }
     return undefined;
   }
@@ -162,7 +187,7 @@ async function listPage(
     }
     const held = deps.store.get(at);
     if (held) held.page = digest;
-    if (before && before.fingerprint !== fingerprint) deps.onChange(key);
+    if ((before && before.fingerprint !== fingerprint) || unlikeSpec(deployment.id, held)) deps.onChange(key);
     const recorded = priming?.revisions.get(key);
     if (recorded && recorded !== deployment.latest_revision_id) changedOrGone(key);
     else if (recorded) priming?.unchanged.add(key);

@@ -11,6 +11,7 @@ import { DEFAULT_API_KEY, type Simulator, startSimulator } from '../../simulator
 import { createDeployment, externalImageCreate } from '../../simulator/test-support.ts';
 import { IDS_PER_LIST } from './group-listing.ts';
 import { DeploymentObserver, GAINED_PAGES_IN_FLIGHT } from './observer.ts';
+import { configurationDigest } from './snapshot-store.ts';
 
 let sim: Simulator;
 let pools: ControlPlanePools;
@@ -105,6 +106,32 @@ describe('DeploymentObserver.pollOnce', () => {
     await observer.pollOnce();
     expect(observer.fresh(identity(), id)?.status).toBe(seen.status);
     expect(changed).toEqual(['ns/obj-0']);
+  });
+
+  it('enqueues, every poll, an object whose listed deployment is unlike what its pass found in sync, whatever the snapshot', async () => {
+    // Issue 50: the snapshot took the platform's change (a read no pass compared with the spec), so the
+    // listing equals the snapshot; only the configuration its last pass found in sync tells.
+    const { observer, changed, ids } = await tracking(3);
+    await observer.pollOnce();
+    const [first, second] = ids as [string, string];
+    const seen = observer.fresh(identity(), first);
+    if (!seen) throw new Error('no snapshot');
+    observer.track('ns/obj-0', credentials, first, configurationDigest(seen));
+    observer.track('ns/obj-1', credentials, second, configurationDigest(seen));
+    await fetch(`${sim.url}/v2/deployments/${first}`, {
+      method: 'PATCH',
+      headers: { 'X-Api-Key': DEFAULT_API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ source_revision_config: { image_uri: 'registry.example.com/other:9' } }),
+    });
+    observer.remember(identity(), await pools.clientFor(credentials).getDeployment(first), 'ns/obj-0');
+    await observer.pollOnce();
+    await observer.pollOnce();
+    // obj-1's deployment is another one whose configuration is the same: nothing to tell.
+    expect(changed).toEqual(['ns/obj-0', 'ns/obj-0']);
+    // A pass that finds it unlike the spec no longer has it compared: it knows.
+    observer.unmatch('ns/obj-0');
+    await observer.pollOnce();
+    expect(changed).toEqual(['ns/obj-0', 'ns/obj-0']);
   });
 
   it('enqueues only the object whose deployment changed, and the one whose deployment vanished', async () => {

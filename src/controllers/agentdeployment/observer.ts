@@ -138,10 +138,16 @@ export class DeploymentObserver {
     this.#store.forget(snapshotKey(identity, deploymentId));
   }
 
-  track(key: string, credentials: Credentials, deploymentId: string): void {
-    const replaced = this.#tracked.track(key, credentials, deploymentId);
+  /** `matched`: the configuration (configurationDigest) its pass found in sync with the spec. */
+  track(key: string, credentials: Credentials, deploymentId: string, matched?: string): void {
+    const replaced = this.#tracked.track(key, credentials, deploymentId, matched);
     // The snapshot of what it tracked before goes with it (and its room in the namespace's budget).
     if (replaced) this.forget(replaced.credentialsId, replaced.deploymentId);
+  }
+
+  /** A pass of `key` begins: what it found in sync before is no longer the poll's to compare with. */
+  unmatch(key: string): void {
+    this.#tracked.unmatch(key);
   }
 
   untrack(key: string): void {

@@ -214,6 +214,7 @@ function world(
       forget: (_identity, id) => snapshots.delete(id),
       track: () => {},
       untrack: () => {},
+      unmatch: () => {},
     },
     defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },
     digestKey: 'digest-key-for-tests',

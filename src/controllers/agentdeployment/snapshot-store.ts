@@ -8,6 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { BudgetExceededError } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
+import { canonicalJson } from '../../lib/canonical-json.ts';
+import { configurationOf } from '../../reconcile/observation.ts';
 import { joinKey, splitKey } from '../../runtime/keys.ts';
 import { type Charge, type SnapshotBudget, snapshotBytes } from './snapshot-budget.ts';
 
@@ -15,6 +17,8 @@ export interface Snapshot extends Charge {
   deployment: Deployment;
   /** A digest of the deployment as listed, to tell a change: not the JSON itself, 10,000 of which add up. */
   fingerprint: string;
+  /** configurationDigest of the deployment: computed once per change, compared on every poll. */
+  configuration: string;
   at: number;
   /**
    * The digest of the listing page (pageDigest) this snapshot was last taken or confirmed from; unset
@@ -27,6 +31,15 @@ export const snapshotKey = (identity: string, deploymentId: string) => joinKey(i
 
 export const fingerprintOf = (deployment: Deployment): string =>
   createHash('sha256').update(JSON.stringify(deployment)).digest('base64');
+
+/**
+ * A digest of what the spec sets of a deployment (observation.ts): the deployment a pass judged in sync
+ * with its spec is tracked by it, and a poll that lists another configuration enqueues the object.
+ */
+export const configurationDigest = (deployment: Deployment): string =>
+  createHash('sha256')
+    .update(canonicalJson(configurationOf(deployment)))
+    .digest('base64');
 
 /** A listing page's answer as it was read, with the ids it asked for. */
 export const pageDigest = (ids: readonly string[], text: string): string =>
@@ -76,6 +89,8 @@ export class SnapshotStore {
     this.#snapshots.set(at, {
       deployment: kept,
       fingerprint,
+      configuration:
+        before?.fingerprint === fingerprint ? before.configuration : configurationDigest(deployment),
       account,
       bytes,
       at: this.#now(),

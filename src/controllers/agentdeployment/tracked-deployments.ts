@@ -10,12 +10,16 @@ import { splitKey } from '../../runtime/keys.ts';
 export interface Group {
   credentials: Credentials;
   keysById: Map<string, string>;
+  /** Of those ids, the configuration (configurationDigest) its object's last pass found in sync with the spec. */
+  matched: Map<string, string>;
 }
 
 export interface Tracked {
   /** credentialsKey of its credentials. */
   credentialsId: string;
   deploymentId: string;
+  /** configurationDigest of the deployment its object's pass found in sync with the spec; unset: none. */
+  matched?: string | undefined;
 }
 
 export class TrackedDeployments {
@@ -25,8 +29,12 @@ export class TrackedDeployments {
     { id: string; credentials: Credentials; users: Set<string>; namespaces: Map<string, number> }
   >();
 
-  /** Tracks `key`'s deployment; what it tracked before, when that was another one (its snapshot goes). */
-  track(key: string, credentials: Credentials, deploymentId: string): Tracked | undefined {
+  /**
+   * Tracks `key`'s deployment, and the configuration its pass found in sync with the spec (`matched`;
+   * undefined: none, the pass did not find it in sync); what it tracked before, when that was another
+   * one (its snapshot goes).
+   */
+  track(key: string, credentials: Credentials, deploymentId: string, matched?: string): Tracked | undefined {
     let credentialsId = credentialsKey(credentials);
     let shared = this.#credentials.get(credentialsId);
     if (shared) {
@@ -42,10 +50,19 @@ export class TrackedDeployments {
     }
     const before = this.#tracked.get(key);
     if (before && before.credentialsId !== credentialsId) this.#release(key, before.credentialsId);
-    this.#tracked.set(key, { credentialsId, deploymentId });
+    this.#tracked.set(
+      key,
+      matched === undefined ? { credentialsId, deploymentId } : { credentialsId, deploymentId, matched },
+    );
     const replaced =
       before && (before.credentialsId !== credentialsId || before.deploymentId !== deploymentId);
     return replaced ? before : undefined;
+  }
+
+  /** The configuration `key`'s pass found in sync is no longer known (a pass of it begins). */
+  unmatch(key: string): void {
+    const tracked = this.#tracked.get(key);
+    if (tracked?.matched !== undefined) tracked.matched = undefined;
   }
 
   /** Stops tracking `key`; what it tracked, if anything. */
@@ -67,8 +84,13 @@ export class TrackedDeployments {
     for (const [key, t] of this.#tracked) {
       const credentials = this.#credentials.get(t.credentialsId)?.credentials;
       if (!credentials) continue;
-      const group = groups.get(t.credentialsId) ?? { credentials, keysById: new Map<string, string>() };
+      const group = groups.get(t.credentialsId) ?? {
+        credentials,
+        keysById: new Map<string, string>(),
+        matched: new Map<string, string>(),
+      };
       group.keysById.set(t.deploymentId, key);
+      if (t.matched !== undefined) group.matched.set(t.deploymentId, t.matched);
       groups.set(t.credentialsId, group);
     }
     return groups;

@@ -52,7 +52,7 @@ export interface AgentDeploymentDeps {
   /** `namespace`: the one whose credentials Secret named them (counted against its identities). */
   controlPlane(credentials: Credentials, signal?: AbortSignal, namespace?: string): DeploymentClient;
   /** Batched observation: fresh snapshots instead of GETs, and which deployments to poll. */
-  observer: Pick<DeploymentObserver, 'fresh' | 'remember' | 'forget' | 'track' | 'untrack'>;
+  observer: Pick<DeploymentObserver, 'fresh' | 'remember' | 'forget' | 'track' | 'untrack' | 'unmatch'>;
   defaultCredentials: Partial<Credentials>;
   /** Control planes a namespace's credentials Secret may name (default: the default credentials' only). */
   allowedControlPlanes?: ControlPlaneAllowList;

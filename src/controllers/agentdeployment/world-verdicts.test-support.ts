@@ -75,6 +75,7 @@ export async function controllerVerdict(
       forget: () => {},
       track: () => {},
       untrack: () => {},
+      unmatch: () => {},
     },
     defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },
     allowedControlPlanes: controlPlaneAllowList('', sim.url),
