@@ -29,6 +29,7 @@ import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
 import { controllerSettings, ownNamespaceOf, publishSettings } from './runtime/publish-settings.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
+import { writeFence } from './runtime/write-fence.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
 import { userAgent } from './version.ts';
@@ -219,6 +220,14 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       revisionPollMs: config.revisionPollInterval,
       reconcileRate: config.reconcileRate,
       verifier,
+      // Each write to the platform only while this replica's Lease outlasts it (write-fence.ts).
+      writeFence: writeFence(
+        sharded
+          ? { heldUntil: () => sharded.heldUntil(), mayWork: (key) => sharded.mayWork('', key) }
+          : config.leaderElect
+            ? { heldUntil: () => elector?.heldUntil() ?? Number.NEGATIVE_INFINITY }
+            : {},
+      ),
     },
   });
   tenants.AgentDeployment = agentDeployments.tenantOf;

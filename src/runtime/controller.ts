@@ -5,6 +5,7 @@ import { AbortScope } from '../lib/abort-scope.ts';
 import { lazyChild } from '../lib/lazy-logger.ts';
 import { sleep } from './clock.ts';
 import type { WorkQueue } from './workqueue.ts';
+import { WriteFenced } from './write-fence.ts';
 
 export interface ReconcileContext {
   /** Aborted when the controller stops and the grace period is over. */
@@ -113,6 +114,7 @@ export function runController(options: ControllerOptions): RunningController {
       // A status computed from a version the object has moved on from is refused (objects.ts,
       // patchStatus): an expected race, not a fault; the pass runs again on the new version.
       if (err instanceof ConflictError) reconcileLog.info({ error }, 'object changed during the pass; again');
+      else if (err instanceof WriteFenced) reconcileLog.info({ error }, 'write fenced; nothing sent');
       else reconcileLog.error({ error }, 'reconcile failed');
       queue.addRateLimited(key, retryAfterOf(err));
     } finally {

@@ -11,8 +11,8 @@ import {
 } from '../kube/watch.ts';
 import { sleep } from './clock.ts';
 import { objectKey } from './keys.ts';
-import { isOlderVersion } from './resource-version.ts';
 import { listPath } from './list-pages.ts';
+import { isOlderVersion } from './resource-version.ts';
 import { WatchBackoff } from './watch-backoff.ts';
 
 /** `C`: what the cache holds of a `T` (the transform's result; the object itself by default). */

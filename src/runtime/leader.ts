@@ -30,6 +30,11 @@ export interface LeaderElectionOptions {
 
 export interface LeaderElector {
   isLeader(): boolean;
+  /**
+   * Until when (monotonic ms) this replica is certain to hold the Lease: its last acquire or renewal's
+   * start plus the lease duration (write-fence.ts); -Infinity while it does not lead.
+   */
+  heldUntil(): number;
   /** Stops campaigning and, when leading, empties holderIdentity so another replica takes over now. */
   release(): Promise<void>;
 }
@@ -59,6 +64,8 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
   const stopping = new AbortController();
 
   let leader = false;
+  /** The start of the last successful acquire or renewal (monotonic). */
+  let renewedAt = Number.NEGATIVE_INFINITY;
   let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   let observedResourceVersion: string | undefined;
   let observedAt = 0;
@@ -73,6 +80,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
 
   /** Called with the start time of a successful acquire or renew. */
   function renewed(attemptStartedAt: number): void {
+    renewedAt = attemptStartedAt;
     clearTimeout(deadlineTimer);
     deadlineTimer = setTimeout(
       () => lose('lease not renewed within the renew deadline'),
@@ -152,6 +160,7 @@ export function startLeaderElection(options: LeaderElectionOptions): LeaderElect
 
   return {
     isLeader: () => leader,
+    heldUntil: () => (leader ? renewedAt + leaseDurationMs : Number.NEGATIVE_INFINITY),
     async release(): Promise<void> {
       stopping.abort();
       await campaigning;

@@ -15,6 +15,7 @@ import type { ReconcileContext, ReconcileResult } from './controller.ts';
 import type { EventType } from './events.ts';
 import { splitKey } from './keys.ts';
 import { type ErrorClassifier, type Outcome, outcomeOf, retryAfterOf } from './outcome.ts';
+import { WriteFenced } from './write-fence.ts';
 
 export interface ObjectStatus {
   conditions?: Condition[] | undefined;
@@ -128,6 +129,9 @@ export async function reconcileWithShell<
     }
     if (!outcome) throw new Error(`${shell.kind}: no step ended the pass`);
   } catch (err) {
+    // A write this replica may no longer send (write-fence.ts): nothing was sent, and the status is
+    // the holder's to write.
+    if (err instanceof WriteFenced) throw err;
     outcome = outcomeOf(err, shell.classify);
     if (outcome.kind === 'transient') failure = err;
     else if (outcome.kind === 'waiting') pass.requeueAfterMs ??= retryAfterOf(err);

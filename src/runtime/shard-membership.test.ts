@@ -9,6 +9,7 @@ import type { WatchEvent } from '../kube/watch.ts';
 import type { Lease, MemberLeaseApi } from './lease-api.ts';
 import { nextRoundInMs, type ShardMembership, startShardMembership } from './shard-membership.ts';
 import { ownerOf } from './shard-ownership.ts';
+import { WriteFenced, writeFence } from './write-fence.ts';
 
 const keys = Array.from({ length: 300 }, (_, i) => `ns/object-${i}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -182,6 +183,54 @@ describe('shard membership', () => {
     a.m.wake();
     await sampleExclusive(everyKeyHeldOnce);
     expect(moving.every((k) => b.m.mayWork(k))).toBe(true);
+  });
+
+  it('across a partition of the Lease API, no two members may both be writing one key (the write fence)', async () => {
+    const store = leaseStore();
+    const a = join(store, 'a');
+    const b = join(store, 'b');
+    await sampleExclusive(everyKeyHeldOnce);
+    const fences = new Map(
+      [a, b].map((x) => [
+        x,
+        writeFence({ heldUntil: () => x.m.heldUntil(), mayWork: (k) => x.m.mayWork(k), minWriteMs: 100 }),
+      ]),
+    );
+    /** Per member, per key: until when a write it may send now could still be in flight. */
+    const inFlightUntil = new Map<Member, Map<string, number>>([a, b].map((x) => [x, new Map()]));
+    const ofA = keys.filter((k) => a.m.mayWork(k));
+    const sample = () => {
+      const now = performance.now();
+      for (const [x, fence] of fences) {
+        for (const key of ofA) {
+          let ms: number;
+          try {
+            ms = fence(key);
+          } catch (err) {
+            if (err instanceof WriteFenced) continue;
+            throw err;
+          }
+          // x may send a write now: every other member's writes of the key must have ended.
+          for (const [y, until] of inFlightUntil)
+            if (y !== x) expect(until.get(key) ?? 0, `${key}: both may write`).toBeLessThanOrEqual(now);
+          // A write ends by its call deadline (30 s) or, behind the fence, when the hold could end.
+          inFlightUntil.get(x)?.set(key, now + Math.min(ms, 30_000));
+        }
+      }
+    };
+    sample();
+    expect([...(inFlightUntil.get(a)?.values() ?? [])].length).toBe(ofA.length);
+    a.link.cut = true;
+    const until = Date.now() + 8_000;
+    while (!ofA.every((k) => b.m.mayWork(k))) {
+      sample();
+      if (Date.now() > until) throw new Error('timed out');
+      await sleep(3);
+    }
+    sample();
+    // b took them over, and writes them; a sends nothing any more.
+    expect(() => fences.get(b)?.(ofA[0] as string)).not.toThrow();
+    expect(() => fences.get(a)?.(ofA[0] as string)).toThrow(WriteFenced);
   });
 
   it('takes a partitioned member over only after it stopped itself', async () => {

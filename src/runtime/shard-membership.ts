@@ -81,6 +81,11 @@ export interface ShardMembership {
   wake(): void;
   /** Stops renewing and deletes this replica's Lease; call once no pass runs. */
   release(): Promise<void>;
+  /**
+   * Until when (monotonic ms) this replica's Lease is certain to be held: its last renewal's start plus
+   * the lease duration (write-fence.ts); -Infinity before the first and once lost or released.
+   */
+  heldUntil(): number;
 }
 
 /** A Lease name from the group and identity: lower case, letters, digits and dashes. */
@@ -137,6 +142,8 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   let own: Lease | undefined;
   let ownKnown = false; // own holds the Lease as stored (false after a write whose outcome is unknown)
   let lost = false;
+  /** The start of the last successful renewal (monotonic). */
+  let renewedAt = Number.NEGATIVE_INFINITY;
   let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   let seq = 0;
   /** Every list this replica's Lease may show, and lists written but not followed by a read yet. */
@@ -189,6 +196,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   }
 
   function renewed(startedAt: number): void {
+    if (!lost && !stopping.signal.aborted) renewedAt = startedAt;
     clearTimeout(deadlineTimer);
     deadlineTimer = setTimeout(
       () => lose('member Lease not renewed within the renew deadline'),
@@ -391,6 +399,8 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     },
     views: () => verdicts.views,
     members: () => target,
+    heldUntil: () =>
+      lost || stopping.signal.aborted ? Number.NEGATIVE_INFINITY : renewedAt + leaseDurationMs,
     joined,
     wake: () => {
       if (target.join(',') !== (claims.at(-1)?.list ?? []).join(',')) wakeUp.abort();

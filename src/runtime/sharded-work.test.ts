@@ -16,6 +16,7 @@ function fakeMembership(may: Set<string>, owns: Set<string>) {
     joined: Promise.resolve(),
     wake: () => woken.push(1),
     release: async () => {},
+    heldUntil: () => Number.POSITIVE_INFINITY,
   } satisfies ShardMembership;
   return { membership, woken };
 }

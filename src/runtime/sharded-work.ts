@@ -73,6 +73,11 @@ export class ShardedWork {
     return this.#membership()?.mayWork(prefix + key) ?? false;
   }
 
+  /** Until when (monotonic ms) this replica's member Lease is certain to be held (write-fence.ts). */
+  heldUntil(): number {
+    return this.#membership()?.heldUntil() ?? Number.NEGATIVE_INFINITY;
+  }
+
   /**
    * How many keys of a kind this replica gained and has not passed yet: 0 once a takeover (a failover,
    * a handover, its join) is done. A pass held for the first listing counts as one, but a takeover

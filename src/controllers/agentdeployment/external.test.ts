@@ -26,6 +26,7 @@ import { deletionFactsOf } from '../../reconcile/deletion.ts';
 import type { FinalDeletionVerdict } from '../../reconcile/deletion-program.ts';
 import { recordOwned } from '../../reconcile/status.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
+import { WriteFenced } from '../../runtime/write-fence.ts';
 import { externalDeployment as externalOf } from './external.ts';
 import { settleDeletion } from './finalize.ts';
 import { controllerPort } from './gather.ts';
@@ -250,6 +251,58 @@ describe('refusals that mean "wait"', () => {
       .update('d-1', {}, ['secrets'])
       .catch((e: unknown) => e);
     expect((err as Error).constructor.name).toBe(errorName);
+  });
+
+  it('behind a closed write fence, no write is sent: not a create, a PATCH, a redeploy or a delete', async () => {
+    const sent: string[] = [];
+    const record = (what: string) => async () => {
+      sent.push(what);
+      return deployment('READY');
+    };
+    const { client } = scripted(['READY'], {
+      createDeployment: record('create'),
+      patchDeployment: record('patch'),
+      redeployRevision: record('redeploy'),
+      deleteDeployment: async () => {
+        sent.push('delete');
+      },
+    });
+    const fenced = {
+      ...deps,
+      writeFence: () => {
+        throw new WriteFenced('this replica no longer holds ns/agent');
+      },
+    } as AgentDeploymentDeps;
+    const pass = { ...passWith('d-1'), deadline: new AbortController().signal } as AgentDeploymentPass;
+    const external = externalDeployment(fenced, pass, client);
+    const errors = await Promise.all([
+      external.create({} as never, async () => {}).catch((e: unknown) => e),
+      external.update('d-1', {}, ['secrets']).catch((e: unknown) => e),
+      external.redeploy('d-1', 'r-1', 'a test').catch((e: unknown) => e),
+      external.delete('d-1', { deleteTracingProject: false }).catch((e: unknown) => e),
+    ]);
+    expect(errors.every((e) => e instanceof WriteFenced)).toBe(true);
+    expect(sent).toEqual([]);
+  });
+
+  it('behind an open write fence, the write runs on a client bounded by the hold', async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    const { client } = scripted([]);
+    const writer = {
+      patchDeployment: async () => deployment('READY'),
+    } as unknown as DeploymentClient;
+    const open = {
+      ...deps,
+      writeFence: () => 2_000,
+      controlPlane: (_c: unknown, signal?: AbortSignal) => {
+        signals.push(signal);
+        return writer;
+      },
+    } as unknown as AgentDeploymentDeps;
+    const pass = { ...passWith('d-1'), deadline: new AbortController().signal } as AgentDeploymentPass;
+    await externalDeployment(open, pass, client).update('d-1', {}, ['secrets']);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(false);
   });
 
   it('a name held only by a deployment being deleted is waited for, never taken', async () => {

@@ -23,6 +23,7 @@ import type {
   DeploymentPatchRequest,
   Revision,
 } from '../../controlplane/schemas.ts';
+import { AbortScope } from '../../lib/abort-scope.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { deletedElsewhere } from '../../reconcile/decide.ts';
 import {
@@ -78,6 +79,22 @@ export function externalDeployment(
 
   /** What this pass saw first-hand, held as the object's snapshot if its namespace's budget has room. */
   const remember = (d: Deployment) => observer.remember(identity, d, pass.key);
+
+  /**
+   * A write to the platform, sent only behind the write fence (runtime/write-fence.ts) and abandoned
+   * when this replica's hold on the key could end.
+   */
+  const fenced = async <T>(send: (writer: DeploymentClient) => Promise<T>): Promise<T> => {
+    const ms = deps.writeFence?.(pass.key) ?? Number.POSITIVE_INFINITY;
+    if (ms === Number.POSITIVE_INFINITY) return send(client);
+    const scope = new AbortScope([pass.deadline], ms);
+    try {
+      const from = pass.spec.credentialsSecretRef ? (obj.metadata.namespace ?? '') : undefined;
+      return await send(deps.controlPlane(credentials, scope.signal, from));
+    } finally {
+      scope.end();
+    }
+  };
 
   const read = async (id: string): Promise<Deployment> => {
     const current = await client.getDeployment(id);
@@ -141,6 +158,8 @@ export function externalDeployment(
   return {
     credentials,
     async create(request, persist) {
+      // Fenced before the mark too: a mark for a POST never sent would hold the name for nothing.
+      deps.writeFence?.(pass.key);
       const fresh = !status.createPendingSince;
       if (fresh) {
         status.createPendingSince = deps.now().toISOString();
@@ -154,7 +173,7 @@ export function externalDeployment(
       }
       let created: Deployment;
       try {
-        created = await client.createDeployment(request);
+        created = await fenced((writer) => writer.createDeployment(request));
       } catch (err) {
         // Without an answer (timeout, dropped connection, 5xx) the mark stays: the next pass looks.
         if (!(err instanceof BadRequestError || err instanceof ValidationFailedError)) throw err;
@@ -178,9 +197,9 @@ export function externalDeployment(
     },
 
     async update(deploymentId, patch, changed) {
-      const patched = await client
-        .patchDeployment(deploymentId, patch)
-        .catch((err: unknown) => waitIfDeleting(deploymentId, err));
+      const patched = await fenced((writer) => writer.patchDeployment(deploymentId, patch)).catch(
+        (err: unknown) => waitIfDeleting(deploymentId, err),
+      );
       remember(patched);
       const revision =
         patched.latest_revision_id !== status.latestRevisionId
@@ -196,7 +215,9 @@ export function externalDeployment(
     },
     async delete(id, { deleteTracingProject }) {
       try {
-        await client.deleteDeployment(id, { ...(deleteTracingProject ? { deleteTracingProject } : {}) });
+        await fenced((writer) =>
+          writer.deleteDeployment(id, { ...(deleteTracingProject ? { deleteTracingProject } : {}) }),
+        );
       } catch (err) {
         if (!(err instanceof NotFoundError)) throw err;
       }
@@ -204,9 +225,9 @@ export function externalDeployment(
 
     revision: (deploymentId, revisionId) => client.getRevision(deploymentId, revisionId),
     async redeploy(deploymentId, revisionId, why) {
-      const redeployed = await client
-        .redeployRevision(deploymentId, revisionId)
-        .catch((err: unknown) => waitIfDeleting(deploymentId, err));
+      const redeployed = await fenced((writer) => writer.redeployRevision(deploymentId, revisionId)).catch(
+        (err: unknown) => waitIfDeleting(deploymentId, err),
+      );
       remember(redeployed);
       note(
         EventReason.Redeployed,

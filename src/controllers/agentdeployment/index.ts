@@ -98,6 +98,7 @@ export interface AgentDeploymentControllerOptions {
     | 'revisionPollMs'
     | 'reconcileRate'
     | 'verifier'
+    | 'writeFence'
   >;
 }
 

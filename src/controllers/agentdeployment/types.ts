@@ -17,6 +17,7 @@ import type { ClaimQuery } from '../../reconcile/claim-index.ts';
 import type { Claim } from '../../reconcile/claims.ts';
 import type { AppliedDigests } from '../../reconcile/desired.ts';
 import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
+import type { WriteFence } from '../../runtime/write-fence.ts';
 import type { Verifier } from '../../verification/verifier.ts';
 import type { VerifiedCondition } from '../../verification/view.ts';
 import type { DeploymentObserver } from './observer.ts';
@@ -48,6 +49,11 @@ export interface AgentDeploymentDeps {
   addFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
   removeFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
   recordEvent(obj: AgentDeployment, event: PendingEvent): void;
+  /**
+   * Asked before each write to the platform (runtime/write-fence.ts): how long it may take, or it throws
+   * WriteFenced and nothing is sent. Default: no Lease bounds writes.
+   */
+  writeFence?: WriteFence;
   /** A client whose calls the signal cancels (the pass's: shutdown). */
   /** `namespace`: the one whose credentials Secret named them (counted against its identities). */
   controlPlane(credentials: Credentials, signal?: AbortSignal, namespace?: string): DeploymentClient;
