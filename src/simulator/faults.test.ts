@@ -90,6 +90,19 @@ describe('other fault kinds', () => {
     ]);
   });
 
+  it('commit-later: the answer is lost and the change applied later, after a newer one', async () => {
+    const created = await call(sim, 'POST', '/v2/deployments', { body: externalImageCreate('applied-late') });
+    const id = (created.body as { id: string }).id;
+    const path = `/v2/deployments/${id}`;
+    const image = (uri: string) => ({ body: { source_revision_config: { image_uri: uri } } });
+    sim.addFault({ method: 'PATCH', dropResponse: 'commit-later', commitAfterMs: 200, times: 1 });
+    await expect(call(sim, 'PATCH', path, image('registry.example.com/late:2'))).rejects.toThrow();
+    expect((await call(sim, 'PATCH', path, image('registry.example.com/late:3'))).status).toBe(200);
+    const imageNow = () => sim.deployments().find((d) => d.id === id)?.source_revision_config.image_uri;
+    expect(imageNow()).toBe('registry.example.com/late:3');
+    await expect.poll(imageNow).toBe('registry.example.com/late:2');
+  });
+
   it('not-json: a 200 whose body does not parse', async () => {
     sim.addFault({ route: '/v2/deployments', method: 'GET', malformed: 'not-json', times: 1 });
     const answer = await call(sim, 'GET', '/v2/deployments');

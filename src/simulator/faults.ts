@@ -22,9 +22,12 @@ export const FaultRuleSchema = z
      * The request is carried out but its answer never arrives (the connection drops): 'after-commit'
      * commits it at once, like a response lost on the way back; 'commit-before-next' holds it and commits
      * it just before the next request of the same method and route is handled, like a request that timed
-     * out on the client and committed later.
+     * out on the client and committed later; 'commit-later' commits it `commitAfterMs` later, whatever
+     * came meanwhile, like a server that applies a change late (after a newer one, maybe).
      */
-    dropResponse: z.enum(['after-commit', 'commit-before-next']).optional(),
+    dropResponse: z.enum(['after-commit', 'commit-before-next', 'commit-later']).optional(),
+    /** With dropResponse 'commit-later': how long after the request its change is applied. */
+    commitAfterMs: z.number().int().positive().max(60_000).optional(),
     malformed: z.enum(['not-json', 'missing-fields', 'wrong-types']).optional(),
   })
   .strict();

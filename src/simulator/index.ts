@@ -334,6 +334,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         log(`${method} ${target.pathname} ${reply.status} (answer dropped)`);
       };
       if (fault.dropResponse === 'after-commit') await commit();
+      else if (fault.dropResponse === 'commit-later')
+        setTimeout(() => void commit(), fault.commitAfterMs ?? 1_000).unref();
       else held.push({ method, route, commit });
       req.socket.destroy();
       return;
