@@ -251,7 +251,11 @@ export function startAgentDeploymentController(
     onUpdate: (oldObj, newObj) => {
       const full = fullObject(newObj);
       if (full) written.delivered(full);
-      else written.forget(objectKey(newObj));
+      else {
+        // No longer this replica's: what its passes wrote or failed to write is the new owner's to judge.
+        written.forget(objectKey(newObj));
+        unwritten.forget(objectKey(newObj));
+      }
       index.set(newObj);
       claims.set(newObj, oldObj);
       arrivals.delivered(newObj);
