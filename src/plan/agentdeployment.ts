@@ -9,9 +9,8 @@ import { REVISION_POLL_MIN_MS } from '../controlplane/progress.ts';
 import type { Deployment, DeploymentCreateRequest } from '../controlplane/schemas.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { valueAt } from '../lib/paths.ts';
-import { decidedAfterOwnership } from '../reconcile/agentdeployment/chain.ts';
 import type { AgentDeploymentFacts } from '../reconcile/agentdeployment/facts.ts';
-import { ownedDeployment, ownershipOf } from '../reconcile/agentdeployment/gates/ownership.ts';
+import { ownedDeployment, ownershipOf } from '../reconcile/agentdeployment/owned.ts';
 import { runAgentDeployment } from '../reconcile/agentdeployment/program.ts';
 import type { FinalVerdict } from '../reconcile/agentdeployment/verdict.ts';
 import { takeReconcileRequest } from '../runtime/annotations.ts';
@@ -86,14 +85,17 @@ async function plan(
     );
   const verdict = await runAgentDeployment(facts, planPort(world, namespace, spec, notes));
   // Without the controller's credentials the plan cannot call: it says so instead of the controller's wait.
-  if (verdict.gate === 'credentials' && !spec.credentialsSecretRef && !world.defaultCredentials.baseUrl)
+  if (
+    verdict.kind === 'wait' &&
+    facts.credentials?.ok === false &&
+    !spec.credentialsSecretRef &&
+    !world.defaultCredentials.baseUrl
+  )
     stop('unknown', 'NoCredentials', NO_CREDENTIALS);
   const owner = ownershipOf(facts);
   if (owner.kind === 'owned' && owner.how === 'assumed') notes.push(`no cluster: ${owner.message}`);
   // The platform's values only for a reader who could read them anyway (value-visibility.ts).
-  const found = decidedAfterOwnership(verdict.gate, 'after')
-    ? (facts.followed?.deployment ?? ownedDeployment(facts))
-    : undefined;
+  const found = facts.followed?.deployment ?? ownedDeployment(facts);
   const drifted = verdict.kind === 'patch' || verdict.kind === 'stall';
   const shown =
     drifted &&
@@ -125,7 +127,8 @@ function printed(
   shown: (changes: FieldChange[]) => FieldChange[],
 ): Printed {
   const desired = facts.desired?.ok ? facts.desired.request : undefined;
-  const observeOnly = verdict.gate === 'observeOnly' || facts.observation ? { observeOnly: true } : {};
+  const observeOnly =
+    (verdict.kind === 'wait' && verdict.observeOnly) || facts.observation ? { observeOnly: true } : {};
   switch (verdict.kind) {
     case 'paused':
       return { action: 'none', message: `${verdict.message}: the controller sends nothing` };

@@ -10,8 +10,8 @@ import type { AgentDeployment, AgentDeploymentSpec } from '../api/agentdeploymen
 import { Annotation } from '../api/names.ts';
 import { lookupName, readById } from '../controlplane/deployment-reads.ts';
 import type { AgentDeploymentFacts, VerdictSettings } from '../reconcile/agentdeployment/facts.ts';
-import { ownedDeployment } from '../reconcile/agentdeployment/gates/ownership.ts';
 import { type HistoryContext, observeRevision } from '../reconcile/agentdeployment/history-record.ts';
+import { ownedDeployment } from '../reconcile/agentdeployment/owned.ts';
 import type { ProgramPort } from '../reconcile/agentdeployment/program.ts';
 import { ClaimIndex } from '../reconcile/claim-index.ts';
 import { deploymentNameOf } from '../reconcile/claims.ts';

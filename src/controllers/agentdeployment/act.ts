@@ -6,10 +6,9 @@
  * reports (observe-only.ts).
  */
 import { Annotation, EventReason } from '../../api/names.ts';
-import { decidedAfterOwnership } from '../../reconcile/agentdeployment/chain.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
 import { claimConflictOf } from '../../reconcile/agentdeployment/gates/claims.ts';
-import { ownedDeployment } from '../../reconcile/agentdeployment/gates/ownership.ts';
+import { ownedDeployment } from '../../reconcile/agentdeployment/owned.ts';
 import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
 import type { FinalVerdict, Gate, GateName, PatchVerdict } from '../../reconcile/agentdeployment/verdict.ts';
 import { createContest } from '../../reconcile/claims.ts';
@@ -38,7 +37,7 @@ export function decideStep(
       const facts = factsOf(pass);
       pass.reconcileRequested = facts.reconcileRequested;
       const verdict = await runAgentDeployment(facts, controllerPort(deps, pass), gates);
-      if (verdict.gate !== 'paused') takeReconcileRequest(pass.obj, pass.status);
+      if (verdict.kind !== 'paused') takeReconcileRequest(pass.obj, pass.status);
       if (facts.desired?.ok) {
         pass.desired = facts.desired.request;
         pass.digests = facts.desired.digests;
@@ -56,13 +55,16 @@ export async function act(
 ): Promise<Outcome | undefined> {
   const { status } = pass;
   // Under full management there is no drift report; an observe-only object's is rewritten below.
-  const found = decidedAfterOwnership(verdict.gate);
-  if (found && !isObserveOnly(pass.spec)) delete status.drift;
-  if (verdict.gate === 'observeOnly' && verdict.kind === 'wait') {
+  if (!isObserveOnly(pass.spec)) delete status.drift;
+  if (verdict.kind === 'wait' && verdict.observeOnly) {
     // Nothing to observe (NotFound), or it is being deleted: no drift to report.
     recordWatched(deps, pass, facts, status.deploymentId === ownedDeployment(facts)?.id);
     delete status.drift;
-  } else if (verdict.gate === 'converge' || verdict.gate === 'fastRevert') {
+  } else if (
+    verdict.kind === 'patch' ||
+    verdict.kind === 'revert' ||
+    ((verdict.kind === 'wait' || verdict.kind === 'stall') && verdict.compared)
+  ) {
     const deployment = recordFound(deps, pass, facts);
     if (deployment) recordObserved(status, deployment);
   }
@@ -79,7 +81,7 @@ export async function act(
       return { kind: 'paused', reason: 'Paused', message: verdict.message };
     case 'stall':
       // Refused the default credentials: the batched poll read its deployment with them before: no more.
-      if (verdict.gate === 'defaultCredentialsScope') deps.observer.untrack(pass.key);
+      if (verdict.forgetPolled) deps.observer.untrack(pass.key);
       redeploySkipped(pass, verdict);
       throw new Stall(verdict.reason, verdict.message);
     case 'wait':

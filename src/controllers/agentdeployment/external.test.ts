@@ -15,11 +15,8 @@ import {
 } from '../../controlplane/errors.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
-import {
-  ownedDeployment,
-  ownership,
-  ownershipFactsOf,
-} from '../../reconcile/agentdeployment/gates/ownership.ts';
+import { ownership } from '../../reconcile/agentdeployment/gates/ownership.ts';
+import { ownedDeployment, ownershipFactsOf } from '../../reconcile/agentdeployment/owned.ts';
 import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
 import type { Gate } from '../../reconcile/agentdeployment/verdict.ts';
 import { deletionFactsOf } from '../../reconcile/deletion.ts';

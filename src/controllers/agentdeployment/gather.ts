@@ -10,7 +10,7 @@ import { lookupName, readById } from '../../controlplane/deployment-reads.ts';
 import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
 import type { AgentDeploymentFacts, SecretsRead } from '../../reconcile/agentdeployment/facts.ts';
-import { ownedDeployment, ownershipFactsOf } from '../../reconcile/agentdeployment/gates/ownership.ts';
+import { ownedDeployment, ownershipFactsOf } from '../../reconcile/agentdeployment/owned.ts';
 import type { ProgramPort } from '../../reconcile/agentdeployment/program.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { knownRevision } from '../../reconcile/follow.ts';
@@ -295,6 +295,9 @@ function decideAgain(
     throw new Error(`deployment ${read.id} changed while this pass read it; the next pass reads it afresh`);
   facts.recorded = read;
   facts.inSync = false;
+  // What was derived from the older read goes with it.
+  facts.drift = undefined;
+  facts.follow = undefined;
   pass.deployment = undefined;
   return undefined;
 }

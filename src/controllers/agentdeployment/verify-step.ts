@@ -59,7 +59,7 @@ export function verifyStep(
       // chain decides on them again, purely (nothing is left to read or to keep).
       const facts = factsOf(pass);
       const verdict = decideAgentDeployment(facts, gates);
-      if (verdict.kind === 'rollback' || (verdict.kind === 'stall' && verdict.gate === 'rollback'))
+      if (verdict.kind === 'rollback' || (verdict.kind === 'stall' && verdict.remediation))
         return act(deps, pass, facts, verdict);
       if (verdict.kind !== 'ready' || verified.status !== 'True')
         return verdict.kind === 'ready' && verdict.noRollback

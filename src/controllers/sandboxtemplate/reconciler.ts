@@ -123,7 +123,7 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
           f.templates = snapshot.templates;
         },
       });
-      if (verdict.gate !== 'paused') takeReconcileRequest(obj, status);
+      if (verdict.kind !== 'paused') takeReconcileRequest(obj, status);
       return act(pass, verdict);
     },
   };
@@ -133,7 +133,8 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
 function act(pass: TemplatePass, verdict: FinalTemplateVerdict): Outcome {
   const { status } = pass;
   // Not (uniquely) there: status says nothing of a template.
-  if (verdict.gate === 'resolve') for (const k of TEMPLATE_FIELDS) delete status[k];
+  if ((verdict.kind === 'wait' || verdict.kind === 'stall') && verdict.unresolved)
+    for (const k of TEMPLATE_FIELDS) delete status[k];
   switch (verdict.kind) {
     case 'paused':
       return { kind: 'paused', reason: 'Paused', message: verdict.message };

@@ -6,13 +6,25 @@
 import { credentialsFact } from '../credentials.ts';
 import { desiredDeployment } from '../desired.ts';
 import { forgetDeployment, recordOwned } from '../status.ts';
+import { driftOf } from './derived.ts';
 import { type AgentDeploymentFacts, lookupOf } from './facts.ts';
+import { followVerdictOf } from './follow-verdict.ts';
 import type { Bookkeeping, DerivedRead } from './verdict.ts';
 
-export const isDerived = (read: string): read is DerivedRead => read === 'credentials' || read === 'desired';
+const DERIVED: ReadonlySet<string> = new Set<DerivedRead>(['credentials', 'desired', 'drift', 'follow']);
+
+export const isDerived = (read: string): read is DerivedRead => DERIVED.has(read);
 
 export function derive(facts: AgentDeploymentFacts, read: DerivedRead): void {
   const { object } = facts;
+  if (read === 'drift') {
+    facts.drift = driftOf(facts);
+    return;
+  }
+  if (read === 'follow') {
+    facts.follow = followVerdictOf(facts);
+    return;
+  }
   if (read === 'credentials') {
     facts.credentials = credentialsFact(
       object.spec.credentialsSecretRef,

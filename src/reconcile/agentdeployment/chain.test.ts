@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_DEPLOYMENT_GATES, decidedAfterOwnership } from './chain.ts';
+import { AGENT_DEPLOYMENT_GATES } from './chain.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -20,18 +20,5 @@ describe('the gate list', () => {
 
   it.each(listed.map((m) => [m[1], m[2]]))('%s points at its module (%s)', (_, file) => {
     expect(existsSync(join(import.meta.dirname, 'gates', file as string))).toBe(true);
-  });
-});
-
-describe('decidedAfterOwnership', () => {
-  it.each([
-    ['claims', 'ownership', false],
-    ['ownership', 'ownership', true],
-    ['ownership', 'after', false],
-    ['observeOnly', 'after', true],
-    ['followRevision', 'after', true],
-    ['paused', 'after', false],
-  ] as const)('%s (from %s): %s', (gate, from, expected) => {
-    expect(decidedAfterOwnership(gate, from)).toBe(expected);
   });
 });

@@ -40,16 +40,6 @@ export const AGENT_DEPLOYMENT_GATES: readonly (readonly [GateName, Gate])[] = [
   ['followRevision', followRevision],
 ];
 
-/**
- * Whether a verdict comes from ownership or a gate after it: the object's deployment is known by then
- * (found, or known not to exist). Derived from the chain, so a gate added after ownership counts.
- */
-export function decidedAfterOwnership(gate: GateName, from: 'ownership' | 'after' = 'ownership'): boolean {
-  const at = AGENT_DEPLOYMENT_GATES.findIndex(([name]) => name === gate);
-  const ownershipAt = AGENT_DEPLOYMENT_GATES.findIndex(([name]) => name === 'ownership');
-  return from === 'ownership' ? at >= ownershipAt : at > ownershipAt;
-}
-
 /** The verdict of the first gate that has one. */
 export function decideAgentDeployment(
   facts: AgentDeploymentFacts,

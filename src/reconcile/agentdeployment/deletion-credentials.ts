@@ -9,7 +9,7 @@ import type { AgentDeploymentFacts } from './facts.ts';
 import { budgets } from './gates/budgets.ts';
 import { claimConflictOf } from './gates/claims.ts';
 import { credentials } from './gates/credentials.ts';
-import { ownershipFactsOf } from './gates/ownership.ts';
+import { ownershipFactsOf } from './owned.ts';
 import type { ProgramPort } from './program.ts';
 import type { FinalVerdict } from './verdict.ts';
 

@@ -5,8 +5,9 @@ import { controlPlaneAllowList } from '../../controlplane/allowed-control-planes
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import { OBJECT_SECRET_BUDGET } from '../settings.ts';
-import { derive } from './advance.ts';
+import { derive, isDerived } from './advance.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
+import type { Gate, Verdict } from './verdict.ts';
 
 export const BASE_URL = 'https://cp.example.com';
 
@@ -88,4 +89,17 @@ export function deploymentOf(f: AgentDeploymentFacts, over: Partial<Deployment> 
     active_revision_id: 'r-1',
     ...over,
   } as Deployment;
+}
+
+/**
+ * A gate's verdict on facts whose derived facts it reads (as the program gives them): the follow verdict
+ * once a revision was read, and any derivation the gate asks for.
+ */
+export function decidedBy(gate: Gate, f: AgentDeploymentFacts): Verdict | undefined {
+  if (f.followed && (f.inSync || f.observation) && !f.follow) derive(f, 'follow');
+  for (;;) {
+    const verdict = gate(f);
+    if (verdict?.kind !== 'read' || !isDerived(verdict.read)) return verdict;
+    derive(f, verdict.read);
+  }
 }

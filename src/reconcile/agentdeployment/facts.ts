@@ -11,9 +11,11 @@ import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.t
 import type { Deployment } from '../../controlplane/schemas.ts';
 import type { ClaimQuery } from '../claim-index.ts';
 import type { Claim } from '../claims.ts';
+import type { Decision } from '../decide.ts';
 import type { AppliedDigests, DesiredDeployment } from '../desired.ts';
 import type { FollowInput } from '../follow.ts';
 import type { NameLookup, ReadById } from '../ownership.ts';
+import type { Verdict } from './verdict.ts';
 
 /** The controller's settings that change a verdict, as they apply to this object's namespace. */
 export interface VerdictSettings {
@@ -94,6 +96,11 @@ export interface AgentDeploymentFacts {
   observation?: { drift: string[]; fields: string[]; digests: AppliedDigests };
   /** The deployment as last read and its latest revision (none yet: undefined), for revision following. */
   followed?: { deployment: Deployment; revision: FollowInput['revision'] | undefined };
+  // Derived (advance.ts, derive), once, when the first gate that reads them asks.
+  /** The drift decision between the spec and the owned deployment (derived.ts). */
+  drift?: Decision;
+  /** The follow verdict of the revision read (follow-verdict.ts). */
+  follow?: Verdict;
 }
 
 /** A secret lookup over the Secrets read. */

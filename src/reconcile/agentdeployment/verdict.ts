@@ -15,8 +15,8 @@ import type { Preparation } from './facts.ts';
 
 /** A fact to gather from the world: the port reads it (the others are derived by advance.ts). */
 export type WorldRead = 'secrets' | 'claims' | 'recorded' | 'adopted' | 'byName' | 'revision';
-/** A fact computed from the facts already held. */
-export type DerivedRead = 'credentials' | 'desired';
+/** A fact computed from the facts already held (advance.ts, derive). */
+export type DerivedRead = 'credentials' | 'desired' | 'drift' | 'follow';
 
 export type GateName =
   | 'paused'
@@ -46,10 +46,24 @@ export type Verdict = { gate: GateName } & (
   | { kind: 'own'; deployment: Deployment; how: 'adopted' | 'found'; message: string }
   /** Paused by annotation: nothing is sent. */
   | { kind: 'paused'; message: string }
-  | { kind: 'wait'; reason: Reason; message: string; retryAfterMs?: number | undefined }
+  /**
+   * `compared`: decided by comparing the spec with the owned deployment (recorded and watched);
+   * `observeOnly`: an observe-only object with nothing to observe (no deployment, or one being deleted).
+   */
+  | {
+      kind: 'wait';
+      reason: Reason;
+      message: string;
+      retryAfterMs?: number | undefined;
+      compared?: true;
+      observeOnly?: true;
+    }
   /**
    * `handled`: a redeploy request the verdict answers (recorded, with a RedeploySkipped event); `drift`:
-   * an observe-only object's deployment and the request paths that differ (DriftDetected).
+   * an observe-only object's deployment and the request paths that differ (DriftDetected); `compared`:
+   * decided by comparing the spec with the owned deployment; `remediation`: what spec.remediation made
+   * of a failed revision (acted on after a verification too); `forgetPolled`: the object may no longer
+   * use the credentials its deployment was polled with (its polling stops).
    */
   | {
       kind: 'stall';
@@ -58,6 +72,9 @@ export type Verdict = { gate: GateName } & (
       revision?: FollowedRevision | undefined;
       handled?: string | undefined;
       drift?: { deployment: Deployment; fields: string[] } | undefined;
+      compared?: true;
+      remediation?: true;
+      forgetPolled?: true;
     }
   /** POST the deployment, behind the create guard (`digests`: what status records as applied). */
   | {

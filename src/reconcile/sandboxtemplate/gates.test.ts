@@ -61,7 +61,7 @@ describe('SandboxTemplate gates, in order', () => {
     [
       'no template of the name: waiting',
       { templates: [t('py-3')] },
-      { gate: 'resolve', kind: 'wait', reason: 'NotFound' },
+      { gate: 'resolve', kind: 'wait', reason: 'NotFound', unresolved: true },
     ],
     [
       'two of the name: stalled',

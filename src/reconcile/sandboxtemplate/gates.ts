@@ -35,6 +35,7 @@ const resolve: TemplateGate = (facts) => {
       kind: 'wait',
       reason: 'NotFound',
       message: `no sandbox template named "${name}" on the control plane${similar}`,
+      unresolved: true,
     };
   }
   if (found.kind === 'ambiguous') {
@@ -43,6 +44,7 @@ const resolve: TemplateGate = (facts) => {
       kind: 'stall',
       reason: 'Ambiguous',
       message: `${found.ids.length} sandbox templates are named "${name}" (ids ${found.ids.join(', ')}); the name must be unique`,
+      unresolved: true,
     };
   }
   return undefined;

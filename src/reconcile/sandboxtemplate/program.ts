@@ -40,8 +40,9 @@ export type TemplateGateName =
 export type TemplateVerdict = { gate: TemplateGateName } & (
   | { kind: 'read'; read: 'credentialsSecret' | 'credentials' | 'templates' }
   | { kind: 'paused'; message: string }
-  | { kind: 'wait'; reason: Reason; message: string }
-  | { kind: 'stall'; reason: Reason; message: string }
+  /** `unresolved`: no template (or no one template) of the name: status says nothing of a template. */
+  | { kind: 'wait'; reason: Reason; message: string; unresolved?: true }
+  | { kind: 'stall'; reason: Reason; message: string; unresolved?: true }
   /** The one template of the name, and how it differs from the spec (empty: in sync). */
   | { kind: 'found'; template: ListedTemplate; drift: Drift[] }
 );

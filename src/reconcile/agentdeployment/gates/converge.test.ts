@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deploymentOf, facts, resolved } from '../facts.test-support.ts';
+import { decidedBy, deploymentOf, facts, resolved } from '../facts.test-support.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
 import { converge } from './converge.ts';
 
@@ -41,6 +41,6 @@ describe('gate converge', () => {
     read(f);
     if (f.recorded && f.recorded !== 'missing')
       f.object.status.appliedConfigDigest = f.desired?.ok ? f.desired.digests.unechoed : undefined;
-    expect(converge(f)).toMatchObject({ gate: 'converge', ...expected });
+    expect(decidedBy(converge, f)).toMatchObject({ gate: 'converge', ...expected });
   });
 });

@@ -35,5 +35,6 @@ export const defaultCredentialsScope = (facts: ScopeFacts): (Verdict & { kind: '
     kind: 'stall',
     reason: 'DefaultCredentialsNotAllowed',
     message: refused,
+    forgetPolled: true,
   };
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../../api/remediation.ts';
 import { desiredConfig } from '../../history.ts';
-import { deploymentOf, facts, resolved } from '../facts.test-support.ts';
+import { decidedBy, deploymentOf, facts, resolved } from '../facts.test-support.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
 import { fastRevert } from './fast-revert.ts';
 
@@ -70,7 +70,7 @@ describe('gate fastRevert', () => {
       undefined,
     ],
   ])('%s', (_, history, expected) => {
-    const verdict = fastRevert(reverting(history));
+    const verdict = decidedBy(fastRevert, reverting(history));
     if (expected === undefined) expect(verdict).toBeUndefined();
     else expect(verdict).toMatchObject({ gate: 'fastRevert', ...expected });
   });

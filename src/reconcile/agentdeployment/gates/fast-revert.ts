@@ -1,22 +1,27 @@
 /**
- * Gate `fastRevert` (reconcile/remediation.ts, issue 33): converge's PATCH for a new spec whose
- * configuration equals a revision of status.history that deployed (a `git revert`) is a redeploy of that
- * revision instead: one call, no build. The PATCH rides along for the controller's fallback when the
- * platform no longer has the revision (a 404, known only by trying).
+ * Gate `fastRevert` (reconcile/remediation.ts, issue 33): the PATCH the drift decision asks for a new
+ * spec whose configuration equals a revision of status.history that deployed (a `git revert`) is a
+ * redeploy of that revision instead: one call, no build. The PATCH rides along for the controller's
+ * fallback when the platform no longer has the revision (a 404, known only by trying).
  */
+
 import { desiredConfig } from '../../history.ts';
+import { isObserveOnly } from '../../management.ts';
 import { revertTarget, specAfterHistory } from '../../remediation.ts';
+import { patchVerdictOf, writesHeld } from '../derived.ts';
+import { ownedDeployment } from '../owned.ts';
 import type { Gate } from '../verdict.ts';
-import { converge } from './converge.ts';
 
 export const fastRevert: Gate = (facts) => {
-  const { metadata, status } = facts.object;
-  // No new spec since the latest revision recorded (every settled object): no revert, and converge's
-  // drift, which the next gate computes, is not computed twice.
+  const { metadata, spec, status } = facts.object;
+  // No new spec since the latest revision recorded (every settled object): no revert, and the drift is
+  // not derived here.
   if (!specAfterHistory(status.history ?? [], metadata.generation ?? 0)) return undefined;
-  const verdict = converge(facts);
-  if (verdict?.kind !== 'patch' || !facts.desired?.ok) return undefined;
-  const { gate: _, ...patch } = verdict;
+  if (!facts.desired?.ok || isObserveOnly(spec)) return undefined;
+  if (ownedDeployment(facts) && writesHeld(facts)) return undefined;
+  if (!facts.drift) return { gate: 'fastRevert', kind: 'read', read: 'drift' };
+  const patch = patchVerdictOf(facts);
+  if (!patch) return undefined;
   const target = revertTarget({
     history: status.history ?? [],
     desired: desiredConfig(facts.desired.request, facts.desired.digests.secrets),

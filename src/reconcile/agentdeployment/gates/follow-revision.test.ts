@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Annotation } from '../../../api/names.ts';
-import { deploymentOf, facts, resolved } from '../facts.test-support.ts';
+import { decidedBy, deploymentOf, facts, resolved } from '../facts.test-support.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
 import { followRevision } from './follow-revision.ts';
 
@@ -17,13 +17,13 @@ function following(over: Parameters<typeof facts>[0], revision: Revision) {
 
 describe('gate followRevision', () => {
   it('not in sync yet: the gates before it decide', () => {
-    expect(followRevision(resolved(facts()))).toBeUndefined();
+    expect(decidedBy(followRevision, resolved(facts()))).toBeUndefined();
   });
 
   it('in sync, not read yet: read the revision', () => {
     const f = resolved(facts());
     f.inSync = true;
-    expect(followRevision(f)).toEqual({ gate: 'followRevision', kind: 'read', read: 'revision' });
+    expect(decidedBy(followRevision, f)).toEqual({ gate: 'followRevision', kind: 'read', read: 'revision' });
   });
 
   it.each<[string, Parameters<typeof facts>[0], Revision, object]>([
@@ -79,6 +79,9 @@ describe('gate followRevision', () => {
       { kind: 'stall', reason: 'ProgressDeadlineExceeded' },
     ],
   ])('%s', (_, over, revision, expected) => {
-    expect(followRevision(following(over, revision))).toMatchObject({ gate: 'followRevision', ...expected });
+    expect(decidedBy(followRevision, following(over, revision))).toMatchObject({
+      gate: 'followRevision',
+      ...expected,
+    });
   });
 });

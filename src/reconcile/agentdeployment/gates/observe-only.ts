@@ -7,8 +7,8 @@
 import { Reason } from '../../../api/names.ts';
 import { decide } from '../../decide.ts';
 import { isObserveOnly, observeVerdict } from '../../management.ts';
+import { ownedDeployment } from '../owned.ts';
 import type { Gate } from '../verdict.ts';
-import { ownedDeployment } from './ownership.ts';
 
 export const observeOnly: Gate = (facts) => {
   const { spec, status } = facts.object;
@@ -24,10 +24,17 @@ export const observeOnly: Gate = (facts) => {
       kind: 'wait',
       reason: Reason.NotFound,
       message: `observe-only: no deployment ${which} on the control plane; nothing is created`,
+      observeOnly: true,
     };
   }
   if (verdict.kind === 'deleting')
-    return { gate: 'observeOnly', kind: 'wait', reason: Reason.Deleting, message: verdict.message };
+    return {
+      gate: 'observeOnly',
+      kind: 'wait',
+      reason: Reason.Deleting,
+      message: verdict.message,
+      observeOnly: true,
+    };
   return {
     gate: 'observeOnly',
     kind: 'observed',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentDeploymentStatus } from '../../../api/agentdeployment.ts';
 import type { HistoryEntry } from '../../../api/remediation.ts';
-import { deploymentOf, facts, resolved } from '../facts.test-support.ts';
+import { decidedBy, deploymentOf, facts, resolved } from '../facts.test-support.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
 import { rollback } from './rollback.ts';
 
@@ -49,7 +49,7 @@ describe('gate rollback', () => {
   it('the revision not read yet: followRevision asks for it', () => {
     const f = resolved(facts({ spec: ROLLBACK }));
     f.inSync = true;
-    expect(rollback(f)).toBeUndefined();
+    expect(decidedBy(rollback, f)).toBeUndefined();
   });
 
   it.each<[string, Parameters<typeof facts>[0], Revision, object | undefined, boolean?]>([
@@ -99,7 +99,7 @@ describe('gate rollback', () => {
       true,
     ],
   ])('%s', (_, over, revision, expected, observeOnly) => {
-    const verdict = rollback(following(over, revision, observeOnly));
+    const verdict = decidedBy(rollback, following(over, revision, observeOnly));
     if (expected === undefined) expect(verdict).toBeUndefined();
     else expect(verdict).toMatchObject({ gate: 'rollback', ...expected });
   });

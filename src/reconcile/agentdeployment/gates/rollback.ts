@@ -9,10 +9,10 @@ import { Reason } from '../../../api/names.ts';
 import { decideRemediation, type LatestFailure, type RemediationDecision } from '../../remediation.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
 import type { Gate, Verdict } from '../verdict.ts';
-import { followRevision } from './follow-revision.ts';
 
 export const rollback: Gate = (facts) => {
-  const follow = followRevision(facts);
+  // The follow verdict, once derived (follow-verdict.ts; the gate followRevision asks for it).
+  const follow = facts.follow;
   if (!follow || !facts.followed) return undefined;
   const latest = latestFailure(facts, follow);
   if (!latest) return undefined;
@@ -29,7 +29,12 @@ export const rollback: Gate = (facts) => {
     activeRevisionId: deployment.active_revision_id ?? undefined,
   });
   if (follow.kind === 'stall' && observeOnly)
-    return { ...follow, gate: 'rollback', message: `${follow.message}${wouldDo(decision)}` };
+    return {
+      ...follow,
+      gate: 'rollback',
+      message: `${follow.message}${wouldDo(decision)}`,
+      remediation: true,
+    };
   switch (decision.action) {
     case 'rollback':
       return {
@@ -41,13 +46,24 @@ export const rollback: Gate = (facts) => {
         message: decision.message,
       };
     case 'rollbackFailed':
-      return { gate: 'rollback', kind: 'stall', reason: Reason.RollbackFailed, message: decision.message };
+      return {
+        gate: 'rollback',
+        kind: 'stall',
+        reason: Reason.RollbackFailed,
+        message: decision.message,
+        remediation: true,
+      };
     case 'none':
       // Why there is no rollback, said with the failure (a failed verification is verified again).
       if (!decision.why) return undefined;
       if (follow.kind === 'ready') return { ...follow, gate: 'rollback', noRollback: decision.why };
       if (follow.kind !== 'stall') return undefined;
-      return { ...follow, gate: 'rollback', message: `${follow.message}; ${decision.why}` };
+      return {
+        ...follow,
+        gate: 'rollback',
+        message: `${follow.message}; ${decision.why}`,
+        remediation: true,
+      };
   }
 };
 

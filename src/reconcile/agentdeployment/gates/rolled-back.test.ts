@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentDeploymentStatus } from '../../../api/agentdeployment.ts';
 import { Annotation } from '../../../api/names.ts';
 import type { HistoryEntry } from '../../../api/remediation.ts';
-import { deploymentOf, facts, resolved } from '../facts.test-support.ts';
+import { decidedBy, deploymentOf, facts, resolved } from '../facts.test-support.ts';
 import { rolledBack } from './rolled-back.ts';
 
 const entry = (id: string, more: Partial<HistoryEntry> = {}): HistoryEntry => ({
@@ -54,7 +54,7 @@ describe('gate rolledBack', () => {
       undefined,
     ],
   ])('%s', (_, over, status, expected) => {
-    const verdict = rolledBack(serving(over, status));
+    const verdict = decidedBy(rolledBack, serving(over, status));
     if (expected === undefined) expect(verdict).toBeUndefined();
     else expect(verdict).toMatchObject({ gate: 'rolledBack', ...expected });
   });

@@ -5,13 +5,13 @@
  * asks. With spec.verification, once the rollback's revision verified.
  */
 import { currentRollback, rolledBackMessage } from '../../remediation.ts';
+import { writesHeld } from '../derived.ts';
 import type { Gate } from '../verdict.ts';
-import { writesHeld } from './converge.ts';
-import { followRevision } from './follow-revision.ts';
 
 export const rolledBack: Gate = (facts) => {
   if (facts.observation || !writesHeld(facts)) return undefined;
-  const follow = followRevision(facts);
+  // The follow verdict, once derived (follow-verdict.ts; the gate followRevision asks for it).
+  const follow = facts.follow;
   if (follow?.kind !== 'ready') return undefined;
   const { spec, status } = facts.object;
   const history = status.history ?? [];
