@@ -67,7 +67,7 @@ export const OPTIONS = [
   {
     flag: 'agent-server-allowed-internal-addresses',
     env: 'AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES',
-    help: "Comma-separated addresses, CIDR ranges and host names that verification with a namespace's own credentials may call although internal (loopback, link-local, private, unspecified, multicast); default: none.",
+    help: "Comma-separated addresses, CIDR ranges and host names that verification with a namespace's own credentials may call although internal (loopback, link-local, private, unspecified, multicast, the other special-purpose ranges, and IPv6 that carries such an IPv4 address); default: none.",
     default: '',
   },
   {

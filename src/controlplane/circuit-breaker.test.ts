@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CircuitBreaker } from './circuit-breaker.ts';
+import { breaksCircuit, CircuitBreaker } from './circuit-breaker.ts';
 import {
   BadRequestError,
   BudgetExceededError,
@@ -104,5 +104,26 @@ describe('CircuitBreaker', () => {
     b.close();
     await vi.advanceTimersByTimeAsync(60_000);
     expect(probes).not.toHaveBeenCalled();
+  });
+});
+
+describe("hole 7: only the server's failures count, not answers to what one namespace sent", () => {
+  const refused = () => new UnavailableError('createDeployment', 'connection refused', { unsent: true });
+  it.each<[string, unknown, boolean, boolean]>([
+    ["a timeout of the controller's own read", timeout(), false, true],
+    [
+      "a 500 to the controller's own read",
+      new UnavailableError('x', 'HTTP 500', { status: 500 }),
+      false,
+      true,
+    ],
+    ["a timeout of a namespace's create", timeout(), true, false],
+    ["a 500 to a namespace's patch", new UnavailableError('x', 'HTTP 500', { status: 500 }), true, false],
+    ["a namespace's create that found no server (nothing sent)", refused(), true, true],
+  ])('%s: counts %s', (_, err, fromOneNamespace, counts) => {
+    expect(breaksCircuit(err, fromOneNamespace)).toBe(counts);
+    const { b } = breaker();
+    for (let i = 0; i < 3; i++) b.record(err, fromOneNamespace);
+    expect(b.open).toBe(counts);
   });
 });

@@ -27,9 +27,16 @@ export interface CircuitBreakerOptions {
  * dropped connection, a 5xx. A malformed answer about one deployment, an answer past its size bound or a
  * listing past its budget is that call's problem: the tenant's other objects go on. (A body past its
  * bound may be the objects of one namespace: a namespace must not park the credential of all of them.)
+ *
+ * `fromOneNamespace`: the request carried what one namespace chose (a body from its spec, its deployment
+ * name or adopt annotation, a write to its deployment: Call.namespaceChosen) on credentials every
+ * namespace may share (the controller's own). A 5xx or a timeout once such a request was sent may be the
+ * server's answer to that content, so it counts only when nothing was sent (no connection:
+ * UnavailableError.unsent). The controller's own reads (the polls by recorded id, a revision, the template
+ * listing) count as before, so a server that is down still parks the credential.
  */
-export function breaksCircuit(err: unknown): boolean {
-  return err instanceof UnavailableError;
+export function breaksCircuit(err: unknown, fromOneNamespace = false): boolean {
+  return err instanceof UnavailableError && (!fromOneNamespace || err.unsent);
 }
 
 export class CircuitBreaker {
@@ -70,14 +77,14 @@ export class CircuitBreaker {
     );
   }
 
-  /** The outcome of a call that was admitted. */
-  record(err: unknown): void {
+  /** The outcome of a call that was admitted (`fromOneNamespace`: see breaksCircuit). */
+  record(err: unknown, fromOneNamespace = false): void {
     if (this.open) return; // calls admitted before the opening end as they may; the probe decides
     if (err === undefined) {
       this.#failures = 0;
       return;
     }
-    if (!breaksCircuit(err)) return;
+    if (!breaksCircuit(err, fromOneNamespace)) return;
     this.#failures += 1;
     if (this.#failures >= this.#threshold) this.#openFor();
   }

@@ -81,6 +81,7 @@ export class ControlPlaneClient {
       route: '/v2/deployments',
       path: '/v2/deployments',
       body: req,
+      namespaceChosen: true,
       schema: Deployment,
       secrets: secretValues(req.secrets),
       mismatch: (d) =>
@@ -88,12 +89,14 @@ export class ControlPlaneClient {
     });
   }
 
-  getDeployment(deploymentId: string): Promise<Deployment> {
+  /** `namespaceChosen`: the id is a namespace's (an adopt annotation), not one the platform gave. */
+  getDeployment(deploymentId: string, opts: { namespaceChosen?: boolean } = {}): Promise<Deployment> {
     return this.#transport.call({
       operation: 'getDeployment',
       method: 'GET',
       route: '/v2/deployments/{deployment_id}',
       path: `/v2/deployments/${encodeURIComponent(deploymentId)}`,
+      namespaceChosen: opts.namespaceChosen ?? false,
       schema: Deployment,
       mismatch: deploymentIdIs(deploymentId),
     });
@@ -106,6 +109,7 @@ export class ControlPlaneClient {
       route: '/v2/deployments/{deployment_id}',
       path: `/v2/deployments/${encodeURIComponent(deploymentId)}`,
       body: patch,
+      namespaceChosen: true,
       schema: Deployment,
       secrets: secretValues(patch.secrets),
       mismatch: deploymentIdIs(deploymentId),
@@ -124,6 +128,7 @@ export class ControlPlaneClient {
       route: '/v2/deployments/{deployment_id}',
       path: `/v2/deployments/${encodeURIComponent(deploymentId)}`,
       query,
+      namespaceChosen: true,
     });
   }
 
@@ -150,6 +155,8 @@ export class ControlPlaneClient {
       route: '/v2/deployments',
       path: '/v2/deployments',
       query,
+      // A name filter is a namespace's deployment name; the polls by recorded id are the controller's.
+      namespaceChosen: q.nameContains !== undefined,
       schema: DeploymentList,
       ...(walk ? { walk } : {}),
       ...(q.deploymentIds ? { mismatch: onlyIds(q.deploymentIds) } : {}),
@@ -211,6 +218,7 @@ export class ControlPlaneClient {
       method: 'POST',
       route: '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
       path: `/v2/deployments/${encodeURIComponent(deploymentId)}/revisions/${encodeURIComponent(revisionId)}/redeploy`,
+      namespaceChosen: true,
       schema: Deployment,
       mismatch: deploymentIdIs(deploymentId),
     });
@@ -245,6 +253,7 @@ export class ControlPlaneClient {
       route: '/v2/sandboxes/templates',
       path: '/v2/sandboxes/templates',
       query,
+      namespaceChosen: q.nameContains !== undefined,
       schema: SandboxTemplateList,
       ...(walk ? { walk } : {}),
     });

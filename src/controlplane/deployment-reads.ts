@@ -9,16 +9,18 @@ import { isDeleting } from './progress.ts';
 import type { Deployment } from './schemas.ts';
 
 interface DeploymentReads {
-  getDeployment(id: string): Promise<Deployment>;
+  getDeployment(id: string, opts?: { namespaceChosen?: boolean }): Promise<Deployment>;
   findDeploymentsByName(name: string): Promise<Deployment[]>;
 }
 
+/** `namespaceChosen`: the id is a namespace's (an adopt annotation): see Call.namespaceChosen. */
 export async function readById(
   client: Pick<DeploymentReads, 'getDeployment'>,
   id: string,
+  opts: { namespaceChosen?: boolean } = {},
 ): Promise<ReadById> {
   try {
-    return await client.getDeployment(id);
+    return await client.getDeployment(id, opts);
   } catch (err) {
     if (err instanceof NotFoundError) return 'missing';
     throw err;

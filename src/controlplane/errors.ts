@@ -117,14 +117,21 @@ export class RateLimitedError extends ControlPlaneError {
 /** 5xx, a refused or dropped connection, or a timeout. `status` is unset when no response came. */
 export class UnavailableError extends ControlPlaneError {
   readonly retryAfterMs: number | undefined;
+  /**
+   * No connection was made (refused, not found, connect timed out): nothing of the request reached the
+   * server, so the failure cannot be its answer to what was sent (circuit-breaker.ts).
+   */
+  readonly unsent: boolean;
 
   constructor(
     operation: string,
     reason: string,
-    options: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {},
+    options: { status?: number; retryAfterMs?: number | undefined; cause?: unknown; unsent?: boolean } = {},
   ) {
-    super(`${operation}: control plane unavailable: ${reason}`, { operation, ...options }, true);
+    const { unsent = false, ...rest } = options;
+    super(`${operation}: control plane unavailable: ${reason}`, { operation, ...rest }, true);
     this.retryAfterMs = options.retryAfterMs;
+    this.unsent = unsent;
   }
 }
 

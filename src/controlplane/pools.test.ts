@@ -2,7 +2,9 @@ import { getEventListeners } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultRule } from '../simulator/faults.ts';
 import { startSimulator } from '../simulator/index.ts';
+import type { ControlPlaneClient } from './client.ts';
 import { credentialsKey } from './credentials.ts';
 import { CancelledError, CredentialsConfigError, IdentityLimitError, UnauthorizedError } from './errors.ts';
 import { ControlPlanePools } from './pools.ts';
@@ -157,6 +159,125 @@ describe('ControlPlanePools identities per namespace (issue 32)', () => {
       for (const i of [1, 2, 3]) mint(i);
       expect(pools.size.limiters).toBe(1);
     }
+    await pools.close();
+  });
+});
+
+describe('hole 7: what one namespace sent never opens the circuit breaker every namespace shares', () => {
+  const credentials = () => ({ baseUrl: sim.url, apiKey: 'sim-api-key' });
+  /** Pools whose breaker opens after 3 failures. */
+  const poolsForBreaker = () =>
+    new ControlPlanePools({
+      breaker: { threshold: 3, baseOpenMs: 60_000 },
+      clientDefaults: { getRetries: 0 },
+    });
+  const request = (name: string) => ({
+    name,
+    source: 'external_image' as const,
+    source_config: { resource_spec: { cpu: 1, memory_mb: 512 } },
+    source_revision_config: { image_uri: 'registry.example.test/agent:1.0.0' },
+    secrets: [],
+  });
+  let made = 0;
+  const fresh = () => `hole-7-${++made}`;
+  type Target = { id: string; revision: string };
+  const DEPLOYMENT = '/v2/deployments/{deployment_id}';
+
+  type Send = (c: ControlPlaneClient, t: Target, pools: ControlPlanePools) => Promise<unknown>;
+  it.each<[string, FaultRule, Send]>([
+    [
+      'a create answered 500',
+      { method: 'POST', route: '/v2/deployments', status: 500 },
+      (c) => c.createDeployment(request(fresh())),
+    ],
+    [
+      'a create that gets no answer in time',
+      { method: 'POST', route: '/v2/deployments', latencyMs: 2_000 },
+      // A client of the same identity that gives up after 300 ms.
+      (_c, _t, pools) =>
+        pools.clientFor(credentials(), { timeouts: { totalMs: 300 } }).createDeployment(request(fresh())),
+    ],
+    [
+      'a patch answered 502',
+      { method: 'PATCH', route: DEPLOYMENT, status: 502 },
+      (c, t) => c.patchDeployment(t.id, { secrets: [{ name: 'A', value: 'b' }] }),
+    ],
+    [
+      'a delete answered 500',
+      { method: 'DELETE', route: DEPLOYMENT, status: 500 },
+      (c, t) => c.deleteDeployment(t.id),
+    ],
+    [
+      'a redeploy answered 500',
+      { method: 'POST', route: `${DEPLOYMENT}/revisions/{revision_id}/redeploy`, status: 500 },
+      (c, t) => c.redeployRevision(t.id, t.revision),
+    ],
+    [
+      "a lookup of a namespace's deployment name answered 500",
+      { method: 'GET', route: '/v2/deployments', status: 500 },
+      (c) => c.findDeploymentsByName('a-name-a-namespace-chose'),
+    ],
+    [
+      "a GET of an adopt annotation's id answered 500",
+      { method: 'GET', route: DEPLOYMENT, status: 500 },
+      (c) => c.getDeployment('an-id-a-namespace-chose', { namespaceChosen: true }),
+    ],
+  ])('%s, three times: the credential is not parked', async (_case, fault, send) => {
+    const pools = poolsForBreaker();
+    const client = pools.clientFor(credentials());
+    const made = await client.createDeployment(request(fresh()));
+    const target = { id: made.id, revision: made.latest_revision_id ?? '' };
+    const remove = sim.addFault(fault);
+    try {
+      for (let i = 0; i < 3; i++) await expect(send(client, target, pools)).rejects.toThrow();
+    } finally {
+      remove();
+    }
+    expect(pools.parked(credentials())).toBe(false);
+    // Another namespace's object of the same identity goes on.
+    await expect(client.getDeployment(made.id)).resolves.toMatchObject({ id: made.id });
+    await pools.close();
+  });
+
+  it("the controller's own reads answered 500: the server's failure, the credential is parked", async () => {
+    const pools = poolsForBreaker();
+    const client = pools.clientFor(credentials());
+    const made = await client.createDeployment(request(fresh()));
+    const remove = sim.addFault({ method: 'GET', route: DEPLOYMENT, status: 500 });
+    try {
+      for (let i = 0; i < 3; i++) await expect(client.getDeployment(made.id)).rejects.toThrow();
+    } finally {
+      remove();
+    }
+    expect(pools.parked(credentials())).toBe(true);
+    await pools.close();
+  });
+
+  it("a namespace's own credentials: what it sends parks only them, as before", async () => {
+    const pools = poolsForBreaker();
+    const own = { baseUrl: sim.url, apiKey: 'second-api-key' };
+    const client = pools.clientFor(own, { namespace: 'team-a' });
+    const remove = sim.addFault({ method: 'POST', route: '/v2/deployments', status: 500 });
+    try {
+      for (let i = 0; i < 3; i++) await expect(client.createDeployment(request(fresh()))).rejects.toThrow();
+    } finally {
+      remove();
+    }
+    expect(pools.parked(own)).toBe(true);
+    expect(pools.parked(credentials())).toBe(false);
+    await pools.close();
+  });
+
+  it("a namespace's create that finds no server (connection refused): nothing was sent, it counts", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const pools = poolsForBreaker();
+    const gone = { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'sim-api-key' };
+    const client = pools.clientFor(gone);
+    for (let i = 0; i < 3; i++) await expect(client.createDeployment(request(fresh()))).rejects.toThrow();
+    expect(pools.parked(gone)).toBe(true);
     await pools.close();
   });
 });

@@ -9,10 +9,14 @@ import { type Credentials, credentialsKey, parseCredentials } from './credential
 import { IdentityLimitError } from './errors.ts';
 import { RequestLimiter } from './limiter.ts';
 
-export type ClientOptions = Omit<ControlPlaneClientOptions, 'credentials' | 'dispatcher' | 'limiter'> & {
+export type ClientOptions = Omit<
+  ControlPlaneClientOptions,
+  'credentials' | 'dispatcher' | 'limiter' | 'namespaceOwned'
+> & {
   /**
    * The namespace whose credentials Secret named these credentials: counted against its limit of
-   * identities (namespaceIdentities). Unset for the controller's own credentials.
+   * identities (namespaceIdentities), and what it sends counts toward their circuit breaker
+   * (circuit-breaker.ts). Unset for the controller's own credentials, which every namespace may share.
    */
   namespace?: string;
 };
@@ -108,6 +112,7 @@ export class ControlPlanePools {
       dispatcher: this.#poolFor(origin),
       limiter,
       breaker,
+      namespaceOwned: namespace !== undefined,
     });
   }
 

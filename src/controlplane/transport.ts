@@ -16,7 +16,6 @@ import type { CircuitBreaker } from './circuit-breaker.ts';
 import { authHeaders, type Credentials, parseCredentials } from './credentials.ts';
 import {
   BudgetExceededError,
-  CancelledError,
   CircuitOpenError,
   ControlPlaneError,
   CredentialBusyError,
@@ -28,6 +27,7 @@ import {
 } from './errors.ts';
 import type { RequestLimiter } from './limiter.ts';
 import { DEFAULT_TIMEOUTS, type Timeouts } from './timeouts.ts';
+import { transportError } from './transport-error.ts';
 
 export { DEFAULT_TIMEOUTS, type Timeouts };
 
@@ -61,6 +61,12 @@ export type TransportOptions = {
   limiter?: RequestLimiter;
   /** Shared by every client of one credential: parks it after repeated failures (circuit-breaker.ts). */
   breaker?: CircuitBreaker;
+  /**
+   * The credentials are one namespace's own (its credentials Secret), not the controller's that every
+   * namespace may use: what that namespace sends then counts toward their breaker, which only it (and
+   * any namespace holding the same key) shares. Default false.
+   */
+  namespaceOwned?: boolean;
   /** Bytes of response body read before the call is abandoned. Default 2 MiB. */
   maxBodyBytes?: number;
   /** Bounds of one walk over a listing's pages. Defaults WALK_MAX_PAGES and WALK_MAX_BYTES. */
@@ -106,6 +112,13 @@ export type Call<T> = {
   /** Checks the parsed answer belongs to the request (the id asked for); a message when it does not. */
   mismatch?: (answer: T) => string | undefined;
   /**
+   * The request carries what one namespace chose: a body from its spec, its deployment name or adopt
+   * annotation, or a write to its deployment. A failure once it was sent may be the server's answer to
+   * that, so on credentials namespaces share it does not count toward the circuit breaker
+   * (circuit-breaker.ts: breaksCircuit).
+   */
+  namespaceChosen?: boolean;
+  /**
    * Whether the caller already applied an answer of exactly this text (a steady poll's page): the call
    * then resolves to KNOWN_ANSWER, the text neither parsed nor checked again (it was, when first seen).
    */
@@ -136,6 +149,7 @@ export class ControlPlaneTransport {
   readonly #onRequest: ((event: RequestEvent) => void) | undefined;
   readonly #limiter: RequestLimiter | undefined;
   readonly #breaker: CircuitBreaker | undefined;
+  readonly #namespaceOwned: boolean;
   readonly #maxBodyBytes: number;
   readonly #walkMaxPages: number;
   readonly #walkMaxBytes: number;
@@ -163,6 +177,7 @@ export class ControlPlaneTransport {
     this.#onRequest = options.onRequest;
     this.#limiter = options.limiter;
     this.#breaker = options.breaker;
+    this.#namespaceOwned = options.namespaceOwned ?? false;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#walkMaxPages = options.walkMaxPages ?? WALK_MAX_PAGES;
     this.#walkMaxBytes = options.walkMaxBytes ?? WALK_MAX_BYTES;
@@ -262,7 +277,7 @@ export class ControlPlaneTransport {
       breaker.record(undefined);
       return answer;
     } catch (err) {
-      breaker.record(err);
+      breaker.record(err, call.namespaceChosen === true && !this.#namespaceOwned);
       throw err;
     }
   }
@@ -379,33 +394,4 @@ function parseBody<T>(operation: string, status: number, text: string, schema: z
     code: i.code,
   }));
   throw new MalformedResponseError(operation, status, 'the body does not have the expected fields', issues);
-}
-
-const TRANSPORT_REASONS: Record<string, string> = {
-  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
-  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response headers',
-  UND_ERR_BODY_TIMEOUT: 'timed out reading the response body',
-  UND_ERR_SOCKET: 'the connection was closed',
-  UND_ERR_CLOSED: 'the connection pool is closed',
-  UND_ERR_DESTROYED: 'the connection pool is closed',
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host lookup failed',
-  ETIMEDOUT: 'connect timed out',
-};
-
-/** A failure below HTTP: the reason from the error code; the original error is kept as the cause. */
-function transportError(operation: string, err: unknown): ControlPlaneError {
-  if (err instanceof ControlPlaneError) return err;
-  if (err instanceof OutboundError) {
-    if (err.kind === 'aborted') return new CancelledError(operation);
-    if (err.kind !== 'transport') return new UnavailableError(operation, err.message, { cause: err });
-    const reason =
-      (err.code && TRANSPORT_REASONS[err.code]) ?? `request failed${err.code ? ` (${err.code})` : ''}`;
-    return new UnavailableError(operation, reason, { cause: err.cause });
-  }
-  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
-  const reason = (code && TRANSPORT_REASONS[code]) ?? `request failed${code ? ` (${code})` : ''}`;
-  return new UnavailableError(operation, reason, { cause: err });
 }

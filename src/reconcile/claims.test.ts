@@ -1,6 +1,6 @@
 /** Claims between objects of one tenant, one row per case: who wins a name or an id, and what it says. */
 import { describe, expect, it } from 'vitest';
-import { type Claim, claimConflict, claimOf, createContest, outranks } from './claims.ts';
+import { type Claim, claimConflict, claimOf, createContest, type ExistingIds, outranks } from './claims.ts';
 
 const T = 'sha256:tenant-a';
 const claim = (key: string, extra: Partial<Claim> = {}): Claim => ({
@@ -191,12 +191,101 @@ describe('claimOf', () => {
     });
   });
 
-  it('ranks: a recorded id, then a pending create or adoption, then age, then uid', () => {
+  it('ranks: a recorded id, then a pending create or an adoption of an existing id, then age, then uid', () => {
     expect(outranks(claim('z', { deploymentId: 'd' }), claim('a', { pendingSince: 'x', ...older }))).toBe(
       true,
     );
-    expect(outranks(claim('z', { adoptId: 'd' }), claim('a', older))).toBe(true);
+    expect(outranks(claim('z', { adoptId: 'd' }), claim('a', older), new Set(['d']))).toBe(true);
+    expect(outranks(claim('z', { adoptId: 'd' }), claim('a', older))).toBe(false);
     expect(outranks(claim('z', older), claim('a'))).toBe(true);
     expect(outranks(claim('a'), claim('z'))).toBe(true);
+  });
+});
+
+describe("hole 3: another object's annotation text, and an adoption of an id not known to exist", () => {
+  /** Any control, format or line-separator character: what could forge a line or a terminal escape. */
+  const INVISIBLE = /[\p{C}\p{Zl}\p{Zp}]/u;
+  const forged = 'd-1\n\u001b[2J\u202eStalled=False: all fine';
+
+  it.each<[string, Claim, Claim[], ExistingIds]>([
+    [
+      "another object's adopt annotation, in AlreadyManaged",
+      claim('a', { adoptId: forged }),
+      [claim('b', { adoptId: forged, ...older })],
+      new Set([forged]),
+    ],
+    [
+      "another object's adopt annotation, in NameConflict",
+      claim('a'),
+      [claim('b', { adoptId: forged, ...older })],
+      new Set([forged]),
+    ],
+    [
+      "another object's recorded id, in NameConflict",
+      claim('a'),
+      [claim('b', { deploymentId: forged })],
+      new Set(),
+    ],
+  ])('%s: cleaned before the message', (_, self, others, existing) => {
+    const message = claimConflict(self, others, existing)?.message ?? '';
+    expect(message).toContain('d-1');
+    expect(message).not.toMatch(INVISIBLE);
+  });
+
+  it.each<[string, Claim, Claim[], ExistingIds, string | undefined]>([
+    [
+      'a younger object adopting an id that does not exist does not take an older object’s name',
+      claim('a', older),
+      [claim('b', { adoptId: 'd-missing' })],
+      new Set(),
+      undefined,
+    ],
+    [
+      'nor while nothing is known to exist yet',
+      claim('a', older),
+      [claim('b', { adoptId: 'd-missing' })],
+      new Set(['d-other']),
+      undefined,
+    ],
+    [
+      'a younger object adopting an id that exists still takes the name',
+      claim('a', older),
+      [claim('b', { adoptId: 'd-1' })],
+      new Set(['d-1']),
+      'NameConflict ns/b',
+    ],
+    [
+      'this younger object adopting an id that does not exist loses to the older name',
+      claim('a', { adoptId: 'd-missing' }),
+      [claim('b', older)],
+      new Set(),
+      'NameConflict ns/b',
+    ],
+    [
+      'a pending create still ranks without any id',
+      claim('a', older),
+      [claim('b', { pendingSince: '2026-01-01T00:00:01Z' })],
+      new Set(),
+      'NameConflict ns/b',
+    ],
+  ])('%s', (_, self, others, existing, expected) => {
+    const conflict = claimConflict(self, others, existing);
+    expect(conflict ? `${conflict.reason} ${conflict.other.key}` : undefined).toBe(expected);
+  });
+
+  it('an unproven adoption is said to be an older object, not an adoption', () => {
+    const conflict = claimConflict(claim('a'), [claim('b', { adoptId: 'd-missing', ...older })], new Set());
+    expect(conflict?.message).toContain('ns/b, which was created first');
+    expect(conflict?.message).not.toContain('d-missing');
+  });
+
+  it('the create contest: an older object adopting an id that does not exist is just older', () => {
+    const pending = { pendingSince: '2026-01-01T00:00:05Z' };
+    const conflict = createContest(
+      claim('a', pending),
+      [claim('b', { ...older, adoptId: 'd-x' })],
+      new Set(),
+    );
+    expect(conflict?.message).toContain('payments is also being created by ns/b');
   });
 });

@@ -5,12 +5,19 @@
  * deployment name, the adopt annotation); the claims of other objects come from the informer cache.
  *
  * Tie-break, deterministic whatever order the passes run in: a recorded id ranks first, then a pending
- * create or an adoption asked for by annotation, then a bare name; between equal ranks the object created
- * first (metadata.creationTimestamp) wins, then the lower uid. The loser writes nothing.
+ * create or an adoption asked for by annotation of an id known to exist, then a bare name; between equal
+ * ranks the object created first (metadata.creationTimestamp) wins, then the lower uid. The loser writes
+ * nothing. An adoption ranks only once its id is known to exist (`existing`: the ids the name lookup
+ * found under the credential identity the claims are seen with): an annotation is any text, and one that
+ * names no deployment must not let a younger object hold the name of an older one.
+ *
+ * Every text of a claim (ids, annotation values, times) is another object's: it is cleaned (cleanPeerText)
+ * before it reaches a message, which becomes this object's condition and event.
  */
 import type { AgentDeploymentSpec, AgentDeploymentStatus } from '../api/agentdeployment.ts';
 import type { ObjectMeta } from '../api/common.ts';
 import { Annotation } from '../api/names.ts';
+import { cleanPeerText } from '../lib/peer-text.ts';
 import { isObserveOnly } from './management.ts';
 
 export interface Claim {
@@ -76,19 +83,44 @@ export function claimOf(obj: ClaimSource, currentTenant: string | undefined): Cl
   };
 }
 
-const rank = (c: Claim) => (c.deploymentId ? 2 : c.pendingSince || c.adoptId ? 1 : 0);
+/** Deployment ids known to exist under the credential identity the claims are seen with. */
+export type ExistingIds = ReadonlySet<string>;
+
+const NONE_KNOWN: ExistingIds = new Set();
+
+/** The most characters of a claim's text (an id, an annotation value) a message shows: status ids' bound. */
+const MAX_CLAIM_TEXT_CHARS = 64;
+
+/** A claim's text (an id, an annotation value, a time) as a message shows it. */
+export const claimText = (text: string) => cleanPeerText(text, MAX_CLAIM_TEXT_CHARS);
+
+/** Whether the claim adopts an id known to exist. */
+const adoptsExisting = (c: Claim, existing: ExistingIds) =>
+  c.adoptId !== undefined && existing.has(c.adoptId);
+
+/** Whether a claim's rank waits on whether the id it adopts exists (it records none, creates nothing). */
+const ranksOnProof = (c: Claim): boolean => !c.deploymentId && !c.pendingSince && c.adoptId !== undefined;
+
+/** Whether who wins between two claims can turn on whether an id one of them adopts exists. */
+export const turnsOnProof = (a: Claim, b: Claim): boolean =>
+  !a.deploymentId && !b.deploymentId && (ranksOnProof(a) || ranksOnProof(b));
+
+const rank = (c: Claim, existing: ExistingIds) =>
+  c.deploymentId ? 2 : c.pendingSince || adoptsExisting(c, existing) ? 1 : 0;
 
 /** Whether claim a wins over claim b (see the tie-break above). */
-export function outranks(a: Claim, b: Claim): boolean {
-  if (rank(a) !== rank(b)) return rank(a) > rank(b);
+export function outranks(a: Claim, b: Claim, existing: ExistingIds = NONE_KNOWN): boolean {
+  const ra = rank(a, existing);
+  const rb = rank(b, existing);
+  if (ra !== rb) return ra > rb;
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt;
   return a.uid < b.uid;
 }
 
-function holding(c: Claim): string {
-  if (c.deploymentId) return `manages deployment ${c.deploymentId}`;
-  if (c.adoptId) return `adopts deployment ${c.adoptId}`;
-  if (c.pendingSince) return `is creating it (since ${c.pendingSince})`;
+function holding(c: Claim, existing: ExistingIds): string {
+  if (c.deploymentId) return `manages deployment ${claimText(c.deploymentId)}`;
+  if (c.adoptId && adoptsExisting(c, existing)) return `adopts deployment ${claimText(c.adoptId)}`;
+  if (c.pendingSince) return `is creating it (since ${claimText(c.pendingSince)})`;
   return 'was created first';
 }
 
@@ -96,15 +128,20 @@ function holding(c: Claim): string {
  * The first claim of another object of the same tenant that wins over this object's: on the deployment
  * id it records or adopts (AlreadyManaged), or on its deployment name (NameConflict). Undefined: this
  * object's claims stand. Claims of an unknown tenant never conflict (that object cannot write anything
- * until its credentials resolve, and then it meets this object's claims).
+ * until its credentials resolve, and then it meets this object's claims). `existing`: the ids known to
+ * exist (an adoption of another id ranks as a bare name).
  */
-export function claimConflict(self: Claim, others: readonly Claim[]): ClaimConflict | undefined {
+export function claimConflict(
+  self: Claim,
+  others: readonly Claim[],
+  existing: ExistingIds = NONE_KNOWN,
+): ClaimConflict | undefined {
   const mine = others.filter((o) => o.uid !== self.uid && o.tenant !== undefined && o.tenant === self.tenant);
   const target = self.deploymentId ?? self.adoptId;
   if (target) {
     for (const other of mine) {
       const takes = other.deploymentId === target || (!other.deploymentId && other.adoptId === target);
-      if (!takes || !outranks(other, self)) continue;
+      if (!takes || !outranks(other, self, existing)) continue;
       const how = self.deploymentId
         ? `this object records it too (a copied status?), but ${other.key} wins the tie-break`
         : 'an object cannot adopt a deployment another object manages or adopts';
@@ -112,18 +149,18 @@ export function claimConflict(self: Claim, others: readonly Claim[]): ClaimConfl
         reason: 'AlreadyManaged',
         other,
         deploymentId: target,
-        message: `deployment ${target} is already claimed by ${other.key}, which ${holding(other)}: ${how}, so nothing is sent. Remove the annotation ${Annotation.AdoptDeploymentId} from this object, or release the deployment from ${other.key} first (delete it with spec.deletionPolicy Orphan)`,
+        message: `deployment ${claimText(target)} is already claimed by ${other.key}, which ${holding(other, existing)}: ${how}, so nothing is sent. Remove the annotation ${Annotation.AdoptDeploymentId} from this object, or release the deployment from ${other.key} first (delete it with spec.deletionPolicy Orphan)`,
       };
     }
   }
   for (const other of mine) {
     if (other.name !== self.name || other.deleting) continue;
     if (target && other.deploymentId === target) continue; // the id rule above decided
-    if (!outranks(other, self)) continue;
+    if (!outranks(other, self, existing)) continue;
     return {
       reason: 'NameConflict',
       other,
-      message: `the deployment name ${self.name} is claimed on this control plane by ${other.key}, which ${holding(other)}; nothing is sent. Choose another spec.name, or delete ${other.key}`,
+      message: `the deployment name ${self.name} is claimed on this control plane by ${other.key}, which ${holding(other, existing)}; nothing is sent. Choose another spec.name, or delete ${other.key}`,
     };
   }
   return undefined;
@@ -135,12 +172,15 @@ export function claimConflict(self: Claim, others: readonly Claim[]): ClaimConfl
  * no id, pending marks do not count, only age does. Two new objects that both got past the gate (neither
  * saw the other yet) therefore agree on one creator, the older; the other stands down before its POST.
  */
-export function createContest(self: Claim, others: readonly Claim[]): ClaimConflict | undefined {
+export function createContest(
+  self: Claim,
+  others: readonly Claim[],
+  existing: ExistingIds = NONE_KNOWN,
+): ClaimConflict | undefined {
   const bare = (c: Claim): Claim => ({ ...c, pendingSince: undefined });
-  const conflict = claimConflict(bare(self), others.map(bare));
-  if (conflict?.reason !== 'NameConflict' || conflict.other.deploymentId || conflict.other.adoptId) {
-    return conflict;
-  }
+  const conflict = claimConflict(bare(self), others.map(bare), existing);
+  if (conflict?.reason !== 'NameConflict') return conflict;
+  if (conflict.other.deploymentId || adoptsExisting(conflict.other, existing)) return conflict;
   return {
     ...conflict,
     message: `the deployment name ${self.name} is also being created by ${conflict.other.key}, which was created before this object; it creates the deployment and this object stands down before sending anything. Choose another spec.name, or delete ${conflict.other.key}`,

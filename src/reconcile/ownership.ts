@@ -19,6 +19,7 @@
 import { Annotation } from '../api/names.ts';
 import { revisionAgeMs, revisionPollDelayMs } from '../controlplane/progress.ts';
 import type { Deployment } from '../controlplane/schemas.ts';
+import { claimText } from './claims.ts';
 import { judgeFound } from './guard.ts';
 
 /** A GET by id: the deployment, or 'missing' (404). */
@@ -97,7 +98,7 @@ export function ownership(f: OwnershipFacts): OwnershipVerdict {
       return {
         kind: 'stall',
         reason: 'AdoptionConflict',
-        message: `annotation ${Annotation.AdoptDeploymentId} names ${f.adoptId} but this object manages ${f.recordedId}`,
+        message: `annotation ${Annotation.AdoptDeploymentId} names ${claimText(f.adoptId)} but this object manages ${claimText(f.recordedId)}`,
       };
     }
     if (f.recorded === undefined) return { kind: 'read', read: 'recorded' };
@@ -126,7 +127,7 @@ export function ownership(f: OwnershipFacts): OwnershipVerdict {
       return {
         kind: 'stall',
         reason: 'AdoptionFailed',
-        message: `annotation ${Annotation.AdoptDeploymentId} names ${f.adoptId}, which does not exist`,
+        message: `annotation ${Annotation.AdoptDeploymentId} names ${claimText(f.adoptId)}, which does not exist`,
       };
     }
     if (f.adopted.name !== f.name) {
@@ -134,7 +135,7 @@ export function ownership(f: OwnershipFacts): OwnershipVerdict {
       return {
         kind: 'stall',
         reason: 'AdoptionFailed',
-        message: `annotation ${Annotation.AdoptDeploymentId} names ${f.adoptId}, whose name is ${f.adopted.name}, not ${f.name} (spec.name, or metadata.name): set spec.name to ${f.adopted.name} in a new object to adopt it`,
+        message: `annotation ${Annotation.AdoptDeploymentId} names ${claimText(f.adoptId)}, whose name is ${f.adopted.name}, not ${f.name} (spec.name, or metadata.name): set spec.name to ${f.adopted.name} in a new object to adopt it`,
       };
     }
     return {

@@ -9,13 +9,25 @@
  * use for pods (100.64/10) and IPv6 unique-local (fc00::/7). A cluster whose ranges are public addresses
  * (GKE's 34.118.224.0/20 service range, for one) is not covered: docs/security.md says what to do.
  *
+ * An IPv6 address that carries an IPv4 address (mapped, NAT64, 6to4 ...: embedded-ipv4.ts) reaches it,
+ * so it is judged by the IPv4 address it carries as well as by its own ranges.
+ *
  * The administrator can allow ranges, addresses and host names (--agent-server-allowed-internal-addresses):
  * `10.20.0.0/16`, `10.20.3.4`, `fd00::/8`, `agents.internal.example` (that exact host, whatever it
  * resolves to).
  */
 import { BlockList, isIP } from 'node:net';
+import { embeddedIpv4 } from './embedded-ipv4.ts';
 
-/** Every internal range, with the words a refusal uses for it. */
+/**
+ * Every internal range, with the words a refusal uses for it: the ranges the IANA special-purpose
+ * registries (IPv4 and IPv6) mark not globally reachable, and multicast. Two blocks are refused whole
+ * although a few entries in them are globally reachable (anycast services, AS112, AMT, ORCHIDv2, DETs in
+ * 2001::/23; the PCP and TURN anycasts in 192.0.0.0/24): none is where an agent server runs, and the
+ * administrator's setting allows one if need be. Teredo (inside 2001::/23) and the local-use NAT64
+ * prefix carry an IPv4 address that cannot be judged from the address, so they are refused whole too.
+ * The table test in internal-addresses.test.ts walks both registries.
+ */
 const INTERNAL: readonly (readonly [kind: string, cidrs: readonly string[]])[] = [
   ['unspecified', ['0.0.0.0/8', '::/128']],
   ['loopback', ['127.0.0.0/8', '::1/128']],
@@ -23,6 +35,25 @@ const INTERNAL: readonly (readonly [kind: string, cidrs: readonly string[]])[] =
   ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7', 'fec0::/10']],
   ['shared (carrier-grade NAT)', ['100.64.0.0/10']],
   ['multicast or reserved', ['224.0.0.0/4', '240.0.0.0/4', 'ff00::/8']],
+  ['an IPv4 tunnel (Teredo)', ['2001::/32']],
+  ['local-use NAT64', ['64:ff9b:1::/48']],
+  [
+    'special-purpose, not globally reachable',
+    [
+      '192.0.0.0/24',
+      '192.0.2.0/24',
+      '192.88.99.0/24',
+      '198.18.0.0/15',
+      '198.51.100.0/24',
+      '203.0.113.0/24',
+      '100::/64',
+      '100:0:0:1::/64',
+      '2001::/23',
+      '2001:db8::/32',
+      '3fff::/20',
+      '5f00::/16',
+    ],
+  ],
 ];
 
 export const ALLOWED_INTERNAL_SETTING = '--agent-server-allowed-internal-addresses';
@@ -64,23 +95,11 @@ const internal = INTERNAL.map(
   ([kind, cidrs]) => [kind, blockListOf(cidrs.map((c) => parseCidr(c) as Cidr))] as const,
 );
 
+const internalKind = (address: string, family: 'ipv4' | 'ipv6') =>
+  internal.find(([, list]) => list.check(address, family))?.[0];
+
 const HOST_NAME =
   /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
-
-/** IPv4 written inside IPv6 (::ffff:127.0.0.1) is the IPv4 address it carries. */
-function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
-  const bare = address.replace(/^\[|\]$/g, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped) return { address: mapped[1] as string, family: 'ipv4' };
-  if (/^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/i.test(bare)) {
-    const [hi = 0, lo = 0] = bare
-      .slice(7)
-      .split(':')
-      .map((h) => Number.parseInt(h, 16));
-    return { address: [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.'), family: 'ipv4' };
-  }
-  return { address: bare, family: isIP(bare) === 4 ? 'ipv4' : 'ipv6' };
-}
 
 /**
  * The policy from the administrator's comma-separated list (CIDR ranges, addresses, host names); throws
@@ -105,14 +124,25 @@ export function internalAddressPolicy(value = ''): InternalAddressPolicy {
     }
   }
   const allowedRanges = blockListOf(ranges);
+  const refusalIn = (address: string, family: 'ipv4' | 'ipv6') =>
+    allowedRanges.check(address, family) ? undefined : internalKind(address, family);
   return {
     allowed: entries,
     allowsHost: (hostname) => hosts.has(hostname.toLowerCase().replace(/\.$/, '')),
     refusalOf(address) {
-      const ip = unmapped(address);
-      if (isIP(ip.address) === 0) return 'not an IP address';
-      if (allowedRanges.check(ip.address, ip.family)) return undefined;
-      return internal.find(([, list]) => list.check(ip.address, ip.family))?.[0];
+      const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+      const family = isIP(bare);
+      if (family === 0) return 'not an IP address';
+      if (family === 4) return refusalIn(bare, 'ipv4');
+      const carried = embeddedIpv4(bare);
+      // A mapped address is the IPv4 address itself: a dual-stack socket connects to that.
+      if (carried?.form.startsWith('IPv4-mapped')) return refusalIn(carried.ipv4, 'ipv4');
+      if (allowedRanges.check(bare, 'ipv6')) return undefined;
+      const kind = internalKind(bare, 'ipv6');
+      if (kind || !carried) return kind;
+      // It reaches the IPv4 address it carries (through a NAT64, a relay, a tunnel): judged as that.
+      const carriedKind = refusalIn(carried.ipv4, 'ipv4');
+      return carriedKind && `${carriedKind} (it carries ${carried.ipv4}: ${carried.form})`;
     },
   };
 }

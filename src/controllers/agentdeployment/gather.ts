@@ -126,7 +126,7 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
         }
         case 'adopted': {
           const id = facts.object.metadata.annotations?.[Annotation.AdoptDeploymentId] as string;
-          facts.adopted = remembered(identity, await readById(client, id));
+          facts.adopted = remembered(identity, await readById(client, id, { namespaceChosen: true }));
           return;
         }
         case 'byName':

@@ -698,6 +698,49 @@ const rows: Row[] = [
     also: (w) => expect(condition(w, 'Stalled')?.message).toContain('team-b/agent'),
   },
   {
+    name: 'hole 3: a younger object adopting an id that does not exist: the older one creates its name',
+    given: () => {
+      const younger = agent({ name: 'agent' });
+      younger.metadata = {
+        ...younger.metadata,
+        name: 'younger',
+        uid: 'uid-younger',
+        creationTimestamp: '2099-01-01T00:00:00Z',
+        annotations: { [Annotation.AdoptDeploymentId]: '00000000-0000-4000-8000-000000000000' },
+      };
+      const self = agent();
+      self.metadata.creationTimestamp = '2020-01-01T00:00:00Z';
+      return world(self, { others: [younger] });
+    },
+    calls: ['list', 'create'],
+    conditions: ['Ready=False/Progressing', 'Reconciling=True/Progressing'],
+    events: ['Normal/Created'],
+    statusWrites: 2,
+  },
+  {
+    name: 'hole 3: a younger object adopting the deployment of the name: it holds the name, nothing sent',
+    given: async () => {
+      const id = await createElsewhere('agent');
+      const younger = agent({ name: 'agent' });
+      younger.metadata = {
+        ...younger.metadata,
+        name: 'younger',
+        uid: 'uid-younger',
+        creationTimestamp: '2099-01-01T00:00:00Z',
+        annotations: { [Annotation.AdoptDeploymentId]: id },
+      };
+      const self = agent();
+      self.metadata.creationTimestamp = '2020-01-01T00:00:00Z';
+      return world(self, { others: [younger] });
+    },
+    calls: ['list'],
+    conditions: ['Ready=False/NameConflict', 'Stalled=True/NameConflict'],
+    events: ['Warning/NameConflict'],
+    statusWrites: 1,
+    also: (w) =>
+      expect(condition(w, 'Stalled')?.message).toContain('team-a/younger, which adopts deployment'),
+  },
+  {
     name: 'the recorded deployment is gone: DeploymentMissing, created again',
     given: async () => {
       const w = await readyWorld();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Claim } from '../../claims.ts';
-import { facts, resolved } from '../facts.test-support.ts';
+import { deploymentOf, facts, resolved } from '../facts.test-support.ts';
 import { claims } from './claims.ts';
 
 const other = (over: Partial<Claim>): Claim => ({
@@ -44,5 +44,43 @@ describe('gate claims', () => {
     const verdict = claims(f);
     if (reason === undefined) expect(verdict).toBeUndefined();
     else expect(verdict).toMatchObject({ gate: 'claims', kind: 'stall', reason });
+  });
+});
+
+describe('hole 3: an adoption ranks only once the name lookup shows its id', () => {
+  /** The facts of an object of name `agent` and no id, met by a younger object that adopts `adoptId`. */
+  const metByYoungerAdopter = (adoptId: string) => {
+    const f = resolved(facts());
+    const tenant = f.credentials?.ok ? f.credentials.tenant : '';
+    f.claims = {
+      claims: () => [other({ tenant, key: 'team-b/younger', createdAt: '2026-02-01T00:00:00Z', adoptId })],
+    };
+    return f;
+  };
+
+  it('first reads the deployments of its name (the controller and the plan both do)', () => {
+    expect(claims(metByYoungerAdopter('d-missing'))).toEqual({
+      gate: 'claims',
+      kind: 'read',
+      read: 'byName',
+    });
+  });
+
+  it('an id the lookup does not show: the older object keeps its name', () => {
+    const f = metByYoungerAdopter('d-missing');
+    f.byName = {};
+    expect(claims(f)).toBeUndefined();
+  });
+
+  it('an id the lookup shows: the adoption holds the name', () => {
+    const f = metByYoungerAdopter('d-1');
+    f.byName = { live: deploymentOf(f) };
+    expect(claims(f)).toMatchObject({ gate: 'claims', kind: 'stall', reason: 'NameConflict' });
+  });
+
+  it('a recorded id meets an adoption: nothing turns on the lookup, nothing is read', () => {
+    const f = metByYoungerAdopter('d-9');
+    f.object.status.deploymentId = 'd-1';
+    expect(claims(f)).toBeUndefined();
   });
 });
