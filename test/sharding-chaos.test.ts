@@ -75,9 +75,11 @@ const edit = (name: string, version: number) =>
     body: { spec: { sourceRevisionConfig: { imageUri: image(name, version) } } },
   });
 
-const listObjects = async () =>
-  ((await kubeRequest(h.access, { method: 'GET', path: AGD_PATH(h.ns) })) as { items: AgentDeployment[] })
-    .items;
+/** The objects of one run (runs share the namespace; each names its objects r<run>-…). */
+const listObjects = async (run: number) =>
+  (
+    (await kubeRequest(h.access, { method: 'GET', path: AGD_PATH(h.ns) })) as { items: AgentDeployment[] }
+  ).items.filter((o) => o.metadata.name.startsWith(`r${run}-`));
 
 const readyAtGeneration = (o: AgentDeployment) =>
   condition(o, 'Ready')?.status === 'True' &&
@@ -85,12 +87,13 @@ const readyAtGeneration = (o: AgentDeployment) =>
   o.status?.observedGeneration === o.metadata.generation;
 
 /** Waits until every object has been Ready at its generation for `steadyMs` without a break. */
-async function settled(steadyMs: number, timeoutMs: number): Promise<AgentDeployment[]> {
+async function settled(run: number, steadyMs: number, timeoutMs: number): Promise<AgentDeployment[]> {
   const deadline = Date.now() + timeoutMs;
   let since: number | undefined;
   for (;;) {
-    const objects = (await listObjects()).filter((o) => !o.metadata.deletionTimestamp);
-    const pending = (await listObjects()).length - objects.length;
+    const all = await listObjects(run);
+    const objects = all.filter((o) => !o.metadata.deletionTimestamp);
+    const pending = all.length - objects.length;
     if (pending === 0 && objects.every(readyAtGeneration)) {
       since ??= Date.now();
       if (Date.now() - since >= steadyMs) return objects;
@@ -112,7 +115,7 @@ async function chaosRun(run: number): Promise<void> {
   const names = Array.from({ length: OBJECTS }, (_, i) => `r${run}-c${i}`);
   await Promise.all(PODS.map((pod) => startReplica(pod, group)));
   await Promise.all(names.map(create));
-  await settled(0, 120_000);
+  await settled(run, 0, 120_000);
 
   const version = new Map(names.map((n) => [n, 1]));
   const live = new Set(names);
@@ -166,7 +169,7 @@ async function chaosRun(run: number): Promise<void> {
   await Promise.all(restarts);
 
   // Steady for three poll intervals (2 s): a Ready object whose platform differs is found by then.
-  const objects = await settled(6_000, 180_000);
+  const objects = await settled(run, 6_000, 180_000);
   const deployments = h.sim.deployments();
   const byName = (name: string) => deployments.filter((d) => d.name === name);
   const wrong = objects.flatMap((o) => {
