@@ -53,7 +53,16 @@ const NODE = join(REPO, 'node_modules', '.bin', 'node');
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const DEFAULT_BASE_URL =
   'https://github.com/agents-dev/agent-deployment-operator/releases/download/{{version}}';
-const COMPLETE_LINK = 'kubectl_complete-agd';
+/**
+ * kubectl runs kubectl_complete-agd beside kubectl-agd to complete `kubectl agd`. A script, not a link:
+ * krew refuses archives that hold links (kubernetes-sigs/krew#359). Without a slash in $0 (run as
+ * `sh kubectl_complete-agd`), the directory is the current one.
+ */
+const COMPLETE = 'kubectl_complete-agd';
+const COMPLETE_SCRIPT = `#!/bin/sh
+case $0 in */*) dir=\${0%/*} ;; *) dir=. ;; esac
+exec "$dir/${BIN}" __complete "$@"
+`;
 
 type Inject = (file: string, name: string, data: Buffer, options: Record<string, string>) => Promise<void>;
 // postject ships no types.
@@ -134,7 +143,7 @@ export async function buildSingleFiles(
       const path = join(outDir, file);
       const archive = tarGz([
         { name: BIN, mode: 0o755, data: readFileSync(exe) },
-        { name: COMPLETE_LINK, linkTo: BIN },
+        { name: COMPLETE, mode: 0o755, data: Buffer.from(COMPLETE_SCRIPT) },
       ]);
       writeFileSync(path, archive);
       rmSync(exe);
