@@ -38,11 +38,13 @@ import {
 import {
   hostPlatform,
   nodeBinary,
+  nodePin,
   type Platform,
   parsePlatform,
   pinnedNodeVersion,
   platformName,
 } from './single-file/node-binary.ts';
+import { checkBinary } from './single-file/node-checksums.ts';
 import { tarGz } from './single-file/tar.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
@@ -51,7 +53,16 @@ const NODE = join(REPO, 'node_modules', '.bin', 'node');
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const DEFAULT_BASE_URL =
   'https://github.com/agents-dev/agent-deployment-operator/releases/download/{{version}}';
-const COMPLETE_LINK = 'kubectl_complete-agd';
+/**
+ * kubectl runs kubectl_complete-agd beside kubectl-agd to complete `kubectl agd`. A script, not a link:
+ * krew refuses archives that hold links (kubernetes-sigs/krew#359). Without a slash in $0 (run as
+ * `sh kubectl_complete-agd`), the directory is the current one.
+ */
+const COMPLETE = 'kubectl_complete-agd';
+const COMPLETE_SCRIPT = `#!/bin/sh
+case $0 in */*) dir=\${0%/*} ;; *) dir=. ;; esac
+exec "$dir/${BIN}" __complete "$@"
+`;
 
 type Inject = (file: string, name: string, data: Buffer, options: Record<string, string>) => Promise<void>;
 // postject ships no types.
@@ -85,14 +96,16 @@ async function seaBlob(work: string): Promise<Buffer> {
   return readFileSync(join(work, 'sea.blob'));
 }
 
-/** One platform's executable, injected into a copy of its Node.js binary. */
-async function executable(platform: Platform, blob: Buffer, out: string): Promise<void> {
+/** One platform's executable, injected into a copy of its Node.js binary (checked: nodeBinary). */
+async function executable(platform: Platform, node: string, blob: Buffer, out: string): Promise<void> {
   const darwin = platform.os === 'darwin';
   if (darwin && process.platform !== 'darwin')
     throw new Error(
       `${platformName(platform)}: a macOS executable must be signed again after the injection (codesign): build it on a Mac`,
     );
-  copyFileSync(nodeBinary(platform), out);
+  copyFileSync(node, out);
+  // The copy is what is packed: checked again, so nothing changed between the check and the copy.
+  checkBinary(out, nodePin(platform));
   chmodSync(out, 0o755);
   if (darwin) run('codesign', ['--remove-signature', out]);
   // postject's LIEF prints "Can't find string offset for section name '.note.100'" for Node.js's ELF
@@ -118,17 +131,19 @@ export async function buildSingleFiles(
     .version;
   const work = mkdtempSync(join(tmpdir(), 'kubectl-agd-single-file-'));
   try {
+    // Every Node.js binary checked against its pin first: a mismatch fails the build before anything is made.
+    const nodes = new Map(platforms.map((p) => [p, nodeBinary(p)]));
     mkdirSync(outDir, { recursive: true });
     const blob = await seaBlob(work);
     const archives: SingleFileResult['archives'] = [];
     for (const platform of platforms) {
       const exe = join(work, `${BIN}-${platformName(platform)}`);
-      await executable(platform, blob, exe);
+      await executable(platform, nodes.get(platform) as string, blob, exe);
       const file = archiveName(platform);
       const path = join(outDir, file);
       const archive = tarGz([
         { name: BIN, mode: 0o755, data: readFileSync(exe) },
-        { name: COMPLETE_LINK, linkTo: BIN },
+        { name: COMPLETE, mode: 0o755, data: Buffer.from(COMPLETE_SCRIPT) },
       ]);
       writeFileSync(path, archive);
       rmSync(exe);

@@ -15,12 +15,33 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
   it.each<[string, Record<string, string>, string[]]>([
     [
       'set by variable',
-      { AGENT_SERVER_ALLOWED_HOSTS: '*.agents.example.net, 10.0.0.5:8443, http://127.0.0.1:8080' },
+      {
+        AGENT_SERVER_ALLOWED_HOSTS: '*.agents.example.net, 10.0.0.5:8443, http://127.0.0.1:8080',
+        AGENT_SERVER_WILDCARD_HOSTS_ACKNOWLEDGED: 'true',
+      },
       ['https://*.agents.example.net', 'https://10.0.0.5:8443', 'http://127.0.0.1:8080'],
     ],
     ['empty: derived', { AGENT_SERVER_ALLOWED_HOSTS: '' }, ['https://api.example.com']],
   ])('allowed hosts %s', (_case, env, entries) => {
     expect(loadConfig([], { ...BASE, ...env }).agentServerHosts.entries).toEqual(entries);
+  });
+
+  it.each<[string, string[], RegExp | undefined]>([
+    [
+      'a wildcard, unacknowledged: refused, naming the setting',
+      [],
+      /--agent-server-wildcard-hosts-acknowledged=true/,
+    ],
+    ['a wildcard acknowledged by flag', ['--agent-server-wildcard-hosts-acknowledged=true'], undefined],
+  ])('hole 1 (issue 52): %s', (_case, argv, refusal) => {
+    const env = { ...BASE, AGENT_SERVER_ALLOWED_HOSTS: 'agents.example.com, *.agents.example.net' };
+    if (refusal) {
+      expect(() => loadConfig(argv, env)).toThrow(ConfigError);
+      expect(() => loadConfig(argv, env)).toThrow(refusal);
+      expect(() => loadConfig(argv, env)).toThrow(/https:\/\/\*\.agents\.example\.net is a wildcard/);
+    } else {
+      expect(loadConfig(argv, env).agentServerHosts.wildcards).toEqual(['https://*.agents.example.net']);
+    }
   });
 
   it('allows no internal address to namespace credentials by default; the setting names some', () => {

@@ -96,6 +96,9 @@ const ConfigFields = z.object({
   }),
   allowedControlPlaneUrls: z.string(),
   agentServerAllowedHosts: z.string().optional(),
+  agentServerWildcardHostsAcknowledged: z
+    .enum(['true', 'false'], { error: '--agent-server-wildcard-hosts-acknowledged must be true or false' })
+    .transform((v) => v === 'true'),
   agentServerAllowedInternalAddresses: z.string(),
   watchNamespaces: commaList,
   labelSelector: z.string(),
@@ -182,6 +185,14 @@ const ConfigSchema = ConfigFields.refine(
     } catch (err) {
       if (!(err instanceof HostAllowListError)) throw err;
       ctx.addIssue({ code: 'custom', message: `--agent-server-allowed-hosts: ${err.message}` });
+      return z.NEVER;
+    }
+    // A wildcard over a domain others publish under would take the controller's key to their servers.
+    if (agentServerHosts.wildcards.length > 0 && !c.agentServerWildcardHostsAcknowledged) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `--agent-server-allowed-hosts: ${agentServerHosts.wildcards.join(', ')} ${agentServerHosts.wildcards.length === 1 ? 'is a wildcard' : 'are wildcards'}, which take effect only with --agent-server-wildcard-hosts-acknowledged=true (AGENT_SERVER_WILDCARD_HOSTS_ACKNOWLEDGED, chart agentServer.wildcardHostsAcknowledged): set it only when every host under the domain is run for your tenant alone, never for a domain other customers of the platform share; or list the hosts themselves`,
+      });
       return z.NEVER;
     }
     let allowedControlPlanes: ControlPlaneAllowList;

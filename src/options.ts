@@ -65,6 +65,12 @@ export const OPTIONS = [
     help: 'Comma-separated agent-server hosts that may receive the default credentials (host, host:port, *.domain); default: exactly the control plane host; wildcards only where written.',
   },
   {
+    flag: 'agent-server-wildcard-hosts-acknowledged',
+    env: 'AGENT_SERVER_WILDCARD_HOSTS_ACKNOWLEDGED',
+    help: 'true: the *.domain entries of --agent-server-allowed-hosts take effect, acknowledging that every host under each such domain is run for your tenant alone, never a domain other customers of the platform share; false: the controller refuses to start with a wildcard entry.',
+    default: 'false',
+  },
+  {
     flag: 'agent-server-allowed-internal-addresses',
     env: 'AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES',
     help: "Comma-separated addresses, CIDR ranges and host names that verification with a namespace's own credentials may call although internal (loopback, link-local, private, unspecified, multicast, the other special-purpose ranges, and IPv6 that carries such an IPv4 address); default: none.",

@@ -360,6 +360,8 @@ describe('helm template applied with a server-side dry run', () => {
       '--set',
       'agentServer.allowedHosts={*.agents.example.com,127.0.0.1:8787}',
       '--set',
+      'agentServer.wildcardHostsAcknowledged=true',
+      '--set',
       'agentServer.allowedInternalAddresses={10.20.0.0/16,agents.internal.example}',
     ]);
     expect(excessPermissions(objects)).toEqual([]);
@@ -376,6 +378,7 @@ describe('helm template applied with a server-side dry run', () => {
     expect(env).toContain(
       '{"name":"AGENT_SERVER_ALLOWED_HOSTS","value":"*.agents.example.com,127.0.0.1:8787"}',
     );
+    expect(env).toContain('{"name":"AGENT_SERVER_WILDCARD_HOSTS_ACKNOWLEDGED","value":"true"}');
     expect(env).toContain(
       '{"name":"AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES","value":"10.20.0.0/16,agents.internal.example"}',
     );

@@ -4,11 +4,23 @@
  * - the npm package: `npm pack` (prepack compiles the plugin), `npm install -g` of the tarball into a
  *   temporary prefix; an older Node.js gets a message naming the version needed;
  * - the single file of this machine's platform (scripts/single-file.ts, as `make single-file` builds it),
- *   run with no Node.js on PATH, and its krew manifest checked against krew's rules and the archive.
+ *   run with no Node.js on PATH, and its krew manifest checked against krew's rules and the archive, then
+ *   installed by krew itself (`kubectl krew install --manifest ... --archive ...`, krew built from the Go
+ *   module proxy), which checks the archive against the manifest's sha256, and run from krew's bin.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import yaml from 'js-yaml';
@@ -17,6 +29,7 @@ import { krewProblems } from '../scripts/single-file/krew.ts';
 import { hostPlatform } from '../scripts/single-file/node-binary.ts';
 import { buildSingleFiles, type SingleFileResult } from '../scripts/single-file.ts';
 import { REPO, type RunResult, run } from './packaging-helpers.ts';
+import { FIRST_BUILD_TIMEOUT_MS, goTool } from './support/go-tools.ts';
 import { createTestNamespace, kubectl, testKubeconfigPath } from './support/kube.ts';
 
 const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
@@ -224,5 +237,40 @@ describe('the single file', () => {
       ]);
       process.stderr.write(`single file: ${built.archives[0]?.file}, ${archive.length} bytes\n`);
     },
+  );
+
+  it.skipIf(!platform)(
+    'krew installs it from the manifest and the archive, checking the sha256, and kubectl runs it',
+    async () => {
+      const krew = await goTool('krew-binary.sh');
+      const tools = join(work, 'krew-tools');
+      mkdirSync(tools);
+      symlinkSync(krew, join(tools, 'kubectl-krew'));
+      const krewPath = [tools, SYSTEM_PATH].join(delimiter);
+      const manifest = join(out, 'agd.yaml');
+      const archive = built.archives[0]?.path as string;
+      const install = (root: string, file: string) =>
+        kubectlWith(krewPath, ['krew', 'install', `--manifest=${manifest}`, `--archive=${file}`], {
+          KREW_ROOT: root,
+        });
+
+      // An archive with one byte changed is refused: krew checks it against the manifest's sha256.
+      const bytes = readFileSync(archive);
+      bytes[bytes.length >> 1] = (bytes[bytes.length >> 1] as number) ^ 0xff;
+      const tampered = join(work, 'tampered.tar.gz');
+      writeFileSync(tampered, bytes);
+      const refused = await install(join(work, 'krew-refused'), tampered);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/checksum does not match/);
+
+      const root = join(work, 'krew-root');
+      const installed = await install(root, archive);
+      expect(installed.code, installed.stderr).toBe(0);
+      const versionOut = await kubectlWith(join(root, 'bin'), ['agd', 'version', '--no-cluster']);
+      expect(versionOut.stdout).toBe(
+        `kubectl-agd ${version} (speaks deploy.agents.dev/v1alpha1, Node.js ${process.versions.node})\n`,
+      );
+    },
+    FIRST_BUILD_TIMEOUT_MS,
   );
 });

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneClient } from '../src/controlplane/client.ts';
 import { DEFAULT_API_KEY } from '../src/simulator/index.ts';
-import { LISTENER } from './support/agd-objects.ts';
+import { LISTENER, repoHost } from './support/agd-objects.ts';
 import {
   condition,
   createAgd,
@@ -71,8 +71,6 @@ let attacker: Harness;
 let forger: Scripted;
 /** A server nobody allowed. */
 let unlisted: Scripted;
-/** An agent server reached over plain http. */
-let agentServer: Scripted;
 
 beforeAll(async () => {
   h = await startHarness('tenants', {
@@ -80,20 +78,19 @@ beforeAll(async () => {
     simulator: { apiKeys: [DEFAULT_API_KEY, TEAM_KEY] },
   });
   attacker = { ...h, ns: await createTestNamespace('tenants-attacker') };
-  [forger, unlisted, agentServer] = await Promise.all([scriptedServer(), scriptedServer(), scriptedServer()]);
-  const agentHost = new URL(agentServer.url).host;
+  [forger, unlisted] = await Promise.all([scriptedServer(), scriptedServer()]);
   await h.startOperator({
     WATCH_NAMESPACES: `${h.ns},${attacker.ns}`,
     ALLOWED_CONTROL_PLANE_URLS: forger.url,
-    // The agent server's host and port, with no scheme: https only.
-    AGENT_SERVER_ALLOWED_HOSTS: agentHost,
+    // The platform's agent-server host and port, with no scheme: https only.
+    AGENT_SERVER_ALLOWED_HOSTS: new URL(h.sim.url).host,
     NAMESPACE_SECRET_BUDGET: '4Mi',
   });
 }, 60_000);
 
 afterAll(async () => {
   await h?.stop();
-  await Promise.all([forger, unlisted, agentServer].map((s) => s?.close()));
+  await Promise.all([forger, unlisted].map((s) => s?.close()));
 });
 
 describe('a control plane the administrator has not listed', () => {
@@ -195,13 +192,8 @@ describe('an allowed control plane that forges its answers', () => {
 
 describe("the agent-server allow-list's scheme", () => {
   it('an http:// URL under an entry without a scheme (https) gets no request: URLNotAllowed', async () => {
-    await createAgd(
-      h,
-      image('plain-http', {
-        sourceConfig: { listenerId: LISTENER, customUrl: `${agentServer.url}/agent` },
-        verification: { assistantId: 'agent', webhook: false },
-      }),
-    );
+    // A repo_host deployment: the platform assigns its URL, on the simulator's host, over http.
+    await createAgd(h, repoHost('plain-http', { verification: { assistantId: 'agent', webhook: false } }));
     const stalled = await eventually(
       async () => {
         const c = condition(await getAgd(h, 'plain-http'), 'Stalled');
@@ -210,8 +202,9 @@ describe("the agent-server allow-list's scheme", () => {
       'plain-http Stalled URLNotAllowed',
       60_000,
     );
-    expect(stalled.message).toContain(agentServer.url);
-    expect(agentServer.seen).toEqual([]);
+    const id = (await getAgd(h, 'plain-http')).status?.deploymentId as string;
+    expect(stalled.message).toContain(`${h.sim.url}/deployments/${id}`);
+    expect(h.sim.requests().filter((r) => r.path.startsWith(`/deployments/${id}/`))).toEqual([]);
   });
 });
 

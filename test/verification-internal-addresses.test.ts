@@ -1,5 +1,6 @@
 /**
- * Verification with a namespace's own credentials against internal addresses, end to end: the real API
+ * Verification with a namespace's own key (spec.verification.credentialsSecretRef) against internal
+ * addresses, end to end: the real API
  * server, the operator in-process at its defaults (no internal address allowed), the simulator as the
  * control plane, and an "internal service" on loopback that counts what reaches it. A namespace user
  * points customUrl at it, at the cloud metadata address, or hides the path behind a `#`: no request
@@ -49,7 +50,11 @@ const ownCredentials = (name: string, customUrl: string) =>
     name,
     {
       credentialsSecretRef: { name: 'team-creds' },
-      verification: { assistantId: 'agent', webhook: false },
+      verification: {
+        assistantId: 'agent',
+        webhook: false,
+        credentialsSecretRef: { name: 'team-creds' },
+      },
     },
     { customUrl },
   );

@@ -3,7 +3,8 @@
 import './assets.ts';
 import { main } from '../../src/cli.ts';
 
-// kubectl_complete-agd in the archive is a link to this file: the name it was run as says which it is.
+// Run through a link named kubectl_complete-agd (made by hand beside a krew install), it completes: the
+// name it was run as says which it is. The archive's kubectl_complete-agd is a script that says so itself.
 const invokedAs = process.argv0.split('/').at(-1) ?? '';
 const args = process.argv.slice(2);
 void main(invokedAs === 'kubectl_complete-agd' ? ['__complete', ...args] : args);

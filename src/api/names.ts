@@ -155,7 +155,7 @@ export const Reason = {
   NoURLToVerify: 'NoURLToVerify',
   /**
    * Verification would send the controller's own credentials to a host outside the allow-list
-   * (--agent-server-allowed-hosts), a namespace's own credentials to an internal address
+   * (--agent-server-allowed-hosts), a call without them to an internal address
    * (--agent-server-allowed-internal-addresses), or the URL has a query or a fragment that would swallow
    * the verification's paths: no request is made.
    */

@@ -3,7 +3,7 @@
  * status.verification (the run in flight and the last completed one).
  */
 import { z } from 'zod';
-import { durationField, freeForm } from './common.ts';
+import { durationField, freeForm, localRef } from './common.ts';
 
 export const Verification = z.object({
   assistantId: z
@@ -27,6 +27,13 @@ export const Verification = z.object({
     .optional()
     .describe(
       "Complete the run through the operator's webhook receiver (join stays the fallback). Defaults to true when the operator has one (--webhook-base-url); ignored otherwise.",
+    ),
+  credentialsSecretRef: localRef(
+    "Name of a Secret in the object's namespace with key apiKey, or bearerToken with tenantId.",
+  )
+    .optional()
+    .describe(
+      "The key the agent server is called with. Without it, a URL the platform assigned (repo_host) is called with the object's control-plane credentials, and a URL the namespace chose (external_image's customUrl) without any key: the controller's and the object's control-plane keys never go to a URL a namespace chose.",
     ),
 });
 export type Verification = z.infer<typeof Verification>;

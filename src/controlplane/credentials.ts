@@ -92,7 +92,9 @@ export function checkCredentials(c: Partial<Record<keyof Credentials, unknown>>)
  * (which the control plane accepts only with a tenant id); X-Tenant-Id whenever a tenant id is set.
  * Throws CredentialsConfigError when the credentials cannot authenticate.
  */
-export function authHeaders(c: Credentials): Record<string, string> {
+export function authHeaders(
+  c: Pick<Credentials, 'apiKey' | 'bearerToken' | 'tenantId'>,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   if (c.apiKey) {
     headers['x-api-key'] = c.apiKey;

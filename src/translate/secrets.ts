@@ -26,6 +26,7 @@ export function referencedSecretNames(spec: AgentDeploymentSpec): string[] {
   for (const s of spec.secrets ?? []) if (s.valueFrom) names.add(s.valueFrom.secretKeyRef.name);
   for (const f of spec.secretsFrom ?? []) names.add(f.secretRef.name);
   if (spec.credentialsSecretRef) names.add(spec.credentialsSecretRef.name);
+  if (spec.verification?.credentialsSecretRef) names.add(spec.verification.credentialsSecretRef.name);
   return [...names].sort();
 }
 

@@ -70,7 +70,7 @@ describe('AgentServerClient error answers', () => {
     ],
   ])('%s', async (_case, status, type, body, message) => {
     answer = { status, type, body };
-    const client = new AgentServerClient({ url, credentials: { baseUrl: url, apiKey: 'key-secret-9' } });
+    const client = new AgentServerClient({ url, credentials: { apiKey: 'key-secret-9' } });
     const err = await client.ok().then(
       () => undefined,
       (e: unknown) => e,
@@ -91,7 +91,7 @@ afterAll(async () => {
 const clientOf = (mode: HostileMode, signal?: AbortSignal) =>
   new AgentServerClient({
     url: servers[mode].url,
-    credentials: { baseUrl: servers[mode].url, apiKey: 'hostile-test-key' },
+    credentials: { apiKey: 'hostile-test-key' },
     timeoutMs: 500,
     maxBodyBytes: 1024 * 1024,
     signal,
@@ -129,7 +129,7 @@ describe('ids that go into status', () => {
     try {
       const client = new AgentServerClient({
         url: server.url,
-        credentials: { baseUrl: server.url, apiKey: 'test-key' },
+        credentials: { apiKey: 'test-key' },
       });
       const err = await client
         .createRun('t-1', { assistant_id: 'a', input: {}, metadata: {} })

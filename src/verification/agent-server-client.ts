@@ -10,12 +10,13 @@
  */
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import { authHeaders, type Credentials } from '../controlplane/credentials.ts';
+import { authHeaders } from '../controlplane/credentials.ts';
 import { AbortScope } from '../lib/abort-scope.ts';
 import { OutboundError, outboundCall } from '../lib/outbound.ts';
 import { cleanPeerText } from '../lib/peer-text.ts';
 import { getGlobalDispatcher } from '../lib/undici.ts';
 import { parseAgentServerUrl } from './agent-server-url.ts';
+import type { AgentServerKey } from './caller.ts';
 import { AddressRefusedError } from './guarded-agent.ts';
 
 const TIMEOUT_MS = 10_000;
@@ -62,7 +63,8 @@ export type JoinOutcome = { done: false } | { done: true; error?: { error?: stri
 export interface AgentServerClientOptions {
   /** The deployment's URL; paths are appended to its path (it must pass parseAgentServerUrl). */
   url: string;
-  credentials: Credentials;
+  /** The key the calls carry; undefined: none (caller.ts says when). */
+  credentials: AgentServerKey | undefined;
   dispatcher?: Dispatcher;
   /** The total deadline of one call (join adds its wait). */
   timeoutMs?: number;
@@ -90,10 +92,9 @@ export class AgentServerClient {
     this.#origin = url.origin;
     this.#basePath = url.basePath;
     this.#quoteAnswers = options.quoteAnswers ?? true;
-    this.#headers = { ...authHeaders(options.credentials), accept: 'application/json' };
-    this.#secrets = [options.credentials.apiKey, options.credentials.bearerToken].filter(
-      (v): v is string => !!v,
-    );
+    const key = options.credentials;
+    this.#headers = { ...(key ? authHeaders(key) : {}), accept: 'application/json' };
+    this.#secrets = [key?.apiKey, key?.bearerToken].filter((v): v is string => !!v);
     this.#dispatcher = options.dispatcher;
     this.#timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
     this.#maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;

@@ -1,8 +1,8 @@
 /**
- * The deployment's URL (status.url, the platform's custom_url, which spec.sourceConfig.customUrl sets)
- * taken apart before any call: the verification's paths (/ok, /threads...) are appended to its path, so
- * a `?` or `#` in it would turn them into a query or a fragment and leave the path the URL's author
- * chose. Such a URL is refused, as is one with another scheme or with credentials in it.
+ * The deployment's URL (status.url, the platform's custom_url, which spec.sourceConfig.customUrl sets
+ * for external_image) taken apart before any call: the verification's paths (/ok, /threads...) are
+ * appended to its path, so a `?` or `#` in it would turn them into a query or a fragment and leave the
+ * path the URL's author chose. Such a URL is refused, as is one with another scheme or with credentials in it.
  */
 
 export interface AgentServerUrl {

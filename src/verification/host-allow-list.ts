@@ -4,13 +4,15 @@
  * preceded by `https://` or `http://`. The scheme is part of the match: https unless the entry says
  * `http://`, so the key never travels in clear text by default. So is the port: an entry without one
  * means its scheme's default port (443, or 80). `*.domain` allows every subdomain of `domain` (not
- * `domain` itself). A namespace's own credentials are not limited by this list: they go to that
- * namespace's URLs.
+ * `domain` itself), and only when the administrator acknowledges wildcards (config.ts). The list is
+ * the second wall: the controller's key goes only to a URL the platform assigned (caller.ts).
  */
 
 export interface HostAllowList {
   /** The entries, normalised (lower case, IPv6 in brackets), in the order given. */
   readonly entries: readonly string[];
+  /** The wildcard entries (`*.domain`), normalised: config.ts takes them only when acknowledged. */
+  readonly wildcards: readonly string[];
   /** Whether a request to this URL may carry the controller's credentials; false for a URL that does not parse. */
   allows(url: string): boolean;
 }
@@ -63,6 +65,7 @@ const format = (e: Entry) =>
 function allowListOf(entries: Entry[]): HostAllowList {
   return {
     entries: entries.map(format),
+    wildcards: entries.filter((e) => e.wildcard).map(format),
     allows(target) {
       let url: URL;
       try {

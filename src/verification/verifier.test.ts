@@ -13,6 +13,8 @@ let allowedUrl: string;
 let foreignUrl: string;
 let foreign: Server;
 const seen: string[] = [];
+/** The X-Api-Key of each request that reached a server ('-' for none), in order. */
+const keys: string[] = [];
 /** When set, the allowed server redirects to the foreign one. */
 let redirect = false;
 
@@ -22,11 +24,13 @@ const listen = async (s: Server) => {
 };
 
 beforeAll(async () => {
-  const handler = (name: string) => (req: { url?: string }, res: import('node:http').ServerResponse) => {
-    seen.push(`${name} ${req.url}`);
-    if (redirect) res.writeHead(302, { location: `${foreignUrl}/ok` }).end();
-    else res.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"warming up"}');
-  };
+  const handler =
+    (name: string) => (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      seen.push(`${name} ${req.url}`);
+      keys.push(String(req.headers['x-api-key'] ?? '-'));
+      if (redirect) res.writeHead(302, { location: `${foreignUrl}/ok` }).end();
+      else res.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"warming up"}');
+    };
   server = createServer(handler('allowed'));
   foreign = createServer(handler('foreign'));
   allowedUrl = await listen(server);
@@ -53,7 +57,12 @@ const verifierFor = (internal?: string) => {
   return verifier;
 };
 
-const requestFor = (url: string, credentialsOwner: 'controller' | 'namespace'): VerifyRequest => ({
+/** `urlChosenBy`: platform (repo_host's assigned URL) unless a row says the namespace chose it. */
+const requestFor = (
+  url: string,
+  credentialsOwner: 'controller' | 'namespace',
+  more: Partial<VerifyRequest> = {},
+): VerifyRequest => ({
   key: 'ns/a',
   namespace: 'ns',
   name: 'a',
@@ -61,6 +70,8 @@ const requestFor = (url: string, credentialsOwner: 'controller' | 'namespace'): 
   spec: { assistantId: 'agent', webhook: false },
   revisionId: 'rev-1',
   url,
+  urlChosenBy: 'platform',
+  ...more,
   credentials: { baseUrl: allowedUrl, apiKey: 'key-1' },
   credentialsOwner,
   record: undefined,
@@ -165,5 +176,81 @@ describe('Verifier: the appended path stays the path', () => {
     seen.length = 0;
     await verifierFor().step(requestFor(`${allowedUrl}/deployments/d-1/`, 'controller'));
     expect(seen).toEqual(['allowed /deployments/d-1/ok']);
+  });
+});
+
+describe('hole 1 (issue 52): a control-plane key never follows a URL a namespace chose', () => {
+  const VERIFICATION_KEY = { key: { apiKey: 'team-verification-key' } };
+  it.each<[string, Partial<VerifyRequest>, 'controller' | 'namespace', string, boolean]>([
+    ["the controller's key, a platform-assigned URL on the list: sent", {}, 'controller', 'key-1', false],
+    [
+      "the controller's key, a customUrl on an allowed host: not sent, said",
+      { urlChosenBy: 'namespace' },
+      'controller',
+      '-',
+      true,
+    ],
+    [
+      "the namespace's control-plane key, a customUrl: not sent, said",
+      { urlChosenBy: 'namespace' },
+      'namespace',
+      '-',
+      true,
+    ],
+    [
+      "a customUrl with the namespace's verification key: that key",
+      { urlChosenBy: 'namespace', verificationKey: VERIFICATION_KEY },
+      'controller',
+      'team-verification-key',
+      false,
+    ],
+    [
+      "a platform-assigned URL with the namespace's verification key: that key",
+      { verificationKey: VERIFICATION_KEY },
+      'controller',
+      'team-verification-key',
+      false,
+    ],
+  ])('%s', async (_case, more, owner, key, saysKeyless) => {
+    seen.length = 0;
+    keys.length = 0;
+    // Loopback is allowed here so a call without the controller's key reaches the server and shows what it carried.
+    const result = await verifierFor('127.0.0.0/8').step(requestFor(allowedUrl, owner, more));
+    expect(seen).toEqual(['allowed /ok']);
+    expect(keys).toEqual([key]);
+    expect(result.view.verified.message.includes('no key was sent')).toBe(saysKeyless);
+    expect(result.view.outcome.message.includes('spec.verification.credentialsSecretRef')).toBe(saysKeyless);
+  });
+
+  it('a customUrl without a key goes through the address rules all the same: loopback refused', async () => {
+    seen.length = 0;
+    const result = await verifierFor().step(
+      requestFor(allowedUrl, 'controller', { urlChosenBy: 'namespace' }),
+    );
+    expect(result.view.outcome).toMatchObject({ kind: 'stalled', reason: 'URLNotAllowed' });
+    expect(result.view.verified.message).toContain('no key was sent');
+    expect(seen).toEqual([]);
+  });
+
+  it.each<[string, VerifyRequest['verificationKey'], string]>([
+    [
+      'missing',
+      { reason: 'WaitingForCredentials', problem: 'verification credentials Secret v not found' },
+      'WaitingForCredentials',
+    ],
+    [
+      'without a key',
+      { reason: 'InvalidCredentials', problem: 'either apiKey or bearerToken is required' },
+      'InvalidCredentials',
+    ],
+  ])('the verification Secret %s: no request, Verified Unknown saying why', async (_case, read, reason) => {
+    seen.length = 0;
+    const result = await verifierFor('127.0.0.0/8').step(
+      requestFor(allowedUrl, 'controller', { urlChosenBy: 'namespace', verificationKey: read }),
+    );
+    expect(result.view.outcome).toMatchObject({ kind: 'waiting', reason });
+    expect(result.view.verified).toMatchObject({ status: 'Unknown', reason });
+    expect(result.view.verified.message).toContain('no request was made');
+    expect(seen).toEqual([]);
   });
 });

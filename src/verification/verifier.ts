@@ -11,13 +11,20 @@ import { formatDuration } from '../lib/duration.ts';
 import { cleanPeerText } from '../lib/peer-text.ts';
 import { AgentServerClient, AgentServerError } from './agent-server-client.ts';
 import { parseAgentServerUrl } from './agent-server-url.ts';
+import {
+  type UrlChosenBy,
+  type VerificationCaller,
+  type VerificationKeyRead,
+  verificationCaller,
+} from './caller.ts';
 import { addressGuardedAgent } from './guarded-agent.ts';
 import type { HostAllowList } from './host-allow-list.ts';
 import { type InternalAddressPolicy, internalAddressPolicy } from './internal-addresses.ts';
 import { decide, JOIN_REQUEUE_MS, nextDueMs } from './machine.ts';
+import { runAttempt } from './run-attempt.ts';
 import type { RunReport, RunReports } from './run-reports.ts';
 import { type VerificationSettings, verificationSettings } from './settings.ts';
-import { type VerificationView, viewOf } from './view.ts';
+import { notedView, type UnverifiedReason, unverifiedView, type VerificationView, viewOf } from './view.ts';
 
 export const CREATED_BY = 'agent-deployment-operator';
 const TERMINAL = new Set(['success', 'error', 'timeout', 'interrupted']);
@@ -55,13 +62,19 @@ export interface VerifyRequest {
   uid: string;
   spec: Verification;
   revisionId: string;
+  /** The deployment's URL as the platform answered it (its custom_url). */
   url: string | undefined;
+  /** Who set that URL: the platform for a source it hosts (repo_host), else the namespace (customUrl). */
+  urlChosenBy: UrlChosenBy;
+  /** The object's control-plane credentials: sent only to a URL the platform assigned (caller.ts). */
   credentials: Credentials;
   /**
    * Whose credentials these are: the controller's go only to allowed hosts; a namespace's own
-   * (spec.credentialsSecretRef) go to that namespace's URLs.
+   * (spec.credentialsSecretRef) never to an internal address.
    */
   credentialsOwner: 'controller' | 'namespace';
+  /** spec.verification.credentialsSecretRef as read; undefined when the spec names none. */
+  verificationKey?: VerificationKeyRead | undefined;
   record: VerificationStatus | undefined;
   log: Logger;
   /** Cancels the agent-server calls (shutdown). */
@@ -98,7 +111,22 @@ export class Verifier {
   }
 
   async step(req: VerifyRequest): Promise<VerifyResult> {
-    const refused = this.#refusedUrl(req);
+    const key = req.verificationKey;
+    if (key && 'problem' in key) {
+      return unverified(
+        this.#kept(req),
+        'waiting',
+        key.reason,
+        `not verified: ${key.problem}; no request was made`,
+      );
+    }
+    const caller = verificationCaller(req);
+    const result = await this.#stepAs(req, caller);
+    return caller.kind === 'keyless' ? { ...result, view: notedView(result.view, caller.note) } : result;
+  }
+
+  async #stepAs(req: VerifyRequest, caller: VerificationCaller): Promise<VerifyResult> {
+    const refused = this.#refusedUrl(req, caller);
     if (refused) return refused;
     const settings = verificationSettings(req.spec);
     const reports = this.#options.webhook?.reports;
@@ -147,7 +175,7 @@ export class Verifier {
    * credentials to a host outside the allow-list. The object says why; whatever was recorded stays as it
    * is.
    */
-  #refusedUrl(req: VerifyRequest): VerifyResult | undefined {
+  #refusedUrl(req: VerifyRequest, caller: VerificationCaller): VerifyResult | undefined {
     if (!req.url) return undefined;
     const parsed = parseAgentServerUrl(req.url);
     const shown = cleanPeerText(req.url, 200);
@@ -157,7 +185,7 @@ export class Verifier {
         `not verified: the deployment's URL ${shown} is refused: ${parsed.problem}; no request was made`,
       );
     }
-    if (req.credentialsOwner !== 'controller' || this.#options.allowedHosts.allows(req.url)) return undefined;
+    if (caller.kind !== 'controller' || this.#options.allowedHosts.allows(req.url)) return undefined;
     const entries = this.#options.allowedHosts.entries;
     return this.#refused(
       req,
@@ -167,7 +195,12 @@ export class Verifier {
 
   /** Stalled URLNotAllowed, the record kept as it was. */
   #refused(req: VerifyRequest, message: string, record?: VerificationStatus): VerifyResult {
-    const kept = structuredClone(
+    return unverified(this.#kept(req, record), 'stalled', 'URLNotAllowed', message);
+  }
+
+  /** The record as it was, for a pass that makes no request. */
+  #kept(req: VerifyRequest, record?: VerificationStatus): VerificationStatus {
+    return structuredClone(
       record ??
         req.record ?? {
           revisionId: req.revisionId,
@@ -175,7 +208,6 @@ export class Verifier {
           failures: 0,
         },
     );
-    return unverified(kept, 'stalled', 'URLNotAllowed', message);
   }
 
   async #start(
@@ -328,19 +360,21 @@ export class Verifier {
   }
 
   #client(req: VerifyRequest): AgentServerClient {
-    if (req.credentialsOwner === 'namespace') {
+    const caller = verificationCaller(req);
+    const controllers = caller.kind === 'controller';
+    // Every call but the controller's goes where a namespace pointed it: never to an internal address.
+    if (!controllers) {
       this.#namespaceDispatcher ??= addressGuardedAgent(
         this.#options.internalAddresses ?? internalAddressPolicy(),
         { connections: 8, keepAliveTimeout: 30_000, connectTimeout: 5_000 },
       );
     }
-    const dispatcher =
-      req.credentialsOwner === 'namespace' ? this.#namespaceDispatcher : this.#options.dispatcher;
+    const dispatcher = controllers ? this.#options.dispatcher : this.#namespaceDispatcher;
     return new AgentServerClient({
       url: req.url as string,
-      credentials: req.credentials,
+      credentials: caller.kind === 'keyless' ? undefined : caller.key,
       signal: req.signal,
-      quoteAnswers: req.credentialsOwner === 'controller',
+      quoteAnswers: controllers,
       ...(dispatcher ? { dispatcher } : {}),
     });
   }
@@ -352,39 +386,12 @@ export class Verifier {
   }
 }
 
-function runAttempt(
-  c: Current,
-  runStatus: string,
-  error: { error?: string; message?: string } | undefined,
-  completedBy: 'join' | 'webhook',
-): Omit<Attempt, 'completedAt' | 'duration'> {
-  const succeeded = runStatus === 'success';
-  // The run's status and error come from the agent server: quoted short and printable only.
-  const status = cleanPeerText(runStatus, 40);
-  const detail = error ? cleanPeerText([error.error, error.message].filter(Boolean).join(': '), 200) : '';
-  return {
-    runId: c.runId,
-    threadId: c.threadId,
-    startedAt: c.startedAt,
-    outcome: succeeded ? 'Succeeded' : 'Failed',
-    runStatus: status,
-    completedBy,
-    ...(succeeded
-      ? {}
-      : { message: `run ${c.runId} on thread ${c.threadId} ended ${status}${detail ? `: ${detail}` : ''}` }),
-  };
-}
-
 /** Verification that cannot start: Verified Unknown, and the pass ends the way `kind` says. */
 function unverified(
   record: VerificationStatus,
   kind: 'stalled' | 'waiting',
-  reason: 'URLNotAllowed' | 'NoURLToVerify',
+  reason: UnverifiedReason,
   message: string,
 ): VerifyResult {
-  return {
-    record,
-    view: { outcome: { kind, reason, message }, verified: { status: 'Unknown', reason, message } },
-    requeueAfterMs: undefined,
-  };
+  return { record, view: unverifiedView(kind, reason, message), requeueAfterMs: undefined };
 }

@@ -55,3 +55,26 @@ export function viewOf(record: VerificationStatus | undefined, revisionId: strin
     verified: { status: 'Unknown', reason: 'Verifying', message },
   };
 }
+
+/** Why a verification could not start (no request was made). */
+export type UnverifiedReason = Extract<
+  Reason,
+  'URLNotAllowed' | 'NoURLToVerify' | 'WaitingForCredentials' | 'InvalidCredentials'
+>;
+
+/** Verification that cannot start: Verified Unknown, and the pass ends the way `kind` says. */
+export function unverifiedView(
+  kind: 'stalled' | 'waiting',
+  reason: UnverifiedReason,
+  message: string,
+): VerificationView {
+  return { outcome: { kind, reason, message }, verified: { status: 'Unknown', reason, message } };
+}
+
+/** The view with a note after both messages (a verification that sent no key says so). */
+export function notedView(view: VerificationView, note: string): VerificationView {
+  return {
+    outcome: { ...view.outcome, message: `${view.outcome.message} (${note})` },
+    verified: { ...view.verified, message: `${view.verified.message} (${note})` },
+  };
+}

@@ -9,6 +9,7 @@ import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts
 import type { Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
 import { pollIntervalOf } from '../../runtime/annotations.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
+import { readVerificationKey } from '../../verification/caller.ts';
 import { act } from './act.ts';
 import { observeVerified } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
@@ -25,10 +26,12 @@ export function verifyStep(
     name: 'verify',
     async run(pass) {
       const { obj, spec, status } = pass;
-      if (!spec.verification || !pass.credentials || !status.latestRevisionId) {
-        throw new Error('verify ran without verification, credentials or a revision');
+      const { deployment } = pass;
+      if (!spec.verification || !pass.credentials || !status.latestRevisionId || !deployment) {
+        throw new Error('verify ran without verification, credentials, a revision or the deployment');
       }
       const revisionId = status.latestRevisionId;
+      const keyRef = spec.verification.credentialsSecretRef;
       const step = await deps.verifier.step({
         key: pass.key,
         namespace: obj.metadata.namespace ?? '',
@@ -36,9 +39,13 @@ export function verifyStep(
         uid: obj.metadata.uid ?? obj.metadata.name,
         spec: spec.verification,
         revisionId,
-        url: status.url,
+        // The URL as the platform answered this pass, and whether the platform assigned it (caller.ts).
+        url: deployment.source_config.custom_url ?? undefined,
+        urlChosenBy: deployment.source === 'repo_host' ? 'platform' : 'namespace',
         credentials: pass.credentials,
         credentialsOwner: spec.credentialsSecretRef ? 'namespace' : 'controller',
+        verificationKey:
+          keyRef && readVerificationKey(keyRef.name, factsOf(pass).secrets?.byName.get(keyRef.name)),
         record: status.verification,
         log: pass.log,
         signal: pass.deadline,
