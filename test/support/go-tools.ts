@@ -16,7 +16,9 @@ export const FIRST_BUILD_TIMEOUT_MS = 30 * 60_000;
 const SCRIPTS = resolve(import.meta.dirname, '../../scripts');
 
 /** Runs a build script and returns the path it prints as its last line. */
-export async function goTool(script: 'kstatus-binary.sh' | 'promtool-binary.sh'): Promise<string> {
+export async function goTool(
+  script: 'kstatus-binary.sh' | 'promtool-binary.sh' | 'cel-cost-binary.sh',
+): Promise<string> {
   const { stdout } = await run(resolve(SCRIPTS, script), { maxBuffer: 16 * 1024 * 1024 });
   const path = stdout.trim().split('\n').at(-1);
   if (!path) throw new Error(`${script} printed no path`);
