@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import type { Registry } from './lib/prom-client.ts';
 
 export interface HttpEndpoints {
   port: number;

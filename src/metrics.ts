@@ -4,9 +4,10 @@
  * metrics carry controller-runtime's names (runtime/runtime-metrics.ts); the agent_operator_* ones here
  * are those controller-runtime has no counterpart for. docs/observability.md lists them all.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
 import type { Condition } from './api/common.ts';
 import { memoByChanges } from './lib/memo-by-changes.ts';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from './lib/prom-client.ts';
 import { objectState } from './runtime/object-state.ts';
 import { RuntimeMetrics } from './runtime/runtime-metrics.ts';
 

@@ -3,7 +3,7 @@
  * CommonJS script there, whose require() reaches only the built-in modules): rolldown bundles
  * entry.ts with every dependency. Each module's import.meta.dirname becomes its directory under
  * ASSET_ROOT (assets.ts serves reads there), import.meta.main is false (entry.ts runs the CLI), and
- * undici.ts's createRequire goes, so that its require() calls are bundled too.
+ * the createRequire of undici.ts and kubeconfig.ts goes, so that their require() calls are bundled too.
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';

@@ -5,15 +5,13 @@
  * parts: source-config.ts (with resource-spec.ts) and verification.ts.
  */
 import { z } from 'zod';
-import { IMMUTABLE_FIELDS } from '../controlplane/schemas.ts';
-import { snakeToCamel } from '../lib/paths.ts';
 import {
   API_VERSION_DESCRIPTION,
   C_IDENTIFIER_CEL,
   type CelRule,
   cel,
   celHas,
-  celImmutable,
+  celImmutableBelow,
   celUnique,
   conditions,
   durationField,
@@ -25,7 +23,12 @@ import {
   UNOBSERVED_STATUS,
 } from './common.ts';
 import { History, MAX_REVISION_HISTORY_LIMIT, Remediation } from './remediation.ts';
-import { SourceConfig, SourceRevisionConfig } from './source-config.ts';
+import {
+  IMMUTABLE_SOURCE_CONFIG_FIELDS,
+  immutableMessage,
+  SourceConfig,
+  SourceRevisionConfig,
+} from './source-config.ts';
 import { Verification, VerificationStatus } from './verification.ts';
 
 export const Source = z.enum(['repo_host', 'external_image']);
@@ -128,15 +131,6 @@ const REQUIRED_FOR: Record<Source, readonly (readonly string[])[]> = {
   external_image: [[...SRC, 'imageUri']],
 };
 
-/**
- * Cannot be changed after creation: the control plane's immutable source_config fields, in the spec's
- * names (spec.source, always present, carries its own rule; spec.name is checked at the root, where
- * metadata.name is visible).
- */
-const IMMUTABLE_SPEC_FIELDS: readonly (readonly string[])[] = IMMUTABLE_FIELDS.filter((f) =>
-  f.startsWith('source_config.'),
-).map((f) => f.split('.').map(snakeToCamel));
-
 const specRules: CelRule[] = [
   ...Object.entries(ONLY_FOR).flatMap(([source, paths]) =>
     paths.map((path) => ({
@@ -162,7 +156,10 @@ const specRules: CelRule[] = [
       'spec.sourceConfig.buildOnPush must not be true when spec.sourceRevisionConfig.repoRef is a tag (refs/tags/...): tags are immutable',
     fieldPath: '.sourceConfig.buildOnPush',
   },
-  ...IMMUTABLE_SPEC_FIELDS.map((path) => celImmutable(path, `spec.${path.join('.')} is immutable`)),
+  // sourceConfig's own rules keep its immutable fields while it stays; these, while it comes or goes.
+  ...IMMUTABLE_SOURCE_CONFIG_FIELDS.map((path) =>
+    celImmutableBelow('sourceConfig', path, immutableMessage(path)),
+  ),
 ];
 
 // ---- progress ----
@@ -369,11 +366,16 @@ export const AgentDeploymentStatus = z.object({
 });
 export type AgentDeploymentStatus = z.infer<typeof AgentDeploymentStatus>;
 
+/**
+ * spec.name defaults to metadata.name, which never changes: spec.name may be set to metadata.name or removed
+ * while equal to it, and nothing else. The common case, no spec.name before or after, reads two fields.
+ */
 const rootRules: CelRule[] = [
   {
     rule:
-      '(has(self.spec.name) ? self.spec.name : self.metadata.name) == ' +
-      '(has(oldSelf.spec.name) ? oldSelf.spec.name : oldSelf.metadata.name)',
+      '!has(self.spec.name) && !has(oldSelf.spec.name) || ' +
+      '(has(self.spec.name) && has(oldSelf.spec.name) ? self.spec.name == oldSelf.spec.name ' +
+      ': has(self.spec.name) ? self.spec.name == oldSelf.metadata.name : self.metadata.name == oldSelf.spec.name)',
     message: 'spec.name is immutable',
     fieldPath: '.spec.name',
   },

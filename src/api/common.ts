@@ -32,15 +32,32 @@ export function celGet(root: string, path: readonly string[]): string {
 
 /**
  * A transition rule making an optional field immutable: it may not appear, disappear or change after
- * creation. Place it on an ancestor that always exists (the rule only runs when old and new both exist).
+ * creation. It sits on an object that holds the field at `path`: a transition rule runs only where the old
+ * and the new object both have the node it sits on, so when that object itself may appear or disappear,
+ * celImmutableBelow on its parent covers that. The API server builds a map of a node's properties at each
+ * field access from it, so the rule sits as low as it can and reads as few fields as it can.
  */
 export function celImmutable(path: readonly string[], message: string): CelRule {
   const now = celHas('self', path);
   const before = celHas('oldSelf', path);
   return {
-    rule: `(${now}) == (${before}) && (!(${now}) || ${celGet('self', path)} == ${celGet('oldSelf', path)})`,
+    rule: `(${now}) ? (${before}) && ${celGet('self', path)} == ${celGet('oldSelf', path)} : !(${before})`,
     message,
     fieldPath: `.${path.join('.')}`,
+  };
+}
+
+/**
+ * The other half of celImmutable(path) on the optional object `child`: the field may not come or go with
+ * `child` itself. It sits on `child`'s parent, which always exists, and costs two field accesses while
+ * `child` stays (present or absent).
+ */
+export function celImmutableBelow(child: string, path: readonly string[], message: string): CelRule {
+  const full = [child, ...path];
+  return {
+    rule: `has(self.${child}) == has(oldSelf.${child}) || !(${celHas('self', full)}) && !(${celHas('oldSelf', full)})`,
+    message,
+    fieldPath: `.${full.join('.')}`,
   };
 }
 

@@ -8,9 +8,18 @@
  * generated API, about 60 MiB of resident memory in a controller that uses none of it.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import yaml from 'js-yaml';
+import type * as JsYaml from 'js-yaml';
 import { z } from 'zod';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * js-yaml, loaded when a kubeconfig file is first read: a controller in a pod reads its service account
+ * and never loads it (src/main-modules.test.ts lists what a controller loads).
+ */
+const parseYaml = (text: string): unknown => (require('js-yaml') as typeof JsYaml).load(text);
 
 /** A kubeconfig that cannot be used, with the file and the field that say why. */
 export class KubeconfigError extends Error {
@@ -86,7 +95,7 @@ export interface LoadedFile {
 export function parseKubeconfig(text: string, path: string): LoadedFile {
   let raw: unknown;
   try {
-    raw = yaml.load(text);
+    raw = parseYaml(text);
   } catch (err) {
     throw new KubeconfigError(`${path}: not YAML (${err instanceof Error ? err.message : String(err)})`);
   }

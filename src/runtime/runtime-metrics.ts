@@ -4,7 +4,7 @@
  * (kubebuilder's generated dashboard among them) read this controller unchanged. One controller per kind,
  * named after it in lower case (`agentdeployment`), and its work queue bears the same name.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from '../lib/prom-client.ts';
 import { type ControllerMetrics, RECONCILE_RESULTS } from './controller.ts';
 import type { WorkQueueMetrics } from './workqueue.ts';
 
