@@ -63,7 +63,12 @@ describe('brokenLinks', () => {
     const docs = readdirSync(join(REPO, 'docs'))
       .filter((f) => f.endsWith('.md'))
       .map((f) => `docs/${f}`);
+    const results = readdirSync(join(REPO, 'bench/results'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `bench/results/${f}`);
     expect(docs.length).toBeGreaterThan(5);
-    expect(brokenLinks(REPO, ['README.md', 'DEVELOPMENT.md', 'bench/README.md', ...docs])).toEqual([]);
+    expect(
+      brokenLinks(REPO, ['README.md', 'DEVELOPMENT.md', 'bench/README.md', ...results, ...docs]),
+    ).toEqual([]);
   });
 });

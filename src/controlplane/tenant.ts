@@ -17,7 +17,7 @@ export function tenantDigest(c: Pick<Credentials, 'baseUrl' | 'tenantId'>): stri
 
 /**
  * Digests computed, by the fields as given: every pass asks for its tenant's (the claims of each object
- * it reads), and a URL parse and a SHA-256 each time were about a tenth of the CPU of a pass that calls
- * nothing (profiled in a takeover at N = 10,000). A process sees a few tenants, not thousands.
+ * it reads), and a URL parse and a SHA-256 each time would be about a tenth of the CPU of a pass that
+ * calls nothing. A process sees a few tenants, not thousands.
  */
 const digests = new BoundedMemo<string>(1024);

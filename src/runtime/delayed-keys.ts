@@ -5,7 +5,7 @@ import type { Clock } from './clock.ts';
 /**
  * Keys waiting for a time, and one timer for the earliest: 10,000 objects each waiting for its resync
  * cost a map entry and a heap entry each, not a timer each (a timer, its closure and the timer lists
- * of its duration were over 1 KB per key). Heap entries of a key whose time moved earlier are skipped
+ * of its duration are over 1 KB per key). Heap entries of a key whose time moved earlier are skipped
  * when they come up. The work queue's addAfter.
  */
 export class DelayedKeys {

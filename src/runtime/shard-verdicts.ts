@@ -3,8 +3,8 @@
  * it stand by for it, may no live member hold it), by shard-ownership.ts's rules, from a ranking of the
  * members kept per key rather than from scores computed per question: every scrape's gauges and the
  * queues ask them of every cached key, a view changes a few times per change of membership (a member
- * gone, each acknowledgement), and scoring 10,000 keys anew took 0.2 to 0.3 s of a takeover's critical
- * path each time (four FNV-1a hashes a key under V8's baseline compiler; profiled at N = 10,000). A
+ * gone, each acknowledgement), and scoring every cached key anew at each view sits on a takeover's
+ * critical path (four FNV-1a hashes a key under V8's baseline compiler: tenths of a second at 10,000). A
  * ranking stays right while members only leave; a member new to it ranks every key anew. A replica
  * sets the view the moment it changes (before a write of its Lease goes out), so no answer is ever of
  * a view it has left.
@@ -36,7 +36,7 @@ export interface MembersView {
 
 /**
  * The copy of a key that the table keeps its ranking under: one held elsewhere for as long as the
- * object is cached (a key of its own per entry was 10,000 strings, ~600 KB, at 10,000 objects); none
+ * object is cached (a key of its own per entry would be one more string per cached object); none
  * for a key not held (an object's first watch event, or deleted since): its ranking is not kept.
  */
 export type KeyCopy = (key: string) => string | undefined;

@@ -1,8 +1,8 @@
 /**
  * The keys a work queue holds waiting, in hand-out order: the keys that continue work under way (put
  * `first`) before the others, each kind in the order it was put there. Every change is O(1), and so is
- * taking the oldest key: a convergence queues N keys, and an array spliced at its head made each
- * hand-out and each key put first cost O(N) (the profile of N = 10,000 showed it growing per object).
+ * taking the oldest key: a convergence queues N keys, and an array spliced at its head would make each
+ * hand-out and each key put first cost O(N), a cost per object that grows with N.
  *
  * For the queue's fairness rule the keys are also kept per (tenant, namespace) group, in the same
  * order: the first key whose group may go is the oldest one when it may (the common case, O(1)),

@@ -83,9 +83,9 @@ export class DeploymentStore {
   readonly #deployments = new Map<string, StoredDeployment>();
   /**
    * Per deployment, its place in the order of creation and its name in lower case: a listing by ids
-   * or by name answers from them rather than walking every deployment (at 10,000 deployments a page of
-   * 100 ids cost 25 ms of CPU, a name lookup 3 ms: the simulator, not the controller, was then what
-   * grew with N on the bench's shared cores).
+   * or by name answers from them rather than walking every deployment (a walk per page of 100 ids
+   * makes a poll of N deployments cost N²/100 steps: at 10,000 the simulator, not the controller,
+   * would be what grows with N on a benchmark's shared cores).
    */
   readonly #created = new Map<string, { order: number; lowerName: string }>();
   #creations = 0;

@@ -28,16 +28,16 @@ export type ObjectCache = Pick<RunningInformer<CachedAgentDeployment, AgentDeplo
 
 /**
  * From this many keys gained in one namespace, the namespace is listed rather than each object read: a
- * page holds 500 objects, and a takeover of 1,667 keys by GETs took 3 to 4.6 s against 1.2 to 1.7 s
- * for a listing of 5,000 (measured on the bench machine, DEVELOPMENT.md).
+ * page holds 500 objects, and listing a namespace of 5,000 is faster than a GET of each of the third
+ * of them that a takeover over 3 replicas gains.
  */
 export const LIST_FROM_KEYS = 100;
 /**
  * How long a key no longer stood by for stays packed. A replica added and removed again within it (a
  * scale-out undone, a rolling update's pod that comes and the next that goes) leaves its old standbys
- * nothing to read: at 10,000 objects over 3, each survivor read 1,650 objects back by listing the
- * namespace, 9 s while all three did (the bench machine), and a failover meanwhile waited on it. The
- * price: those keys' packed objects, about 300 bytes each beyond the projection, for two minutes.
+ * nothing to read. Without it each survivor reads its standby back by listing the namespace (every
+ * replica listing all of it at once), and a failover meanwhile waits on that. The price: those keys'
+ * packed objects, about 300 bytes each beyond the projection, for two minutes.
  */
 export const LINGER_MS = 120_000;
 /** One GET of an object it stands by for (in the background: no pass waits for it). */
@@ -94,8 +94,8 @@ export class CachedShare {
     this.conform(keys);
     // Only projections alone need a read. A takeover while the standby's namespaces are listed waits
     // for that listing (what it lists, this need not list again), but not when nothing needs it: a
-    // failover right after a change of members waited 4 s for a listing of 10,000 objects it did not
-    // need, everything it gained being packed (N = 10,000, the bench's SIGKILL).
+    // failover right after a change of members, everything it gained being packed, goes on at once
+    // rather than wait for a listing of the whole namespace.
     if (!keys.some((key) => this.awaitsRead(key))) return;
     await this.#listingStandby;
     await this.#readProjections(keys, 'list', undefined);

@@ -58,7 +58,7 @@ export async function primeTakeover(
   try {
     // What needs no read (held packed, now unpacked) goes as soon as its page is listed: a failover
     // soon after a change of members may have some of its objects to read still (a standby listing
-    // under way), and their wait held back every other pass (a takeover of 1,650 took 11.5 s).
+    // under way), and waiting for those would hold back every other pass of the takeover.
     await observer.prime(recorded, {
       enqueue: true,
       after: inFull,

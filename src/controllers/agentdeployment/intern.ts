@@ -72,8 +72,8 @@ export function internDeployment(interner: Interner, deployment: Deployment): De
  * good revision and in the history, four copies; a time shared by conditions and history entries, one
  * per field; the name as metadata.name and spec.name. And each watch event parses the object anew, while
  * the cache's Map and the claim index keep the name, uid and ids of the first version they saw: the
- * values `previous` (the version this one replaces) holds are taken from it. In a heap snapshot of a
- * replica holding 10,000 objects (3 replicas), such copies were a tenth of the heap.
+ * values `previous` (the version this one replaces) holds are taken from it. Such copies would be about
+ * a tenth of the heap of a replica that caches 10,000 objects.
  */
 export function shareRepeats(
   obj: AgentDeployment,
