@@ -4,16 +4,17 @@
  * decision is made here: a gate added to the chain shows in the plan. What is the plan's own is only
  * what the controller cannot meet: the API server's refusal of the object, and what the plan cannot know.
  */
+
 import { AgentDeploymentSpec, type AgentDeploymentStatus } from '../api/agentdeployment.ts';
 import { REVISION_POLL_MIN_MS } from '../controlplane/progress.ts';
 import type { Deployment, DeploymentCreateRequest } from '../controlplane/schemas.ts';
 import { canonicalJson } from '../lib/canonical-json.ts';
 import { valueAt } from '../lib/paths.ts';
 import type { AgentDeploymentFacts } from '../reconcile/agentdeployment/facts.ts';
+import { agentDeploymentFacts } from '../reconcile/agentdeployment/facts-of.ts';
 import { ownedDeployment, ownershipOf } from '../reconcile/agentdeployment/owned.ts';
 import { runAgentDeployment } from '../reconcile/agentdeployment/program.ts';
 import type { FinalVerdict } from '../reconcile/agentdeployment/verdict.ts';
-import { takeReconcileRequest } from '../runtime/annotations.ts';
 import { PlanStop, planPort, planSettings, stop } from './gather.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
@@ -63,20 +64,15 @@ async function plan(
     generation: generationOnApply(live, spec),
     finalizers: live?.metadata.finalizers,
   };
-  const facts: AgentDeploymentFacts = {
+  const facts = agentDeploymentFacts({
     object: { metadata, spec, status },
     settings: await planSettings(world, namespace),
-    reconcileRequested: takeReconcileRequest(
-      { metadata: { annotations: metadata.annotations } },
-      { ...status },
-    ),
     statusKnown: !!kube,
     appliedUnknown: !live,
     digestKey: world.digestKey,
     now: new Date(),
     revisionPollMs: REVISION_POLL_MIN_MS,
-    prepared: new Set(),
-  };
+  });
   if (!world.digestKey && (spec.secrets?.length || spec.secretsFrom?.length))
     notes.push('secret values not compared (no secrets-digest key): only their names are');
   if (!live && !kube)

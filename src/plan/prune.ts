@@ -5,11 +5,12 @@
  * credentials and claims read as the finalize step reads them) with read-only reads: `- delete` names the deployment that would be deleted; `- orphan` says the object
  * would go and leave the platform as it is (deletionPolicy Orphan, observe-only, or it owns nothing).
  */
+
 import type { AgentDeploymentSpec, AgentDeploymentStatus } from '../api/agentdeployment.ts';
 import { lookupName, readById } from '../controlplane/deployment-reads.ts';
 import { REVISION_POLL_MIN_MS } from '../controlplane/progress.ts';
 import { deletionCredentials } from '../reconcile/agentdeployment/deletion-credentials.ts';
-import type { AgentDeploymentFacts } from '../reconcile/agentdeployment/facts.ts';
+import { agentDeploymentFacts } from '../reconcile/agentdeployment/facts-of.ts';
 import { defaultCredentialsRefused } from '../reconcile/agentdeployment/gates/default-credentials-scope.ts';
 import { deploymentNameOf } from '../reconcile/claims.ts';
 import { type DeletionFacts, deletionFactsOf } from '../reconcile/deletion.ts';
@@ -53,17 +54,13 @@ async function decide(
   const obj = { metadata, spec, status };
   const name = deploymentNameOf(obj);
   const settings = await planSettings(world, namespace);
-  const facts: AgentDeploymentFacts = {
+  const facts = agentDeploymentFacts({
     object: obj,
     settings,
-    reconcileRequested: false,
-    statusKnown: true,
-    appliedUnknown: false,
     digestKey: world.digestKey,
     now: new Date(),
     revisionPollMs: REVISION_POLL_MIN_MS,
-    prepared: new Set(),
-  };
+  });
   // Pruning is what deletes it: planned as if its deletion had begun.
   const deleting = {
     ...deletionFactsOf(obj, name, facts.now, defaultCredentialsRefused(facts)),

@@ -28,9 +28,6 @@ export async function planSandboxTemplate(
   const spec = parsed.data;
   const { kube } = world;
   const ref = spec.credentialsSecretRef;
-  if (!ref && !world.defaultCredentials.baseUrl) {
-    return { ...head, action: 'unknown', reason: 'NoCredentials', message: NO_CREDENTIALS };
-  }
   if (ref && !kube && !world.inputSecret?.(namespace, ref.name)) {
     return {
       ...head,
@@ -62,6 +59,10 @@ export async function planSandboxTemplate(
       f.templates = await world.controlPlane(f.credentials.credentials).listAllSandboxTemplates();
     },
   });
+  // Without the controller's credentials the plan cannot call: it says so where the controller waits
+  // for credentials (after the pause, as the controller's chain decides).
+  if (verdict.kind === 'wait' && facts.credentials?.ok === false && !ref && !world.defaultCredentials.baseUrl)
+    return { ...head, action: 'unknown', reason: 'NoCredentials', message: NO_CREDENTIALS };
   switch (verdict.kind) {
     case 'paused':
       return { ...head, action: 'none', message: `${verdict.message}: the controller reports nothing new` };

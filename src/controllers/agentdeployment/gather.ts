@@ -10,6 +10,7 @@ import { lookupName, readById } from '../../controlplane/deployment-reads.ts';
 import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import { type Deployment, REVISION_SUCCEEDED } from '../../controlplane/schemas.ts';
 import type { AgentDeploymentFacts, SecretsRead } from '../../reconcile/agentdeployment/facts.ts';
+import { agentDeploymentFacts } from '../../reconcile/agentdeployment/facts-of.ts';
 import { ownedDeployment, ownershipFactsOf } from '../../reconcile/agentdeployment/owned.ts';
 import type { ProgramPort } from '../../reconcile/agentdeployment/program.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
@@ -18,7 +19,6 @@ import { sameObservation } from '../../reconcile/observation.ts';
 import type { ReadById } from '../../reconcile/ownership.ts';
 import { OBJECT_SECRET_BUDGET } from '../../reconcile/settings.ts';
 import { recordObserved } from '../../reconcile/status.ts';
-import { takeReconcileRequest } from '../../runtime/annotations.ts';
 import { SecretBudgetError } from '../../runtime/secret-cache.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { type ExternalDeployment, externalDeployment } from './external.ts';
@@ -33,7 +33,7 @@ export function passFacts(
   policy: CredentialsPolicy,
 ): AgentDeploymentFacts {
   const namespace = pass.obj.metadata.namespace ?? '';
-  return {
+  return agentDeploymentFacts({
     object: {
       metadata: { ...pass.obj.metadata, generation: pass.generation },
       spec: pass.spec,
@@ -44,15 +44,10 @@ export function passFacts(
       credentialsPolicy: policy,
       objectSecretBudget: OBJECT_SECRET_BUDGET,
     },
-    // Asked without recording it: the pass records it once it gets past the pause (takeRequest).
-    reconcileRequested: takeReconcileRequest(pass.obj, { ...pass.status }),
-    statusKnown: true,
-    appliedUnknown: false,
     digestKey: deps.digestKey,
     now: deps.now(),
     revisionPollMs: deps.revisionPollMs,
-    prepared: new Set(),
-  };
+  });
 }
 
 /** The Secrets the object references, within its namespace's budget (the Secret cache's). */

@@ -121,6 +121,20 @@ const TABLE: [string, Partial<WorldSpec>, string][] = [
     { deleting: true, held: true, scope: 'notAllowed', platform: 'immutable', record: 'recorded' },
     'wait:DefaultCredentialsNotAllowed',
   ],
+  [
+    // Issue 51: a random world found the controller saying stall:Rejected where --prune said
+    // wait:DefaultCredentialsNotAllowed, with an older refused object of the same name beside it.
+    'deleted, held Rejected, default credentials not allowed, an older refused object: waits',
+    {
+      deleting: true,
+      held: true,
+      scope: 'notAllowed',
+      platform: 'immutable',
+      record: 'recorded',
+      other: 'olderRefused',
+    },
+    'wait:DefaultCredentialsNotAllowed',
+  ],
 ];
 
 const agree = async (spec: WorldSpec) => {
