@@ -118,6 +118,11 @@ export interface PlanWorld {
   controlPlane(credentials: Credentials): PlanClient;
   /** --show-values: every platform value printed, whoever may read the output (value-visibility.ts). */
   showValues?: boolean;
+  /**
+   * --show-values-in: the namespaces whose platform values the plan's readers may see (value-visibility.ts);
+   * undefined: the plan's namespace (planObjects sets it), empty: none.
+   */
+  valuesNamespaces?: readonly string[];
 }
 
 export interface InputObject {
