@@ -77,8 +77,9 @@ describe("kubectl agd plan with the controller's key, as a CI user", () => {
     await createAgd(h, object(0.5, { upstream: LIVE_VALUE }) as unknown as Record<string, unknown>);
     await waitReady(h, 'agent');
     await grant('plan-reads', 'agentdeployments.deploy.agents.dev', 'get,list,patch');
-    // The controller's published settings (the harness's controller publishes them in its namespace).
-    await grant('plan-settings', 'configmaps', 'get');
+    // The controller's published settings (the harness's controller publishes them in its namespace),
+    // and the Deployment that owns them, which proves them the controller's.
+    await grant('plan-settings', 'configmaps,deployments.apps', 'get');
 
     const hidden = await planAsCi();
     expect(hidden).toContain('source_config.resource_spec.labels: "(hidden)" → null');
