@@ -244,12 +244,12 @@ async function runImportCli(io: CliIo): Promise<number> {
 export const VERSION_USAGE = `Usage: kubectl agd version [options]
 
 Prints this plugin's version and, when the kubeconfig's cluster answers, the version of the controller
-running there (its Deployment's app.kubernetes.io/version label, else its image tag) and the versions the
-CRDs serve.
+running there (as it publishes it in the settings ConfigMap of its namespace, believed only when owned
+by its Deployment there) and the versions the CRDs serve.
 
 Options:
       --no-cluster             the plugin's version only
-      --operator-namespace NS  look for the controller's Deployment in NS only (default: every namespace)
+      --operator-namespace NS  the controller's namespace (default agent-deployment-operator)
   -h, --help                   this text
 `;
 

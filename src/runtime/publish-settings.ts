@@ -19,6 +19,7 @@ import {
   SETTINGS_CONFIGMAP,
   SETTINGS_KEY,
 } from '../reconcile/settings.ts';
+import { OPERATOR_VERSION } from '../version.ts';
 
 const StoredConfigMap = z.looseObject({
   metadata: z.looseObject({
@@ -121,6 +122,7 @@ export const ownNamespaceOf = (config: Config) =>
 /** The settings that change a verdict, as this configuration makes them (published for the plan). */
 export function controllerSettings(config: Config): PublishedSettings {
   return publishedSettingsOf({
+    controllerVersion: OPERATOR_VERSION,
     defaultCredentialsNamespaces: config.defaultCredentialsNamespaces,
     defaultCredentialsNamespaceSelector: config.defaultCredentialsNamespaceSelector,
     allowedControlPlanes: config.allowedControlPlanes,
