@@ -125,6 +125,12 @@ const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
     verbs: ['create'],
     why: 'runtime/publish-settings.ts creates that ConfigMap at the first start (RBAC cannot narrow create by name)',
   },
+  {
+    apiGroups: ['apps'],
+    resources: ['deployments'],
+    verbs: ['get'],
+    why: "runtime/publish-settings.ts reads the controller's own Deployment (--operator-deployment) for its uid, the settings ConfigMap's owner (its name varies with the release: not narrowed by name)",
+  },
 ];
 
 /**

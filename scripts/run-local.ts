@@ -3,6 +3,7 @@
 // the foreground, as the container does, until Ctrl-C. Nothing here is needed against a real cluster.
 // On a terminal the controller's JSON log lines are shown as readable lines; piped (CI), as they are.
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { waitCrdsEstablished } from '../src/localcluster/crds-established.ts';
@@ -19,6 +20,25 @@ import { type ShellEnv, writeKubectlPlugin, writeShellEnv } from './shell-env.ts
 const root = join(import.meta.dirname, '..');
 const stateDir = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agent-operator', 'cluster');
 const log = (line: string) => process.stderr.write(`run: ${line}\n`);
+/** The controller's namespace and Deployment name, as manifests/ makes them. */
+const CONTROLLER = 'agent-deployment-operator';
+
+function controllerStandIn() {
+  const labels = { 'app.kubernetes.io/name': CONTROLLER };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: CONTROLLER, namespace: CONTROLLER, labels },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: { containers: [{ name: 'controller', image: `${CONTROLLER}:local` }] },
+      },
+    },
+  };
+}
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -59,6 +79,11 @@ await run(kubectl, ['apply', '-f', 'examples/'], kubeEnv);
 // The controller's own namespace, as the manifests make it: its key Secret and the settings ConfigMap
 // `kubectl agd plan` reads (--operator-namespace's default) live there.
 await run(kubectl, ['apply', '-f', join(root, 'manifests', 'namespace.yaml')], kubeEnv);
+// The controller runs here, not in a pod: a Deployment of no replicas stands for the one an install runs
+// it in, which the settings ConfigMap names as its owner (the plan believes it only then).
+const standIn = join(stateDir, 'controller-deployment.json');
+writeFileSync(standIn, JSON.stringify(controllerStandIn()));
+await run(kubectl, ['apply', '-f', standIn], kubeEnv);
 
 const pretty = process.stdout.isTTY === true;
 const controller = spawn(process.execPath, [join(root, 'src/main.ts')], {
@@ -68,7 +93,8 @@ const controller = spawn(process.execPath, [join(root, 'src/main.ts')], {
     ...kubeEnv,
     CONTROL_PLANE_URL: simulator.url,
     CONTROL_PLANE_API_KEY: apiKey,
-    POD_NAMESPACE: 'agent-deployment-operator',
+    POD_NAMESPACE: CONTROLLER,
+    OPERATOR_DEPLOYMENT: CONTROLLER,
     LEADER_ELECT: process.env.LEADER_ELECT ?? 'false',
     HTTP_PORT: process.env.HTTP_PORT ?? '8080',
     POLL_INTERVAL: process.env.POLL_INTERVAL ?? '30s',

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, USAGE } from './cli.ts';
+import { parseCli, runCli, USAGE } from './cli.ts';
 import { IMPORT_USAGE } from './import/command.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from './simulator/index.ts';
 
@@ -303,5 +303,16 @@ describe('kubectl agd plan, without a cluster', () => {
     const [code] = (await once(child, 'close')) as [number];
     expect(code).toBe(2);
     expect(stdout).toContain('+ AgentDeployment team-a/as-a-program: create');
+  });
+});
+
+describe('--show-values-in', () => {
+  it.each<[string, string[], string[] | undefined]>([
+    ['absent: the plan namespace (planObjects decides)', [], undefined],
+    ['a list, spaces trimmed', ['--show-values-in', 'team-a, team-b'], ['team-a', 'team-b']],
+    ['empty: no namespace', ['--show-values-in', ''], []],
+  ])('%s', (_case, flags, want) => {
+    const options = parseCli(['plan', '-f', 'x.yaml', ...flags], {});
+    expect(options !== 'help' && options.valuesNamespaces).toEqual(want);
   });
 });

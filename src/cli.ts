@@ -59,9 +59,13 @@ Options:
                                use its credentials, the allowed control planes, budgets; without it an
                                object is "unknown"), and its key Secret, to compare secret values
                                exactly as the controller does (or set SECRETS_DIGEST_KEY)
-      --show-values            print every platform value a patch changes; by default, with the
-                               controller's credentials, a value shows only for the deployment the
-                               object records when this user may get Secrets in its namespace
+      --show-values            print every platform value a patch changes; by default a value shows
+                               only for an object of a --show-values-in namespace, and with the
+                               controller's credentials only for the deployment the object records
+                               when this user may get Secrets in its namespace
+      --show-values-in NS      the namespaces (comma-separated) whose platform values the readers of
+                               this output may see (default: the plan's namespace, see -n; "" for
+                               none): an object naming another namespace shows its values as (hidden)
   -h, --help                   this text
 
 Exit code: 0 every object known to need nothing; 2 changes (a deployment deleted included); 1 a problem (refused, would stall, a
@@ -83,6 +87,8 @@ interface Options {
   /** --prune's label selector; undefined without --prune. */
   prune: { selector: string } | undefined;
   showValues: boolean;
+  /** --show-values-in; undefined: the plan's namespace. */
+  valuesNamespaces: string[] | undefined;
 }
 
 /** The controller's credentials as both commands take them: flags first, then the environment. */
@@ -118,6 +124,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
         prune: { type: 'boolean', default: false },
         selector: { type: 'string', short: 'l' },
         'show-values': { type: 'boolean', default: false },
+        'show-values-in': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -171,6 +178,10 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
     digestKey: env.SECRETS_DIGEST_KEY || undefined,
     prune: values.prune && selector ? { selector } : undefined,
     showValues: values['show-values'],
+    valuesNamespaces: values['show-values-in']
+      ?.split(',')
+      .map((n) => n.trim())
+      .filter(Boolean),
   };
 }
 
@@ -233,12 +244,12 @@ async function runImportCli(io: CliIo): Promise<number> {
 export const VERSION_USAGE = `Usage: kubectl agd version [options]
 
 Prints this plugin's version and, when the kubeconfig's cluster answers, the version of the controller
-running there (its Deployment's app.kubernetes.io/version label, else its image tag) and the versions the
-CRDs serve.
+running there (as it publishes it in the settings ConfigMap of its namespace, believed only when owned
+by its Deployment there) and the versions the CRDs serve.
 
 Options:
       --no-cluster             the plugin's version only
-      --operator-namespace NS  look for the controller's Deployment in NS only (default: every namespace)
+      --operator-namespace NS  the controller's namespace (default agent-deployment-operator)
   -h, --help                   this text
 `;
 
@@ -313,6 +324,7 @@ export async function runCli(io: CliIo): Promise<number> {
       allowedControlPlanes: options.allowedControlPlanes,
       digestKey,
       showValues: options.showValues,
+      ...(options.valuesNamespaces ? { valuesNamespaces: options.valuesNamespaces } : {}),
       controlPlane(credentials) {
         const key = credentialsKey(credentials);
         let client = clients.get(key);

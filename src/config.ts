@@ -144,6 +144,7 @@ const ConfigFields = z.object({
   leaderElectionRetryPeriod: duration('leader-election-retry-period'),
   podName: z.string().optional(),
   podNamespace: z.string().optional(),
+  operatorDeployment: z.string().optional(),
   httpPort: z.coerce
     .number()
     .int()

@@ -27,7 +27,7 @@ import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
-import { controllerSettings, ownNamespaceOf, publishSettings } from './runtime/publish-settings.ts';
+import { ownNamespaceOf, publishOwnSettings } from './runtime/publish-settings.ts';
 import { WorkQueue } from './runtime/workqueue.ts';
 import { writeFence } from './runtime/write-fence.ts';
 import { RunReports } from './verification/run-reports.ts';
@@ -172,7 +172,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   const operatorKey = new OperatorKeySecret(access, ownNamespaceOf(config));
   // What changes a verdict, published where `kubectl agd plan` reads it. Not fatal: a plan then says
   // unknown, and the controller works as configured.
-  await publishSettings(access, ownNamespaceOf(config), controllerSettings(config)).catch((err: unknown) =>
+  await publishOwnSettings(access, config).catch((err: unknown) =>
     logger.warn(
       { err: err instanceof Error ? err.message : String(err) },
       'could not publish the settings kubectl agd plan reads',

@@ -227,6 +227,11 @@ export const OPTIONS = [
     help: "Start of the replica's identity (a random suffix follows) in leader election, shard membership and the User-Agent of control-plane calls (default: the hostname).",
   },
   { flag: 'pod-namespace', env: 'POD_NAMESPACE', help: 'Namespace the controller runs in.' },
+  {
+    flag: 'operator-deployment',
+    env: 'OPERATOR_DEPLOYMENT',
+    help: "Name of the controller's own Deployment, in its namespace (the chart and manifests/ set it): the settings ConfigMap it publishes names it as owner, which is how kubectl agd plan knows the ConfigMap is the controller's. Unset: published without an owner, and plans say the settings are unknown.",
+  },
   { flag: 'http-port', env: 'HTTP_PORT', help: 'Port of /healthz, /readyz and /metrics.', default: '8080' },
   {
     flag: 'webhook-port',

@@ -15,7 +15,7 @@ import type { DeploymentCreateRequest } from '../src/controlplane/schemas.ts';
 import { placeholderFor } from '../src/import/manifests.ts';
 import type { InputObject, PlanKind, PlanWorld } from '../src/plan/model.ts';
 import { planObjects } from '../src/plan/plan.ts';
-import { controllerSettings, ownNamespaceOf, publishSettings } from '../src/runtime/publish-settings.ts';
+import { publishOwnSettings } from '../src/runtime/publish-settings.ts';
 import { DEFAULT_API_KEY, type RequestRecord } from '../src/simulator/index.ts';
 import { eventually, type Harness, listEvents, sleep, startHarness, waitReady } from './support/harness.ts';
 import { kubectl } from './support/kube.ts';
@@ -32,7 +32,7 @@ const clients: ControlPlaneClient[] = [];
 beforeAll(async () => {
   h = await startHarness('import', { env: { SECRETS_DIGEST_KEY: DIGEST_KEY }, withOperator: false });
   // What the controller publishes when it starts (it starts after the plan here): the plan reads it.
-  await publishSettings(h.access, ownNamespaceOf(h.config), controllerSettings(h.config));
+  await publishOwnSettings(h.access, h.config);
   ci = new ControlPlaneClient({ credentials: { baseUrl: h.sim.url, apiKey: DEFAULT_API_KEY } });
 });
 afterAll(async () => {

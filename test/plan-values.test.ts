@@ -46,14 +46,17 @@ const object = (cpu: number, labels?: Record<string, string>): InputObject & { k
   },
 });
 
-/** The plan as the CI user (impersonated) would print it. */
-async function planAsCi(): Promise<string> {
+/**
+ * The plan as the CI user (impersonated) would print it; `planNamespace`: the namespace the plan is run
+ * for (-n), whose objects' values its readers may see.
+ */
+async function planAsCi(planNamespace = h.ns): Promise<string> {
   const ci = new KubeAccess({
     ...targetOf(loadKubeconfigFiles([testKubeconfigPath()])),
     impersonate: { user: CI_USER, groups: ['system:authenticated'], extra: {} },
   });
   const world = { ...planWorld(h, DIGEST_KEY, clients), kube: kubePlanReads(ci, h.ns) };
-  return formatPlan(await planObjects([object(1)], h.ns, world), 'text', false);
+  return formatPlan(await planObjects([object(1)], planNamespace, world), 'text', false);
 }
 
 async function grant(name: string, resource: string, verbs: string): Promise<void> {
@@ -74,8 +77,9 @@ describe("kubectl agd plan with the controller's key, as a CI user", () => {
     await createAgd(h, object(0.5, { upstream: LIVE_VALUE }) as unknown as Record<string, unknown>);
     await waitReady(h, 'agent');
     await grant('plan-reads', 'agentdeployments.deploy.agents.dev', 'get,list,patch');
-    // The controller's published settings (the harness's controller publishes them in its namespace).
-    await grant('plan-settings', 'configmaps', 'get');
+    // The controller's published settings (the harness's controller publishes them in its namespace),
+    // and the Deployment that owns them, which proves them the controller's.
+    await grant('plan-settings', 'configmaps,deployments.apps', 'get');
 
     const hidden = await planAsCi();
     expect(hidden).toContain('source_config.resource_spec.labels: "(hidden)" → null');
@@ -86,5 +90,14 @@ describe("kubectl agd plan with the controller's key, as a CI user", () => {
     const shown = await planAsCi();
     expect(shown).toContain(LIVE_VALUE);
     expect(shown).not.toContain('(hidden)');
+  });
+
+  // Issue 52, hole 8: another team's CI plans a change that names this namespace. Its CI user may get
+  // Secrets here (granted above), but its log's readers are that team's: this namespace's values stay hidden.
+  it("hole 8: a plan for another namespace prints nothing of this namespace's values", async () => {
+    const otherTeams = await planAsCi('another-team');
+    expect(otherTeams).toContain('source_config.resource_spec.labels: "(hidden)" → null');
+    expect(otherTeams).not.toContain(LIVE_VALUE);
+    expect(otherTeams).toContain('--show-values-in');
   });
 });

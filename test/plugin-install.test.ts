@@ -28,9 +28,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { krewProblems } from '../scripts/single-file/krew.ts';
 import { hostPlatform } from '../scripts/single-file/node-binary.ts';
 import { buildSingleFiles, type SingleFileResult } from '../scripts/single-file.ts';
+import { publishedSettingsOf } from '../src/reconcile/settings.ts';
+import { publishSettings, settingsOwner } from '../src/runtime/publish-settings.ts';
 import { REPO, type RunResult, run } from './packaging-helpers.ts';
 import { FIRST_BUILD_TIMEOUT_MS, goTool } from './support/go-tools.ts';
-import { createTestNamespace, kubectl, testKubeconfigPath } from './support/kube.ts';
+import { CONTROLLER_DEPLOYMENT, createControllerDeployment } from './support/harness.ts';
+import { createTestNamespace, kubeAccessFromProvided, kubectl, testKubeconfigPath } from './support/kube.ts';
 
 const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 const work = mkdtempSync(join(tmpdir(), 'agd-plugin-install-'));
@@ -118,27 +121,15 @@ describe('the npm package', () => {
 
   it('kubectl agd version: the client, the controller and the CRDs of the cluster', async () => {
     const ns = await createTestNamespace('agd-version');
-    const controller = {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: {
-        name: 'agent-deployment-operator',
-        namespace: ns,
-        labels: {
-          'app.kubernetes.io/name': 'agent-deployment-operator',
-          'app.kubernetes.io/version': '9.9.9',
-        },
-      },
-      spec: {
-        selector: { matchLabels: { app: 'x' } },
-        template: {
-          metadata: { labels: { app: 'x' } },
-          spec: { containers: [{ name: 'controller', image: 'agent-deployment-operator:9.9.9' }] },
-        },
-      },
-    };
-    const applied = await kubectl(['apply', '-f', '-'], { input: JSON.stringify(controller) });
-    expect(applied.code, applied.stderr).toBe(0);
+    // A controller of version 9.9.9: its Deployment, and the settings it publishes, owned by it.
+    const access = kubeAccessFromProvided();
+    await createControllerDeployment(access, ns);
+    await publishSettings(
+      access,
+      ns,
+      publishedSettingsOf({ controllerVersion: '9.9.9' }),
+      await settingsOwner(access, ns, CONTROLLER_DEPLOYMENT),
+    );
     const cluster = { KUBECONFIG: testKubeconfigPath() };
 
     const result = await kubectlWith(binPath, ['agd', 'version', '--operator-namespace', ns], cluster);

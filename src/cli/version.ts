@@ -1,9 +1,11 @@
 /**
  * `kubectl agd version`: the plugin's own version, and when a cluster is reachable the version of the
- * controller that runs there and the versions its CRDs serve. The controller publishes nothing for
- * this: its Deployment says it already, as the chart labels it (`app.kubernetes.io/version`, the chart's
- * appVersion) and as every install names its image (`agent-deployment-operator:<version>`; manifests/
- * sets the tag with kustomize). A plan against a controller of another version says so (planVersionNote).
+ * controller that runs there and the versions its CRDs serve. The controller's version is what the
+ * controller publishes in its own namespace (the settings ConfigMap, runtime/publish-settings.ts), read
+ * only once it is proved the controller's (plan/controller-settings.ts): a Deployment's label or image
+ * tag says what whoever wrote that Deployment chose, in any namespace. Every string the cluster supplies
+ * is cleaned before it is printed. A plan against a controller of another version says so
+ * (planVersionNote).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,36 +13,20 @@ import { z } from 'zod';
 import { AGENT_DEPLOYMENT, GROUP, SANDBOX_TEMPLATE, VERSION } from '../api/group.ts';
 import type { KubeAccess } from '../kube/access.ts';
 import { kubeRequest } from '../kube/request.ts';
+import { cleanPeerText } from '../lib/peer-text.ts';
+import { readControllerSettings } from '../plan/controller-settings.ts';
+import { DEFAULT_CONTROLLER_NAMESPACE } from '../plan/kube.ts';
 
 /** The package's version: package.json is two levels up from src/cli/ and from dist/cli/ alike. */
 export const CLIENT_VERSION: string = z
   .object({ version: z.string() })
   .parse(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'))).version;
 
-/** The label every install (the chart, manifests/) puts on the controller's Deployment. */
-export const CONTROLLER_SELECTOR = 'app.kubernetes.io/name=agent-deployment-operator';
-const VERSION_LABEL = 'app.kubernetes.io/version';
 /** A short deadline: the version is an aside, never worth a long wait. */
 const DEADLINE_MS = 10_000;
 
-const DeploymentList = z.object({
-  items: z.array(
-    z.looseObject({
-      metadata: z.looseObject({
-        name: z.string(),
-        namespace: z.string(),
-        labels: z.record(z.string(), z.string()).optional(),
-      }),
-      spec: z.looseObject({
-        template: z.looseObject({
-          spec: z.looseObject({
-            containers: z.array(z.looseObject({ name: z.string(), image: z.string().optional() })),
-          }),
-        }),
-      }),
-    }),
-  ),
-});
+/** The cluster's text (names, versions, API errors) as printed: one line, no control characters. */
+const clean = (text: string) => cleanPeerText(text, 300);
 
 const Crd = z.looseObject({
   spec: z.looseObject({
@@ -49,9 +35,9 @@ const Crd = z.looseObject({
 });
 
 export interface ControllerVersion {
-  /** namespace/name of its Deployment. */
+  /** namespace/name of its Deployment (the owner of the settings it publishes). */
   deployment: string;
-  /** The version label, else the image's tag; undefined when neither says (an image by digest only). */
+  /** The version it publishes; undefined for a controller that publishes none (older than 0.2). */
   version: string | undefined;
 }
 
@@ -65,50 +51,25 @@ export interface CrdVersions {
 /** A read that failed is reported as its reason, never thrown: the other reads still say something. */
 export type Read<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-async function read<T>(fn: () => Promise<T>): Promise<Read<T>> {
+async function settled<T>(fn: () => Promise<Read<T>>): Promise<Read<T>> {
   try {
-    return { ok: true, value: await fn() };
+    return await fn();
   } catch (err) {
-    return {
-      ok: false,
-      reason: (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' '),
-    };
+    return { ok: false, reason: err instanceof Error ? err.message : String(err) };
   }
 }
 
-/** The tag of an image reference (`repo:tag`, `repo:tag@sha256:…`), if it has one. */
-export function imageTag(image: string): string | undefined {
-  const withoutDigest = image.split('@')[0] ?? '';
-  const lastPart = withoutDigest.slice(withoutDigest.lastIndexOf('/') + 1);
-  const colon = lastPart.indexOf(':');
-  return colon === -1 ? undefined : lastPart.slice(colon + 1);
-}
-
-/** The controller Deployments (in `namespace`, else in every namespace) and the version of each. */
-export async function controllerVersions(
+/** The version the controller of `namespace` publishes, once its settings are proved its own. */
+export async function controllerVersion(
   access: KubeAccess,
-  namespace: string | undefined,
-): Promise<ControllerVersion[]> {
-  const path = namespace
-    ? `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/deployments`
-    : '/apis/apps/v1/deployments';
-  const list = DeploymentList.parse(
-    await kubeRequest(access, {
-      method: 'GET',
-      path,
-      query: { labelSelector: CONTROLLER_SELECTOR },
-      deadlineMs: DEADLINE_MS,
-    }),
-  );
-  return list.items.map((d) => {
-    const containers = d.spec.template.spec.containers;
-    const controller = containers.find((c) => c.name === 'controller') ?? containers[0];
-    const image = controller?.image;
-    return {
-      deployment: `${d.metadata.namespace}/${d.metadata.name}`,
-      version: d.metadata.labels?.[VERSION_LABEL] ?? (image ? imageTag(image) : undefined),
-    };
-  });
+  namespace: string,
+): Promise<Read<ControllerVersion>> {
+  const settings = await readControllerSettings(access, namespace, DEADLINE_MS);
+  if (!settings.ok) return settings;
+  return {
+    ok: true,
+    value: { deployment: settings.deployment, version: settings.settings.controllerVersion },
+  };
 }
 
 /** The versions each of the operator's CRDs serves in the cluster. */
@@ -134,19 +95,22 @@ export async function crdVersions(access: KubeAccess): Promise<CrdVersions[]> {
 
 export interface ClusterVersions {
   server: string;
-  controllers: Read<ControllerVersion[]>;
+  /** The namespace the controller was looked for in. */
+  namespace: string;
+  controller: Read<ControllerVersion>;
   crds: Read<CrdVersions[]>;
 }
 
+/** `namespace`: the controller's (--operator-namespace); default where the chart and manifests put it. */
 export async function clusterVersions(
   access: KubeAccess,
-  namespace: string | undefined,
+  namespace = DEFAULT_CONTROLLER_NAMESPACE,
 ): Promise<ClusterVersions> {
-  const [controllers, crds] = await Promise.all([
-    read(() => controllerVersions(access, namespace)),
-    read(() => crdVersions(access)),
+  const [controller, crds] = await Promise.all([
+    settled(() => controllerVersion(access, namespace)),
+    settled(async () => ({ ok: true as const, value: await crdVersions(access) })),
   ]);
-  return { server: access.server, controllers, crds };
+  return { server: access.server, namespace, controller, crds };
 }
 
 /** The lines `kubectl agd version` prints. */
@@ -155,26 +119,26 @@ export function formatVersions(cluster: ClusterVersions | { unreachable: string 
     `kubectl-agd ${CLIENT_VERSION} (speaks ${GROUP}/${VERSION}, Node.js ${process.versions.node})`,
   ];
   if (cluster === undefined) return `${lines.join('\n')}\n`;
-  if ('unreachable' in cluster) return `${lines.concat(`cluster: ${cluster.unreachable}`).join('\n')}\n`;
-  lines.push(`cluster: ${cluster.server}`);
-  const { controllers, crds } = cluster;
-  if (!controllers.ok) lines.push(`controller: unknown (${controllers.reason})`);
-  else if (controllers.value.length === 0)
-    lines.push(`controller: none found (no Deployment labelled ${CONTROLLER_SELECTOR})`);
-  for (const c of controllers.ok ? controllers.value : []) {
-    const differs =
-      c.version !== undefined && c.version !== CLIENT_VERSION ? ' (differs from this plugin)' : '';
+  if ('unreachable' in cluster)
+    return `${lines.concat(`cluster: ${clean(cluster.unreachable)}`).join('\n')}\n`;
+  lines.push(`cluster: ${clean(cluster.server)}`);
+  const { controller, crds } = cluster;
+  if (!controller.ok) lines.push(`controller: unknown (${clean(controller.reason)})`);
+  else {
+    const { version, deployment } = controller.value;
+    const differs = version !== undefined && version !== CLIENT_VERSION ? ' (differs from this plugin)' : '';
     lines.push(
-      `controller: ${c.version ?? 'unknown (no version label, image by digest)'} (${c.deployment})${differs}`,
+      `controller: ${version === undefined ? 'unknown (it publishes no version: older than 0.2)' : clean(version)} (${clean(deployment)})${differs}`,
     );
   }
-  if (!crds.ok) lines.push(`CRDs: unknown (${crds.reason})`);
+  if (!crds.ok) lines.push(`CRDs: unknown (${clean(crds.reason)})`);
   for (const crd of crds.ok ? crds.value : []) {
     const missing = crd.served.includes(VERSION)
       ? ''
       : ` (does not serve ${VERSION}, the version this plugin speaks)`;
+    const served = crd.served.map(clean).join(', ') || 'nothing';
     lines.push(
-      `CRD ${crd.name}: serves ${crd.served.join(', ') || 'nothing'}, stores ${crd.storage ?? '?'}${missing}`,
+      `CRD ${clean(crd.name)}: serves ${served}, stores ${crd.storage === undefined ? '?' : clean(crd.storage)}${missing}`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -187,12 +151,13 @@ export function formatVersions(cluster: ClusterVersions | { unreachable: string 
  */
 export async function planVersionNote(
   access: KubeAccess,
-  namespace: string | undefined,
+  namespace = DEFAULT_CONTROLLER_NAMESPACE,
 ): Promise<string | undefined> {
-  const controllers = await read(() => controllerVersions(access, namespace));
-  if (!controllers.ok) return undefined;
-  const other = controllers.value.filter((c) => c.version !== undefined && c.version !== CLIENT_VERSION);
-  if (other.length === 0) return undefined;
-  const which = other.map((c) => `${c.version} (${c.deployment})`).join(', ');
-  return `the controller in the cluster runs version ${which} and this plugin is ${CLIENT_VERSION}: the plan says what ${CLIENT_VERSION} would do; install kubectl-agd ${other[0]?.version} to plan with the controller's code`;
+  const controller = await settled(() => controllerVersion(access, namespace));
+  if (!controller.ok) return undefined;
+  const { version, deployment } = controller.value;
+  if (version === undefined || version === CLIENT_VERSION) return undefined;
+  // The version matched the release pattern when it was read (reconcile/settings.ts): cleaned all the same.
+  const which = clean(version);
+  return `the controller in the cluster runs version ${which} (${clean(deployment)}) and this plugin is ${CLIENT_VERSION}: the plan says what ${CLIENT_VERSION} would do; install kubectl-agd ${which} to plan with the controller's code`;
 }

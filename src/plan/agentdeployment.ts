@@ -19,7 +19,7 @@ import { PlanStop, planPort, planSettings, stop } from './gather.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { admission } from './validation/admission.ts';
-import { platformValuesShown, shownChanges } from './value-visibility.ts';
+import { HIDDEN_NOTE, platformValuesHidden, shownChanges } from './value-visibility.ts';
 
 type Spec = AgentDeploymentSpec;
 type Printed = Omit<PlanEntry, 'kind' | 'namespace' | 'name' | 'notes'>;
@@ -93,15 +93,15 @@ async function plan(
   // The platform's values only for a reader who could read them anyway (value-visibility.ts).
   const found = facts.followed?.deployment ?? ownedDeployment(facts);
   const drifted = verdict.kind === 'patch' || verdict.kind === 'stall';
-  const shown =
-    drifted &&
-    (await platformValuesShown(world, {
-      namespace,
-      ownCredentials: !!spec.credentialsSecretRef,
-      recordedId: (live?.status as AgentDeploymentStatus | undefined)?.deploymentId,
-      observedId: found?.id,
-    }));
-  return printed(verdict, facts, found, (changes) => shownChanges(changes, shown, notes));
+  const hidden = drifted
+    ? await platformValuesHidden(world, {
+        namespace,
+        ownCredentials: !!spec.credentialsSecretRef,
+        recordedId: (live?.status as AgentDeploymentStatus | undefined)?.deploymentId,
+        observedId: found?.id,
+      })
+    : HIDDEN_NOTE;
+  return printed(verdict, facts, found, (changes) => shownChanges(changes, hidden, notes));
 }
 
 /**

@@ -47,7 +47,11 @@ function worldOf(options: {
     dryRun: async () => undefined,
     agentDeployments: async () => [...(options.live ? [options.live] : []), ...(options.others ?? [])],
     agentDeploymentsMatching: async () => [],
-    controllerSettings: async () => options.settings ?? published(),
+    controllerSettings: async () => ({
+      ok: true,
+      settings: options.settings ?? published(),
+      deployment: 'agent-deployment-operator/agent-deployment-operator',
+    }),
     settingsLocation: 'agent-deployment-operator/agent-deployment-operator-settings',
     namespaceLabels: async () => ({}),
     maySeeSecrets: async () => true,

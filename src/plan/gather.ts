@@ -39,20 +39,25 @@ export const stop = (action: PlanEntry['action'], reason: string, message: strin
 export async function planSettings(world: PlanWorld, namespace: string): Promise<VerdictSettings> {
   const { kube } = world;
   // Offline, the plan's own flags stand for the controller's (every namespace may use its credentials).
-  const published = kube
+  const read = kube
     ? await kube.controllerSettings()
-    : (world.settings ??
-      publishedSettingsOf({
-        allowedControlPlanes: world.allowedControlPlanes,
-        defaultControlPlaneUrl: world.defaultCredentials.baseUrl,
-      }));
-  if (!published) {
+    : {
+        ok: true as const,
+        settings:
+          world.settings ??
+          publishedSettingsOf({
+            allowedControlPlanes: world.allowedControlPlanes,
+            defaultControlPlaneUrl: world.defaultCredentials.baseUrl,
+          }),
+      };
+  if (!read.ok) {
     return stop(
       'unknown',
       'SettingsUnknown',
-      `the controller's settings were not found (ConfigMap ${kube?.settingsLocation ?? 'none'}, which the running controller publishes): which namespaces may use its credentials and which control planes are allowed decide what it does; run the controller, or name its namespace with --operator-namespace`,
+      `the controller's settings are unknown (${read.reason}; ConfigMap ${kube?.settingsLocation ?? 'none'} is where the running controller publishes them): which namespaces may use its credentials and which control planes are allowed decide what it does; run the controller, or name its namespace with --operator-namespace`,
     );
   }
+  const published = read.settings;
   const labels =
     kube && published.defaultCredentials.namespaceSelector
       ? await kube.namespaceLabels(namespace)

@@ -7,7 +7,8 @@ import { AGENT_DEPLOYMENT, GROUP, SANDBOX_TEMPLATE, VERSION } from '../api/group
 import type { KubeAccess } from '../kube/access.ts';
 import { KubeApiError, NotFoundError } from '../kube/errors.ts';
 import { type KubeRequest, kubeRequest as send } from '../kube/request.ts';
-import { PublishedSettings, SETTINGS_CONFIGMAP, SETTINGS_KEY } from '../reconcile/settings.ts';
+import { SETTINGS_CONFIGMAP } from '../reconcile/settings.ts';
+import { readControllerSettings } from './controller-settings.ts';
 import type { LiveObject, PlanKind, PlanKube } from './model.ts';
 
 /** The namespace the manifests and the chart install the controller in. */
@@ -58,28 +59,7 @@ export function kubePlanReads(
 ): PlanKube {
   return {
     settingsLocation: `${controllerNamespace}/${SETTINGS_CONFIGMAP}`,
-    async controllerSettings() {
-      let configMap: { data?: Record<string, string> } | undefined;
-      try {
-        configMap = await getOrUndefined(
-          access,
-          `/api/v1/namespaces/${encodeURIComponent(controllerNamespace)}/configmaps/${SETTINGS_CONFIGMAP}`,
-        );
-      } catch (err) {
-        if (err instanceof KubeApiError && err.status === 403) return undefined;
-        throw err;
-      }
-      const raw = configMap?.data?.[SETTINGS_KEY];
-      if (raw === undefined) return undefined;
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        return undefined;
-      }
-      const parsed = PublishedSettings.safeParse(json);
-      return parsed.success ? parsed.data : undefined;
-    },
+    controllerSettings: () => readControllerSettings(access, controllerNamespace),
     async namespaceLabels(namespace) {
       try {
         const ns = await getOrUndefined<{ metadata?: { labels?: Record<string, string> } }>(

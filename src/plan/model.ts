@@ -6,6 +6,7 @@ import type { ControlPlaneAllowList } from '../controlplane/allowed-control-plan
 import type { Credentials } from '../controlplane/credentials.ts';
 import type { Deployment, Revision, SandboxTemplate } from '../controlplane/schemas.ts';
 import type { PublishedSettings } from '../reconcile/settings.ts';
+import type { ControllerSettingsRead } from './controller-settings.ts';
 
 export type PlanKind = 'AgentDeployment' | 'SandboxTemplate';
 
@@ -86,10 +87,10 @@ export interface PlanKube {
   /** The AgentDeployments of a namespace whose labels match a label selector (--prune). */
   agentDeploymentsMatching(namespace: string, selector: string): Promise<LiveObject[]>;
   /**
-   * The settings the running controller publishes (its ConfigMap, reconcile/settings.ts); undefined when
-   * there is none, or this user may not read it.
+   * The settings the running controller publishes (its ConfigMap, reconcile/settings.ts), when it is
+   * proved the controller's (controller-settings.ts); otherwise why not.
    */
-  controllerSettings(): Promise<PublishedSettings | undefined>;
+  controllerSettings(): Promise<ControllerSettingsRead>;
   /** Where controllerSettings looks (namespace/name), for messages. */
   readonly settingsLocation: string;
   /** A namespace's labels; undefined when it cannot be read. */
@@ -118,6 +119,11 @@ export interface PlanWorld {
   controlPlane(credentials: Credentials): PlanClient;
   /** --show-values: every platform value printed, whoever may read the output (value-visibility.ts). */
   showValues?: boolean;
+  /**
+   * --show-values-in: the namespaces whose platform values the plan's readers may see (value-visibility.ts);
+   * undefined: the plan's namespace (planObjects sets it), empty: none.
+   */
+  valuesNamespaces?: readonly string[];
 }
 
 export interface InputObject {

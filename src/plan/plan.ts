@@ -17,7 +17,12 @@ export async function planObjects(
   prune?: { selector: string },
 ): Promise<PlanEntry[]> {
   const given = new Map(secrets.map((s) => [`${s.namespace ?? defaultNamespace}/${s.name}`, s.data]));
-  world = { ...world, inputSecret: (namespace, name) => given.get(`${namespace}/${name}`) };
+  world = {
+    ...world,
+    inputSecret: (namespace, name) => given.get(`${namespace}/${name}`),
+    // The readers of a plan are those of the namespace it plans for, unless --show-values-in names others.
+    valuesNamespaces: world.valuesNamespaces ?? [defaultNamespace],
+  };
   const entries: PlanEntry[] = [];
   for (const obj of objects) {
     const namespace = obj.metadata.namespace ?? defaultNamespace;

@@ -56,7 +56,11 @@ function worldWith(cluster: LiveObject[], platform: Deployment[]) {
         reads.push(`list ${namespace} ${selector}`);
         return cluster.filter((o) => o.metadata.namespace === namespace);
       },
-      controllerSettings: async () => publishedSettingsOf({ defaultControlPlaneUrl: BASE_URL }),
+      controllerSettings: async () => ({
+        ok: true,
+        settings: publishedSettingsOf({ defaultControlPlaneUrl: BASE_URL }),
+        deployment: 'agent-deployment-operator/agent-deployment-operator',
+      }),
       settingsLocation: 'agent-deployment-operator/agent-deployment-operator-settings',
       namespaceLabels: async () => ({}),
       maySeeSecrets: async () => false,

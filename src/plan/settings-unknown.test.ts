@@ -29,7 +29,10 @@ function world(cluster: boolean): PlanWorld {
           dryRun: async () => undefined,
           agentDeployments: async () => [],
           agentDeploymentsMatching: async () => [],
-          controllerSettings: async () => undefined,
+          controllerSettings: async () => ({
+            ok: false,
+            reason: 'ConfigMap agent-deployment-operator/agent-deployment-operator-settings not found',
+          }),
           settingsLocation: 'agent-deployment-operator/agent-deployment-operator-settings',
           namespaceLabels: async () => ({}),
           maySeeSecrets: async () => false,

@@ -24,7 +24,15 @@ export const OBJECT_SECRET_BUDGET = 2 * 1024 * 1024;
 /** 8 MiB: eight Secrets at Kubernetes' largest, thousands of ordinary ones (--namespace-secret-budget). */
 export const DEFAULT_NAMESPACE_SECRET_BUDGET = 8 * 1024 * 1024;
 
+/** A release version (semver): what `kubectl agd` may print and name in its install advice. */
+const RELEASE_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
 export const PublishedSettings = z.object({
+  /**
+   * The running controller's version, which `kubectl agd version` and the plan's version note read
+   * (absent from controllers before it was published).
+   */
+  controllerVersion: z.string().regex(RELEASE_VERSION).optional(),
   /** --default-credentials-namespaces and --default-credentials-namespace-selector. */
   defaultCredentials: z.object({
     namespaces: z.array(z.string()),
@@ -42,6 +50,7 @@ export type PublishedSettings = z.infer<typeof PublishedSettings>;
 
 /** The settings as published, from the controller's configuration (or the plan's flags, offline). */
 export function publishedSettingsOf(options: {
+  controllerVersion?: string;
   defaultCredentialsNamespaces?: readonly string[];
   defaultCredentialsNamespaceSelector?: string;
   allowedControlPlanes?: ControlPlaneAllowList | undefined;
@@ -49,6 +58,7 @@ export function publishedSettingsOf(options: {
   namespaceSecretBudget?: number | undefined;
 }): PublishedSettings {
   return {
+    ...(options.controllerVersion ? { controllerVersion: options.controllerVersion } : {}),
     defaultCredentials: {
       namespaces: [...(options.defaultCredentialsNamespaces ?? [])],
       namespaceSelector: options.defaultCredentialsNamespaceSelector ?? '',

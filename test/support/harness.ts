@@ -22,6 +22,34 @@ import { createTestNamespace, kubeAccessFromProvided } from './kube.ts';
 export const AGD_PATH = (ns: string) =>
   `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${AGENT_DEPLOYMENT.plural}`;
 
+/** The name of the stand-in for the controller's Deployment each harness namespace holds. */
+export const CONTROLLER_DEPLOYMENT = 'agent-deployment-operator';
+
+/**
+ * The controller runs in-process, not in a pod: a Deployment of no replicas stands for the one an install
+ * runs it in, which its published settings name as their owner (runtime/publish-settings.ts).
+ */
+export async function createControllerDeployment(access: KubeAccess, ns: string): Promise<void> {
+  const labels = { 'app.kubernetes.io/name': 'agent-deployment-operator' };
+  await kubeRequest(access, {
+    method: 'POST',
+    path: `/apis/apps/v1/namespaces/${ns}/deployments`,
+    body: {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: CONTROLLER_DEPLOYMENT, namespace: ns, labels },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: 'controller', image: 'agent-deployment-operator:test' }] },
+        },
+      },
+    },
+  });
+}
+
 export interface Harness {
   ns: string;
   access: KubeAccess;
@@ -39,6 +67,7 @@ export async function startHarness(
 ): Promise<Harness> {
   const access = kubeAccessFromProvided();
   const ns = await createTestNamespace(prefix);
+  await createControllerDeployment(access, ns);
   const sim = await startSimulator({ revisionStepMs: 50, ...options.simulator });
   const logs: string[] = [];
   const operators: Operator[] = [];
@@ -57,6 +86,7 @@ export async function startHarness(
       REVISION_POLL_INTERVAL: '200ms',
       LEADER_ELECT: 'false',
       LEADER_ELECTION_NAMESPACE: ns,
+      OPERATOR_DEPLOYMENT: CONTROLLER_DEPLOYMENT,
       HTTP_PORT: '0',
       LOG_LEVEL: 'debug',
       WORKERS: '4',

@@ -93,6 +93,12 @@
     - configmaps
   verbs:
     - create
+- apiGroups:
+    - apps
+  resources:
+    - deployments
+  verbs:
+    - get
 {{- end }}
 {{- define "agent-deployment-operator.templateImportRules" -}}
 - apiGroups:

@@ -153,7 +153,7 @@ export async function planVerdict(sim: Simulator, world: BuiltWorld): Promise<st
       dryRun: async () => undefined,
       agentDeployments: async () => [live, ...others],
       agentDeploymentsMatching: async () => [live],
-      controllerSettings: async () => world.settings,
+      controllerSettings: async () => ({ ok: true, settings: world.settings, deployment: 'test/controller' }),
       settingsLocation: 'test/settings',
       namespaceLabels: async () => ({}),
       maySeeSecrets: async () => true,
