@@ -33,7 +33,7 @@ import { publishSettings, settingsOwner } from '../src/runtime/publish-settings.
 import { REPO, type RunResult, run } from './packaging-helpers.ts';
 import { FIRST_BUILD_TIMEOUT_MS, goTool } from './support/go-tools.ts';
 import { CONTROLLER_DEPLOYMENT, createControllerDeployment } from './support/harness.ts';
-import { createTestNamespace, kubeAccessFromProvided, kubectl, testKubeconfigPath } from './support/kube.ts';
+import { createTestNamespace, kubeAccessFromProvided, testKubeconfigPath } from './support/kube.ts';
 
 const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 const work = mkdtempSync(join(tmpdir(), 'agd-plugin-install-'));
