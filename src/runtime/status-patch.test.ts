@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statusMergePatch } from './status-patch.ts';
+import { applyMergePatch, statusMergePatch } from './status-patch.ts';
 
 describe('statusMergePatch', () => {
   it.each<[string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]>([
@@ -12,5 +12,16 @@ describe('statusMergePatch', () => {
     ['new nested object whole', {}, { v: { a: 1 } }, { v: { a: 1 } }],
   ])('%s', (_name, before, after, expected) => {
     expect(statusMergePatch(before, after)).toEqual(expected);
+    // Applied, the patch turns `before` into `after` (undefined fields absent).
+    expect(applyMergePatch(before, expected)).toEqual(JSON.parse(JSON.stringify(after)));
+  });
+
+  it('applied over a status changed meanwhile, keeps the fields the patch does not name', () => {
+    const patch = statusMergePatch({ a: 1, v: { x: 1 } }, { a: 2, v: { x: 1, y: 2 } });
+    expect(applyMergePatch({ a: 1, b: 'theirs', v: { x: 1, z: 3 } }, patch)).toEqual({
+      a: 2,
+      b: 'theirs',
+      v: { x: 1, y: 2, z: 3 },
+    });
   });
 });

@@ -28,3 +28,14 @@ export function statusMergePatch(before: object, after: object): Json {
   }
   return patch;
 }
+
+/** `patch` (a merge patch of a status) applied to a copy of `target`, as the API server applies it. */
+export function applyMergePatch(target: object, patch: object): Json {
+  const out: Json = { ...(target as Json) };
+  for (const [key, value] of Object.entries(patch as Json)) {
+    if (value === null) delete out[key];
+    else if (isObject(value) && isObject(out[key])) out[key] = applyMergePatch(out[key] as Json, value);
+    else out[key] = structuredClone(value);
+  }
+  return out;
+}

@@ -26,6 +26,18 @@ describe('UnwrittenStatus', () => {
     expect(unwritten.size).toBe(0);
   });
 
+  it('shows what the pass meant to change over the status stored now, not the status it read', async () => {
+    // The write was refused because someone changed the object meanwhile (409): their change stays
+    // visible, with what the pass applied on top.
+    const unwritten = new UnwrittenStatus<Obj>();
+    const read = { ...obj(), status: { applied: 'old', mark: 'kept' } } as Obj;
+    await expect(
+      unwritten.write(read, { applied: 'new', mark: 'kept' } as Obj['status'], failing),
+    ).rejects.toThrow();
+    const now = { ...obj(), status: { applied: 'old', mark: 'kept', pending: 'theirs' } } as Obj;
+    expect(unwritten.overlay(now)?.status).toEqual({ applied: 'new', mark: 'kept', pending: 'theirs' });
+  });
+
   it.each([
     ['another object of the same name', (u: UnwrittenStatus<Obj>) => u.overlay(obj('u2'))],
     ['the object deleted', (u: UnwrittenStatus<Obj>) => u.forget('ns/a')],

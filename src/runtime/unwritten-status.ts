@@ -2,15 +2,19 @@
  * What a pass applied, kept in memory when its status write failed. Status is where a pass records what
  * it did to the platform (deployment id, digests of the secrets sent); if that write fails and the next
  * pass read the old status, it would send the same change again, a new revision each time, and forever
- * when the write fails for good. The status a pass meant to write stands in for the stored one until a
- * write succeeds or the object goes; the write itself is still computed against the stored status.
+ * when the write fails for good. What the pass meant to change stands in until a write succeeds or the
+ * object goes: kept as the merge patch from the status it read, and shown applied to the status stored
+ * now, so a change someone else made meanwhile (a write refused because the object moved on) is not
+ * hidden. The write itself is still computed against the stored status.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { objectKey } from './keys.ts';
+import { applyMergePatch, statusMergePatch } from './status-patch.ts';
 
 interface Unwritten {
   uid: string | undefined;
-  status: unknown;
+  /** The merge patch from the status the pass read to the one it meant to write. */
+  patch: object;
 }
 
 export class UnwrittenStatus<T extends KubernetesObject & { status?: unknown }> {
@@ -28,7 +32,10 @@ export class UnwrittenStatus<T extends KubernetesObject & { status?: unknown }> 
       this.#byKey.delete(objectKey(obj));
       return obj;
     }
-    const shown = { ...obj, status: structuredClone(entry.status) } as T;
+    const shown = {
+      ...obj,
+      status: applyMergePatch((obj.status as object | undefined) ?? {}, entry.patch),
+    } as T;
     this.#stored.set(shown, obj);
     return shown;
   }
@@ -41,7 +48,10 @@ export class UnwrittenStatus<T extends KubernetesObject & { status?: unknown }> 
       this.#byKey.delete(objectKey(stored));
       return written;
     } catch (err) {
-      this.#byKey.set(objectKey(stored), { uid: stored.metadata?.uid, status: structuredClone(status) });
+      this.#byKey.set(objectKey(stored), {
+        uid: stored.metadata?.uid,
+        patch: statusMergePatch((stored.status as object | undefined) ?? {}, status as object),
+      });
       throw err;
     }
   }
