@@ -17,7 +17,7 @@ import { recordApplied, recordObserved } from '../../reconcile/status.ts';
 import { takeReconcileRequest } from '../../runtime/annotations.ts';
 import { type Outcome, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
-import { controllerPort, passExternal, recordFound, recordWatched } from './gather.ts';
+import { controllerPort, passExternal, recordFound, recordWatched, secretsTakenEvent } from './gather.ts';
 import { noteRevision, revert, rollBack } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
@@ -69,13 +69,7 @@ export async function act(
     if (deployment) recordObserved(status, deployment);
   }
   const patching = verdict.kind === 'revert' ? verdict.patch : verdict;
-  if (patching.kind === 'patch' && patching.secretsTakenAsCurrent) {
-    pass.events.push({
-      type: 'Normal',
-      reason: EventReason.SecretsTakenAsCurrent,
-      message: `the platform does not reveal secret values: took ${(facts.desired?.ok ? facts.desired.request.secrets : []).map((s) => s.name).join(', ')} as current instead of redeploying; the next change to a secret is sent`,
-    });
-  }
+  if (patching.kind === 'patch' && patching.secretsTakenAsCurrent) pass.events.push(secretsTakenEvent(facts));
   switch (verdict.kind) {
     case 'paused':
       return { kind: 'paused', reason: 'Paused', message: verdict.message };
@@ -149,10 +143,13 @@ export async function act(
       // Verified next, when asked for (an observe-only object runs nothing on the agent server).
       if (pass.spec.verification && !facts.observation) return undefined;
       if (facts.observation) return { kind: 'ready', reason: 'Succeeded', message: verdict.message };
-      // While a rollback made for this spec serves: RolledBack (the gate rolledBack).
-      if (verdict.rolledBack) return { kind: 'stalled', reason: 'RolledBack', message: verdict.message };
-      return { kind: 'ready', reason: 'Succeeded', message: verdict.message };
+      return rolledBackOutcome(verdict) ?? { kind: 'ready', reason: 'Succeeded', message: verdict.message };
   }
+}
+
+/** While a rollback made for this spec serves: RolledBack (Stalled), after a deploy or a verification. */
+export function rolledBackOutcome(verdict: FinalVerdict & { kind: 'ready' }): Outcome | undefined {
+  return verdict.rolledBack ? { kind: 'stalled', reason: 'RolledBack', message: verdict.message } : undefined;
 }
 
 /** Converge's PATCH of what differs; a PATCH that makes a revision is followed next. */

@@ -19,6 +19,7 @@ import { sameObservation } from '../../reconcile/observation.ts';
 import type { ReadById } from '../../reconcile/ownership.ts';
 import { OBJECT_SECRET_BUDGET } from '../../reconcile/settings.ts';
 import { recordObserved } from '../../reconcile/status.ts';
+import type { PendingEvent } from '../../runtime/reconcile-shell.ts';
 import { SecretBudgetError } from '../../runtime/secret-cache.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { type ExternalDeployment, externalDeployment } from './external.ts';
@@ -165,17 +166,21 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
           // configuration), and what status shows of it.
           const deployment = recordFound(deps, pass, facts, true);
           if (deployment) recordObserved(pass.status, deployment);
-          if (verdict.secretsTakenAsCurrent) {
-            const names = facts.desired?.ok ? facts.desired.request.secrets.map((s) => s.name) : [];
-            note(
-              EventReason.SecretsTakenAsCurrent,
-              `the platform does not reveal secret values: took ${names.join(', ')} as current instead of redeploying; the next change to a secret is sent`,
-            );
-          }
+          if (verdict.secretsTakenAsCurrent) pass.events.push(secretsTakenEvent(facts));
           return;
         }
       }
     },
+  };
+}
+
+/** The event of masked secret values taken as current, in sync or beside a PATCH. */
+export function secretsTakenEvent(facts: AgentDeploymentFacts): PendingEvent {
+  const names = facts.desired?.ok ? facts.desired.request.secrets.map((s) => s.name) : [];
+  return {
+    type: 'Normal',
+    reason: EventReason.SecretsTakenAsCurrent,
+    message: `the platform does not reveal secret values: took ${names.join(', ')} as current instead of redeploying; the next change to a secret is sent`,
   };
 }
 

@@ -10,7 +10,7 @@ import type { Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts'
 import { pollIntervalOf } from '../../runtime/annotations.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import { readVerificationKey } from '../../verification/caller.ts';
-import { act } from './act.ts';
+import { act, rolledBackOutcome } from './act.ts';
 import { observeVerified } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
@@ -72,9 +72,7 @@ export function verifyStep(
         return verdict.kind === 'ready' && verdict.noRollback
           ? { ...outcome, message: `${outcome.message}; ${verdict.noRollback}` }
           : outcome;
-      return verdict.rolledBack
-        ? { kind: 'stalled', reason: 'RolledBack', message: verdict.message }
-        : outcome;
+      return rolledBackOutcome(verdict) ?? outcome;
     },
   };
 }
