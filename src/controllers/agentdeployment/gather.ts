@@ -137,7 +137,8 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
       switch (verdict.kind) {
         case 'prepare':
           if (verdict.prepare === 'addFinalizer') {
-            await deps.addFinalizer(pass.obj, pass.signal);
+            // The pass's later writes go onto the version this write made (their resourceVersion).
+            pass.written = await deps.addFinalizer(pass.written ?? pass.obj, pass.signal);
             return;
           }
           {

@@ -375,7 +375,9 @@ export function startAgentDeploymentController(
         return result;
       }),
     addFinalizer: async (obj, signal) => {
-      written.remember(obj, await addFinalizer(access, refOf(obj), FINALIZER, obj, signal));
+      const result = await addFinalizer<AgentDeployment>(access, refOf(obj), FINALIZER, obj, signal);
+      written.remember(obj, result);
+      return result;
     },
     removeFinalizer: async (obj, signal) => {
       await removeFinalizer(access, refOf(obj), FINALIZER, obj, signal);

@@ -186,6 +186,7 @@ function world(
     },
     addFinalizer: async () => {
       w.obj.metadata.finalizers = [...(w.obj.metadata.finalizers ?? []), FINALIZER];
+      return w.obj;
     },
     removeFinalizer: async () => {
       w.obj.metadata.finalizers = (w.obj.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);

@@ -46,7 +46,8 @@ export interface AgentDeploymentDeps {
     status: AgentDeploymentStatus,
     signal: AbortSignal,
   ): Promise<AgentDeployment>;
-  addFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
+  /** Adds the finalizer; returns the object as written (the base of the pass's later writes). */
+  addFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<AgentDeployment>;
   removeFinalizer(obj: AgentDeployment, signal: AbortSignal): Promise<void>;
   recordEvent(obj: AgentDeployment, event: PendingEvent): void;
   /**

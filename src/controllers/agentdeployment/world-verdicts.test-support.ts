@@ -61,6 +61,7 @@ export async function controllerVerdict(
     addFinalizer: async () => {
       kubeWrites.push('addFinalizer');
       obj.metadata.finalizers = [...(obj.metadata.finalizers ?? []), FINALIZER];
+      return obj;
     },
     removeFinalizer: async () => {
       obj.metadata.finalizers = [];
