@@ -24,12 +24,7 @@ import { identityOf, usableCredentials as usableCredentialsOf } from '../../reco
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
-import {
-  namespacedPath,
-  type RunningInformer,
-  shouldEnqueueUpdate,
-  startInformer,
-} from '../../runtime/informer.ts';
+import { namespacedPath, type RunningInformer, startInformer } from '../../runtime/informer.ts';
 import { objectKey, splitKey } from '../../runtime/keys.ts';
 import { listPages } from '../../runtime/list-pages.ts';
 import {
@@ -44,6 +39,7 @@ import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
 import { createSecretCache, type SecretCache } from '../../runtime/secret-cache.ts';
 import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
+import { shouldEnqueueUpdate } from '../../runtime/update-filter.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { CachedShare } from './cached-share.ts';
 import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
