@@ -4,7 +4,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Deployment, Listener, Revision, SandboxTemplate } from '../controlplane/schemas.ts';
+import type { Deployment, Listener, Revision } from '../controlplane/schemas.ts';
+import type { SandboxTemplate } from '../controlplane/template-schemas.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { agentServerAdminRoutes } from './agentserver/admin-routes.ts';
 import { createAgentServerHost } from './agentserver/host.ts';
