@@ -25,18 +25,14 @@ import {
   send,
 } from './http.ts';
 import { DEFAULT_PRESENTATION, type Presentation } from './present.ts';
-import {
-  DeploymentStore,
-  type FailRevisionsRule,
-  type ScriptRevisionsRule,
-  type StoredDeployment,
-} from './store.ts';
+import type { FailRevisionsRule, ScriptRevisionsRule } from './revision-scripts.ts';
+import { DeploymentStore, type StoredDeployment } from './store.ts';
 import { type SandboxTemplateSeed, seedTemplates, stableUuid } from './templates.ts';
 
 export type { AgentServer, AgentServerConfig, WebhookDelivery } from './agentserver/index.ts';
 export type { FaultRule } from './faults.ts';
 export type { Presentation } from './present.ts';
-export type { FailRevisionsRule, ScriptRevisionsRule } from './store.ts';
+export type { FailRevisionsRule, ScriptRevisionsRule } from './revision-scripts.ts';
 export type { SandboxTemplateSeed } from './templates.ts';
 export { EXAMPLE_TEMPLATES, EXAMPLES_DIR_TEMPLATE } from './templates.ts';
 
