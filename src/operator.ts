@@ -16,19 +16,17 @@ import { defaultCredentialsScope } from './controlplane/default-credentials-scop
 import { ControlPlanePools } from './controlplane/pools.ts';
 import { startHttpEndpoints } from './http.ts';
 import type { KubeAccess } from './kube/access.ts';
-import { lazyChild } from './lib/lazy-logger.ts';
 import { Agent } from './lib/undici.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { watchObjectMetrics } from './operator-metrics.ts';
 import { OperatorShards, TEMPLATE_SHARD_PREFIX } from './operator-shards.ts';
-import { type Reconciler, type RunningController, runController } from './runtime/controller.ts';
+import { kindQueue, startKindWorkers } from './operator-workers.ts';
+import type { Reconciler, RunningController } from './runtime/controller.ts';
 import { EventRecorder } from './runtime/events.ts';
-import { splitKey } from './runtime/keys.ts';
 import { type LeaderElector, startLeaderElection } from './runtime/leader.ts';
 import { NamespaceSync } from './runtime/namespace-sync.ts';
 import { OperatorKeySecret, secretsDigestKeyFrom } from './runtime/operator-key.ts';
 import { ownNamespaceOf, publishOwnSettings } from './runtime/publish-settings.ts';
-import { WorkQueue } from './runtime/workqueue.ts';
 import { writeFence } from './runtime/write-fence.ts';
 import { RunReports } from './verification/run-reports.ts';
 import { Verifier } from './verification/verifier.ts';
@@ -62,44 +60,6 @@ export interface OperatorOptions {
 async function digestKey(config: Config, operatorKey: OperatorKeySecret): Promise<string> {
   if (config.secretsDigestKey) return config.secretsDigestKey;
   return secretsDigestKeyFrom(await operatorKey.get());
-}
-
-/** How soon an object of a namespace not listed yet is looked at again. */
-const UNSYNCED_NAMESPACE_RETRY_MS = 10_000;
-
-/**
- * Runs a kind's workers with its controller metrics. Objects of a namespace some informer has not
- * listed yet wait (their Secrets would look missing).
- */
-function startKindWorkers(
-  kind: string,
-  queue: WorkQueue,
-  workers: number,
-  passDeadlineMs: number,
-  logger: Logger,
-  metrics: OperatorMetrics,
-  reconcile: Reconciler,
-  namespaceReady: (namespace: string) => boolean,
-): RunningController {
-  const controller = controllerName(kind);
-  return runController({
-    name: controller,
-    queue,
-    workers,
-    passDeadlineMs,
-    logger,
-    metrics: metrics.runtime.controller(controller),
-    reconcile: async (key, ctx) => {
-      const { namespace, name } = splitKey(key);
-      if (!namespaceReady(namespace)) return { requeueAfterMs: UNSYNCED_NAMESPACE_RETRY_MS };
-      return reconcile(key, { ...ctx, log: lazyChild(ctx.log, () => ({ kind, namespace, name })) });
-    },
-  });
-}
-
-/** The controller of a kind, and its work queue, are named after it in lower case, as kubebuilder names them. */
-function controllerName(kind: string): string {
-  return kind.toLowerCase();
 }
 
 export async function startOperator(options: OperatorOptions): Promise<Operator> {
@@ -142,21 +102,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       ? new OperatorShards({ config, access, identity, logger, metrics })
       : undefined;
   const sharded = shards?.work;
-  const newQueue = (kind: string, shardPrefix = '') => {
-    const queue = new WorkQueue({
-      ...(sharded ? { admit: (key: string) => sharded.admits(shardPrefix, key) } : {}),
-      qps: config.reconcileRate,
-      burst: config.reconcileRate * 2,
-      metrics: metrics.runtime.queue(controllerName(kind)),
-      // One tenant (credential identity), and one namespace, holds at most half the shared workers (more
-      // only while others sit idle); the reserve workers start only tenants with nothing in flight.
-      tenantOf: (key: string) => tenants[kind]?.(key),
-      maxPerTenant: Math.ceil(config.workers / 2),
-      sharedSlots: config.workers,
-    });
-    metrics.runtime.watchQueue(controllerName(kind), queue);
-    return queue;
-  };
+  const newQueue = (kind: string, shardPrefix = '') =>
+    kindQueue(kind, { config, metrics, sharded, shardPrefix, tenantOf: (key) => tenants[kind]?.(key) });
   const queue = newQueue('AgentDeployment');
   const templateQueue = newQueue('SandboxTemplate', TEMPLATE_SHARD_PREFIX);
 
@@ -283,14 +230,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         sandboxTemplates,
         templateQueue,
         primeListing: (keys) => void primeListing(keys),
-        onLost: () => {
-          // Stop writing at once; main exits so a fresh process joins again under a new identity.
-          metrics.leader.set(0);
-          agentDeployments.observer.stop();
-          sandboxTemplates.importer?.stop();
-          void stopWorkers(0);
-          options.onLostLeadership?.();
-        },
+        // main exits so a fresh process joins again under a new identity.
+        onLost: stopWriting,
       });
       await Promise.race([joined, stoppingSignal.promise]);
       if (stopping) return;
@@ -351,6 +292,14 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   };
   const stoppingSignal = Promise.withResolvers<void>();
   const stopWorkers = (graceMs: number) => Promise.all((running ?? []).map((w) => w.stop(graceMs)));
+  /** The work (shard membership or leadership) is lost: stop writing at once. */
+  const stopWriting = () => {
+    metrics.leader.set(0);
+    agentDeployments.observer.stop();
+    sandboxTemplates.importer?.stop();
+    void stopWorkers(0);
+    options.onLostLeadership?.();
+  };
 
   let elector: LeaderElector | undefined;
   if (config.leaderElect && !sharded) {
@@ -365,13 +314,9 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       logger,
       onStartedLeading: () => void startWorkers(),
       onStoppedLeading: () => {
-        // Stop writing at once; main exits so a fresh process campaigns again.
+        // main exits so a fresh process campaigns again.
         logger.error('lost leadership; stopping');
-        metrics.leader.set(0);
-        agentDeployments.observer.stop();
-        sandboxTemplates.importer?.stop();
-        void stopWorkers(0);
-        options.onLostLeadership?.();
+        stopWriting();
       },
     });
   } else {

@@ -13,9 +13,8 @@ import {
   Revision,
   RevisionList,
   type RevisionStatus,
-  type SandboxTemplate,
-  SandboxTemplateList,
 } from './schemas.ts';
+import { type SandboxTemplate, SandboxTemplateList } from './template-schemas.ts';
 import {
   ControlPlaneTransport,
   type KnownAnswer,

@@ -4,7 +4,8 @@
  */
 import type { ControlPlaneAllowList } from '../controlplane/allowed-control-planes.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
-import type { Deployment, Revision, SandboxTemplate } from '../controlplane/schemas.ts';
+import type { Deployment, Revision } from '../controlplane/schemas.ts';
+import type { SandboxTemplate } from '../controlplane/template-schemas.ts';
 import type { PublishedSettings } from '../reconcile/settings.ts';
 import type { ControllerSettingsRead } from './controller-settings.ts';
 

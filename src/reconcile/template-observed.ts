@@ -4,7 +4,7 @@
  * inject: header values can carry credentials and never leave this function.
  */
 import type { ObservedProxyRule, ObservedTemplate, SandboxTemplateStatus } from '../api/sandboxtemplate.ts';
-import type { ProxyRule, SandboxTemplate } from '../controlplane/schemas.ts';
+import type { ProxyRule, SandboxTemplate } from '../controlplane/template-schemas.ts';
 import { formatBytes, formatCpu } from '../translate/quantity.ts';
 
 export type TemplateFacts = Pick<

@@ -3,7 +3,7 @@
  * match, so the same filter is applied here and then only an exact (case-sensitive) match counts; two
  * exact matches are an error to report, never a pick.
  */
-import type { SandboxTemplate } from '../controlplane/schemas.ts';
+import type { SandboxTemplate } from '../controlplane/template-schemas.ts';
 import { cleanPeerText } from '../lib/peer-text.ts';
 
 export type Resolution =

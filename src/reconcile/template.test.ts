@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SandboxTemplateSpec } from '../api/sandboxtemplate.ts';
-import type { SandboxTemplate } from '../controlplane/schemas.ts';
+import type { SandboxTemplate } from '../controlplane/template-schemas.ts';
 import { describeDrift, type ObservedForDrift, templateDrift } from './template-drift.ts';
 import { observedFacts } from './template-observed.ts';
 import { resolveTemplate } from './template-resolve.ts';

@@ -192,3 +192,32 @@ export class EventRecorder {
     }
   }
 }
+
+/** What an event names of its object. */
+interface EventSubject {
+  metadata: { namespace?: string | undefined; name: string; uid?: string | undefined };
+}
+
+/** Records the events of one kind's objects: each object's reference is filled in from its metadata. */
+export function eventsOfKind(
+  recorder: EventRecorder,
+  apiVersion: string,
+  kind: string,
+): (
+  obj: EventSubject,
+  event: { type: EventType; reason: EventReason | Reason; message: string },
+) => Promise<void> {
+  return (obj, event) =>
+    recorder.record(
+      {
+        apiVersion,
+        kind,
+        namespace: obj.metadata.namespace ?? '',
+        name: obj.metadata.name,
+        uid: obj.metadata.uid ?? '',
+      },
+      event.type,
+      event.reason,
+      event.message,
+    );
+}

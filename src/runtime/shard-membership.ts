@@ -22,16 +22,19 @@ import type { KubeAccess } from '../kube/access.ts';
 import { isConflict, isNotFound } from '../kube/errors.ts';
 import { AbortScope } from '../lib/abort-scope.ts';
 import { timerDelay } from '../lib/timer-delay.ts';
+import { AcknowledgedLists } from './acknowledged-lists.ts';
 import { sleep } from './clock.ts';
 import { kubeLeaseApi, type Lease, type MemberLeaseApi, microTime } from './lease-api.ts';
 import { LeaseSightings, watchMemberLeases } from './member-lease-watch.ts';
+import {
+  isNews,
+  memberLeaseBody,
+  memberLeaseName,
+  readMemberListing,
+  SHARD_GROUP_LABEL,
+} from './member-leases.ts';
 import type { MemberClaim } from './shard-ownership.ts';
 import { type KeyCopy, MAY_WORK, OWNS, ShardVerdicts, STANDS_BY, UNCLAIMED } from './shard-verdicts.ts';
-
-/** The label every member Lease of a group carries (its value: the group, --leader-election-id). */
-export const SHARD_GROUP_LABEL = 'deploy.agents.dev/shard-group';
-/** The annotation holding the member list a replica acknowledged, comma-separated and sorted. */
-export const ACKNOWLEDGED_MEMBERS_ANNOTATION = 'deploy.agents.dev/acknowledged-members';
 
 export interface ShardMembershipOptions {
   access: KubeAccess;
@@ -88,23 +91,6 @@ export interface ShardMembership {
   heldUntil(): number;
 }
 
-/** A Lease name from the group and identity: lower case, letters, digits and dashes. */
-export function memberLeaseName(group: string, identity: string): string {
-  const safe = identity
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return `${group}-${safe}`.slice(0, 253).replace(/-+$/, '');
-}
-
-const parseMembers = (value: string | undefined): string[] =>
-  (value ?? '').split(',').filter((s) => s !== '');
-
-interface Claim {
-  list: readonly string[];
-  seq: number;
-}
-
 /**
  * How long until the next round: a retry period, or less when a member's Lease would be seen expired
  * sooner (its objects are then taken at that moment, not up to a retry period later). While this
@@ -145,9 +131,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   /** The start of the last successful renewal (monotonic). */
   let renewedAt = Number.NEGATIVE_INFINITY;
   let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
-  let seq = 0;
-  /** Every list this replica's Lease may show, and lists written but not followed by a read yet. */
-  let claims: Claim[] = [{ list: [], seq: 0 }];
+  const acknowledged = new AcknowledgedLists();
   let target: readonly string[] = [];
   let targetSince = now();
   let others: MemberClaim[] = [];
@@ -162,7 +146,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     markJoined = resolve;
   });
 
-  const viewNow = () => ({ identity, claims: claims.map((c) => c.list), target, others, lost });
+  const viewNow = () => ({ identity, claims: acknowledged.all(), target, others, lost });
   const verdicts = new ShardVerdicts(viewNow(), options.keyCopy);
   /** After any change of claims, target, others or lost (before a write that shows it goes out). */
   const judgeAnew = () => verdicts.judgeBy(viewNow());
@@ -172,11 +156,11 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
    * itself, so a long wait is not polled).
    */
   const awaitingAcknowledgements = () => {
-    const acknowledged = (claims.at(-1)?.list ?? []).join(',');
+    const last = acknowledged.last().join(',');
     return (
       now() - targetSince < 2 * retryPeriodMs &&
-      acknowledged === target.join(',') &&
-      others.some((m) => m.acknowledged.join(',') !== acknowledged)
+      last === target.join(',') &&
+      others.some((m) => m.acknowledged.join(',') !== last)
     );
   };
   const loses = (key: string) => (verdicts.of(key) & OWNS) === 0;
@@ -222,32 +206,20 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
         }
       }
     }
-    const acknowledge = drained() ? target : (claims.at(-1)?.list ?? []);
-    const writeSeq = ++seq;
-    const last = claims.at(-1);
-    // The same list again (a plain renewal): one entry, carrying the newest write.
-    if (last && last.list.join(',') === acknowledge.join(',')) last.seq = writeSeq;
-    else claims.push({ list: acknowledge, seq: writeSeq });
+    const acknowledge = drained() ? target : acknowledged.last();
+    const writeSeq = acknowledged.write(acknowledge);
     judgeAnew();
     const stamp = microTime();
-    const body: Lease = {
-      metadata: {
-        ...own?.metadata,
-        name,
-        namespace,
-        labels: { ...own?.metadata?.labels, [SHARD_GROUP_LABEL]: group },
-        annotations: {
-          ...own?.metadata?.annotations,
-          [ACKNOWLEDGED_MEMBERS_ANNOTATION]: acknowledge.join(','),
-        },
-      },
-      spec: {
-        holderIdentity: identity,
-        leaseDurationSeconds,
-        acquireTime: own?.spec?.acquireTime ?? stamp,
-        renewTime: stamp,
-      },
-    };
+    const body = memberLeaseBody({
+      own,
+      name,
+      namespace,
+      group,
+      identity,
+      acknowledge,
+      leaseDurationSeconds,
+      stamp,
+    });
     ownKnown = false;
     own = own
       ? await api.replaceNamespacedLease({ name, namespace, body })
@@ -264,50 +236,36 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       namespace,
       labelSelector,
     });
-    const at = now();
-    const live: MemberClaim[] = [];
-    nextExpiry = Number.POSITIVE_INFINITY;
-    const names = new Set<string>();
-    for (const lease of items) {
-      const leaseName = lease.metadata?.name ?? '';
-      const rv = lease.metadata?.resourceVersion ?? '';
-      names.add(leaseName);
-      const holder = lease.spec?.holderIdentity ?? '';
-      if (holder === identity) continue;
-      const firstSeen = sightings.sight(leaseName, rv, at);
-      const heldForMs = (lease.spec?.leaseDurationSeconds ?? leaseDurationSeconds) * 1000;
-      if (holder === '') continue;
-      if (startedAt >= firstSeen + heldForMs) {
-        // Dead: it stopped before this could be seen. Its Lease goes (only this version of it).
-        api
-          .deleteNamespacedLease({ name: leaseName, namespace, resourceVersion: rv })
-          .then(() => log.info({ member: holder }, 'deleted the Lease of a dead member'))
-          .catch(() => {});
-        continue;
-      }
-      nextExpiry = Math.min(nextExpiry, firstSeen + heldForMs);
-      live.push({
-        identity: holder,
-        acknowledged: parseMembers(lease.metadata?.annotations?.[ACKNOWLEDGED_MEMBERS_ANNOTATION]),
-      });
+    const listing = readMemberListing(items, {
+      identity,
+      sightings,
+      startedAt,
+      at: now(),
+      leaseDurationSeconds,
+    });
+    // A dead member's Lease goes (only the version seen).
+    for (const dead of listing.dead) {
+      api
+        .deleteNamespacedLease({ name: dead.name, namespace, resourceVersion: dead.resourceVersion })
+        .then(() => log.info({ member: dead.holder }, 'deleted the Lease of a dead member'))
+        .catch(() => {});
     }
-    sightings.keepOnly(names);
-    others = live;
-    const members = [identity, ...live.map((m) => m.identity)].sort();
+    nextExpiry = listing.nextExpiry;
+    others = listing.live;
+    const members = [identity, ...others.map((m) => m.identity)].sort();
     if (members.join(',') !== target.join(',')) {
       log.info({ members, before: target }, 'shard members changed');
       target = members;
       targetSince = now();
     }
-    // The others' lists were read after this write: older lists of this replica are seen no more.
-    if (confirmedSeq !== undefined) claims = claims.filter((c) => c.seq >= confirmedSeq);
+    if (confirmedSeq !== undefined) acknowledged.confirm(confirmedSeq);
     judgeAnew();
-    const settled = claims.length === 1 && claims[0]?.list.join(',') === target.join(',');
-    const next = JSON.stringify([claims.map((c) => c.list), target, others]);
+    const settled = acknowledged.settledOn(target);
+    const next = JSON.stringify([acknowledged.all(), target, others]);
     if (next !== signature) {
       signature = next;
       if (settled) {
-        if (claims[0]?.list.length) markJoined();
+        if (acknowledged.last().length) markJoined();
         options.onSettled?.(now() - targetSince);
       }
       options.onChange();
@@ -337,8 +295,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     // A failed write waits for the next round: no loop of writes against a failing API server.
     if (confirmed === undefined) return false;
     // A list to acknowledge, and nothing of what it takes away runs: write it now.
-    const last = claims.at(-1)?.list ?? [];
-    return last.join(',') !== target.join(',') ? drained() : claims.length > 1;
+    return acknowledged.last().join(',') !== target.join(',') ? drained() : acknowledged.unconfirmed();
   }
 
   async function run(): Promise<void> {
@@ -357,15 +314,6 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       }
     }
   }
-  /** Whether a watched Lease differs from what the last listing showed of its member. */
-  const isNews = (type: 'ADDED' | 'MODIFIED' | 'DELETED', lease: Lease) => {
-    const holder = lease.spec?.holderIdentity ?? '';
-    if (holder === identity) return false;
-    const known = others.find((m) => m.identity === holder);
-    if (type === 'DELETED') return known !== undefined;
-    const acknowledged = parseMembers(lease.metadata?.annotations?.[ACKNOWLEDGED_MEMBERS_ANNOTATION]);
-    return holder !== '' && known?.acknowledged.join(',') !== acknowledged.join(',');
-  };
   const watching = watchMemberLeases({
     api,
     namespace,
@@ -375,7 +323,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     signal: stopping.signal,
     logger: log,
     onEvent: (type, lease) => {
-      if (!isNews(type, lease)) return;
+      if (!isNews(identity, others, type, lease)) return;
       news = true;
       wakeUp.abort();
     },
@@ -403,7 +351,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       lost || stopping.signal.aborted ? Number.NEGATIVE_INFINITY : renewedAt + leaseDurationMs,
     joined,
     wake: () => {
-      if (target.join(',') !== (claims.at(-1)?.list ?? []).join(',')) wakeUp.abort();
+      if (target.join(',') !== acknowledged.last().join(',')) wakeUp.abort();
     },
     async release(): Promise<void> {
       stopping.abort();

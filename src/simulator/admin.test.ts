@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HTTPValidationError, Revision, SandboxTemplateList } from '../controlplane/schemas.ts';
+import { HTTPValidationError, Revision } from '../controlplane/schemas.ts';
+import { SandboxTemplateList } from '../controlplane/template-schemas.ts';
 import { type Simulator, startSimulator } from './index.ts';
 import { call, createDeployment, externalImageCreate } from './test-support.ts';
 

@@ -7,8 +7,8 @@ import {
   DeploymentStatus,
   type Listener,
   RevisionStatus,
-  type SandboxTemplate,
 } from '../controlplane/schemas.ts';
+import type { SandboxTemplate } from '../controlplane/template-schemas.ts';
 import {
   checkCreateRequired,
   checkRequestFields,

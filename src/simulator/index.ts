@@ -2,40 +2,27 @@
  * A local control plane on loopback, in memory, following the interface document (seeds/000_…) and
  * the notes that fill its gaps. Tests drive it through this API; other processes through `/_simulator/`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Deployment, Listener, Revision, SandboxTemplate } from '../controlplane/schemas.ts';
+import type { Deployment, Listener, Revision } from '../controlplane/schemas.ts';
+import type { SandboxTemplate } from '../controlplane/template-schemas.ts';
 import { adminRoutes } from './admin-routes.ts';
 import { agentServerAdminRoutes } from './agentserver/admin-routes.ts';
 import { createAgentServerHost } from './agentserver/host.ts';
 import type { AgentServer, AgentServerConfig, WebhookDelivery } from './agentserver/index.ts';
-import { authenticate } from './auth.ts';
 import { controlPlaneRoutes } from './control-plane-routes.ts';
-import { FaultBook, type FaultRule, type Latency, pickLatency, spoilBody } from './faults.ts';
-import {
-  errorReply,
-  HttpError,
-  parseJsonBody,
-  type Reply,
-  type RequestContext,
-  type RouteMatch,
-  Router,
-  readBody,
-  send,
-} from './http.ts';
+import { FaultBook, type FaultRule, type Latency } from './faults.ts';
+import { errorReply, Router, readBody, send } from './http.ts';
 import { DEFAULT_PRESENTATION, type Presentation } from './present.ts';
-import {
-  DeploymentStore,
-  type FailRevisionsRule,
-  type ScriptRevisionsRule,
-  type StoredDeployment,
-} from './store.ts';
+import { requestServing } from './request-serving.ts';
+import type { FailRevisionsRule, ScriptRevisionsRule } from './revision-scripts.ts';
+import { DeploymentStore, type StoredDeployment } from './store.ts';
 import { type SandboxTemplateSeed, seedTemplates, stableUuid } from './templates.ts';
 
 export type { AgentServer, AgentServerConfig, WebhookDelivery } from './agentserver/index.ts';
 export type { FaultRule } from './faults.ts';
 export type { Presentation } from './present.ts';
-export type { FailRevisionsRule, ScriptRevisionsRule } from './store.ts';
+export type { FailRevisionsRule, ScriptRevisionsRule } from './revision-scripts.ts';
 export type { SandboxTemplateSeed } from './templates.ts';
 export { EXAMPLE_TEMPLATES, EXAMPLES_DIR_TEMPLATE } from './templates.ts';
 
@@ -122,27 +109,6 @@ export function defaultListeners(): Listener[] {
       updated_at: at,
     },
   ];
-}
-
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    if (ms <= 0) return resolve();
-    setTimeout(resolve, ms).unref();
-  });
-
-function queryRecord(query: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key of new Set(query.keys())) out[key] = query.getAll(key).join(',');
-  return out;
-}
-
-function bodyForRecord(raw: string): unknown {
-  if (raw === '') return undefined;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
@@ -241,135 +207,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }),
   );
   const admin = new Router([...adminRoutes(simulator), ...agentServerAdminRoutes(simulator)]);
-
-  async function run(handler: (ctx: RequestContext) => Reply | Promise<Reply>, ctx: RequestContext) {
-    try {
-      return await handler(ctx);
-    } catch (error) {
-      return errorReply(error);
-    }
-  }
-
-  function contextOf(req: IncomingMessage, url: URL, params: Record<string, string>, body: unknown) {
-    return {
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      params,
-      query: url.searchParams,
-      body,
-      headers: req.headers,
-    };
-  }
-
-  async function serveAdmin(req: IncomingMessage, res: ServerResponse, target: URL, raw: string) {
-    const match = admin.match(req.method ?? 'GET', target.pathname);
-    let reply: Reply;
-    if (match.kind === 'found') {
-      reply = await run(
-        async (ctx) => {
-          const body = parseJsonBody(raw);
-          return match.route.handler({ ...ctx, body });
-        },
-        contextOf(req, target, match.params, undefined),
-      );
-    } else {
-      reply = errorReply(match.kind === 'none' ? notFound() : methodNotAllowed());
-    }
-    send(res, reply.status, reply.body === undefined ? undefined : JSON.stringify(reply.body), reply.headers);
-  }
-
-  async function handle(req: IncomingMessage, target: URL, match: RouteMatch, raw: string): Promise<Reply> {
-    if (match.kind !== 'found') return errorReply(match.kind === 'none' ? notFound() : methodNotAllowed());
-    return run(
-      (ctx) => {
-        authenticate(req.headers, auth);
-        return match.route.handler({ ...ctx, body: parseJsonBody(raw) });
-      },
-      contextOf(req, target, match.params, undefined),
-    );
-  }
-
-  /** Requests whose answer was dropped and whose commit waits for the next one of their method and route. */
-  let held: { method: string; route: string; commit: () => Promise<void> }[] = [];
-  async function commitHeld(method: string, route: string) {
-    const due = held.filter((h) => h.method === method && h.route === route);
-    held = held.filter((h) => !due.includes(h));
-    for (const h of due) await h.commit();
-  }
-
-  async function serveApi(req: IncomingMessage, res: ServerResponse, target: URL, raw: string) {
-    const method = req.method ?? 'GET';
-    const match = api.match(method, target.pathname);
-    const route =
-      match.kind === 'found'
-        ? match.route.template
-        : match.kind === 'wrong-method'
-          ? match.template
-          : target.pathname;
-    const record: RequestRecord = {
-      method,
-      route,
-      path: target.pathname,
-      query: queryRecord(target.searchParams),
-      status: 0,
-      ...(raw === '' ? {} : { body: bodyForRecord(raw) }),
-      ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
-      at: Date.now(),
-    };
-    records.push(record);
-    const finish = (status: number, payload: string | undefined, headers?: Record<string, string>) => {
-      record.status = status;
-      log(`${method} ${target.pathname} ${status}`);
-      send(res, status, payload, headers);
-    };
-
-    await sleep(pickLatency(latency));
-    await commitHeld(method, route);
-    const fault = faults.take(method, route, target.pathname);
-    if (fault?.dropResponse) {
-      await sleep(pickLatency(fault.latencyMs));
-      const commit = async () => {
-        const reply = await handle(req, target, match, raw);
-        record.status = reply.status;
-        log(`${method} ${target.pathname} ${reply.status} (answer dropped)`);
-      };
-      if (fault.dropResponse === 'after-commit') await commit();
-      else if (fault.dropResponse === 'commit-later')
-        setTimeout(() => void commit(), fault.commitAfterMs ?? 1_000).unref();
-      else held.push({ method, route, commit });
-      req.socket.destroy();
-      return;
-    }
-    if (fault) {
-      await sleep(pickLatency(fault.latencyMs));
-      if (fault.dropConnection) {
-        log(`${method} ${target.pathname} dropped`);
-        req.socket.destroy();
-        return;
-      }
-      const onlyDelays = fault.latencyMs !== undefined || fault.malformed !== undefined;
-      const status =
-        fault.status ?? (onlyDelays ? undefined : fault.retryAfterSeconds !== undefined ? 503 : 500);
-      if (status !== undefined) {
-        const headers: Record<string, string> =
-          fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
-        finish(status, JSON.stringify({ detail: `Injected fault: status ${status}` }), headers);
-        return;
-      }
-    }
-
-    const reply = await handle(req, target, match, raw);
-    if (fault?.malformed) {
-      // A spoiled body needs a status that carries one.
-      finish(
-        reply.status === 204 ? 200 : reply.status,
-        spoilBody(fault.malformed, reply.body),
-        reply.headers,
-      );
-      return;
-    }
-    finish(reply.status, reply.body === undefined ? undefined : JSON.stringify(reply.body), reply.headers);
-  }
+  const { serveApi, serveAdmin } = requestServing({
+    api,
+    admin,
+    auth,
+    faults,
+    latency: () => latency,
+    record: (record) => records.push(record),
+    log,
+  });
 
   const server = createServer((req, res) => {
     const target = new URL(req.url ?? '/', 'http://simulator.invalid');
@@ -403,12 +249,4 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const address = server.address() as AddressInfo;
   url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   return simulator;
-}
-
-function notFound() {
-  return new HttpError(404, 'Not Found');
-}
-
-function methodNotAllowed() {
-  return new HttpError(405, 'Method Not Allowed');
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
-import { SandboxTemplateList } from '../controlplane/schemas.ts';
+import { SandboxTemplateList } from '../controlplane/template-schemas.ts';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 let child: ChildProcess | undefined;

@@ -3,7 +3,8 @@
  * notes say production may do), unechoed fields left out, and, when a test asks, every optional field
  * the platform has no value for written as an explicit null.
  */
-import type { Deployment, SandboxTemplate, SourceConfig } from '../controlplane/schemas.ts';
+import type { Deployment, SourceConfig } from '../controlplane/schemas.ts';
+import type { SandboxTemplate } from '../controlplane/template-schemas.ts';
 import type { StoredDeployment } from './store.ts';
 
 export const MASKED_SECRET_VALUE = '********';

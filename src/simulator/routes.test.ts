@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HTTPValidationError, ListenerList, SandboxTemplateList } from '../controlplane/schemas.ts';
+import { HTTPValidationError, ListenerList } from '../controlplane/schemas.ts';
+import { SandboxTemplateList } from '../controlplane/template-schemas.ts';
 import { defaultListeners, type SandboxTemplateSeed, type Simulator, startSimulator } from './index.ts';
 import { call } from './test-support.ts';
 

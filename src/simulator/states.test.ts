@@ -4,7 +4,8 @@
  * Each is driven over the admin routes, as an out-of-process test would.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Deployment, Revision, SandboxTemplateList } from '../controlplane/schemas.ts';
+import { Deployment, Revision } from '../controlplane/schemas.ts';
+import { SandboxTemplateList } from '../controlplane/template-schemas.ts';
 import { type Simulator, startSimulator } from './index.ts';
 import { call, createDeployment, externalImageCreate, repoHostCreate } from './test-support.ts';
 

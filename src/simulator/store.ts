@@ -14,7 +14,9 @@ import type {
   SourceRevisionConfig,
 } from '../controlplane/schemas.ts';
 import { normaliseResourceSpec } from '../translate/normalise.ts';
-import { type FailureStage, isTerminal, type RevisionScript, revisionPlan } from './revision-plan.ts';
+import { DeletionClock } from './deletion-clock.ts';
+import { isTerminal, revisionPlan } from './revision-plan.ts';
+import { type FailRevisionsRule, RevisionScripts, type ScriptRevisionsRule } from './revision-scripts.ts';
 
 export type StoredDeployment = Deployment & { source_config: SourceConfig; secrets: Secret[] };
 
@@ -24,29 +26,6 @@ type StoredRevision = Revision & {
   step: number;
   timer?: NodeJS.Timeout;
 };
-
-export interface FailRevisionsRule {
-  deploymentName?: string;
-  at: FailureStage;
-  times?: number;
-}
-
-/**
- * Scripts the next `times` revisions (of one deployment name, or any; of one `repo_ref`, or any): a
- * transient status or a hold. The ref picks out, say, a rollback's redeploy before it exists.
- */
-export interface ScriptRevisionsRule {
-  deploymentName?: string;
-  repoRef?: string;
-  passThrough?: RevisionScript['passThrough'];
-  hold?: RevisionStatus;
-  times?: number;
-}
-
-type ScriptRule = { deploymentName?: string; repoRef?: string; times: number; script: RevisionScript };
-
-/** The statuses a deletion walks through, one revision step each, before the deployment is gone. */
-export const DELETION_STATUSES = ['AWAITING_DELETE', 'AWAITING_FINAL_DELETE'] as const;
 
 export interface NewDeployment {
   name: string;
@@ -90,16 +69,24 @@ export class DeploymentStore {
   readonly #created = new Map<string, { order: number; lowerName: string }>();
   #creations = 0;
   readonly #revisions = new Map<string, StoredRevision[]>(); // newest first
-  #scriptRules: ScriptRule[] = [];
-  readonly #deleting = new Map<string, { step: number; timer?: NodeJS.Timeout }>();
+  readonly #scripts = new RevisionScripts();
+  readonly #deletions: DeletionClock;
   readonly #pushes = new Map<string, number>();
-  #holdDeletions = false;
   readonly #stepMs: number;
   readonly #customUrlFor: (id: string) => string;
 
   constructor(options: { stepMs: number; customUrlFor: (id: string) => string }) {
     this.#stepMs = options.stepMs;
     this.#customUrlFor = options.customUrlFor;
+    this.#deletions = new DeletionClock(options.stepMs, {
+      exists: (id) => this.#deployments.has(id),
+      show: (id, status) => {
+        const deployment = this.#mustGet(id);
+        deployment.status = status;
+        deployment.updated_at = now();
+      },
+      remove: (id) => this.delete(id),
+    });
   }
 
   /** Deployments, newest first. */
@@ -241,7 +228,7 @@ export class DeploymentStore {
   }
 
   isDeleting(id: string): boolean {
-    return this.#deleting.has(id);
+    return this.#deletions.has(id);
   }
 
   /**
@@ -249,19 +236,15 @@ export class DeploymentStore {
    * revision step each (held in AWAITING_DELETE while deletions are held). Deleting again changes nothing.
    */
   startDeletion(id: string): void {
-    const deployment = this.#mustGet(id);
-    if (this.#deleting.has(id)) return;
+    this.#mustGet(id);
+    if (this.#deletions.has(id)) return;
     for (const revision of this.#revisions.get(id) ?? []) clearTimeout(revision.timer);
-    this.#deleting.set(id, { step: 0 });
-    deployment.status = DELETION_STATUSES[0];
-    deployment.updated_at = now();
-    this.#scheduleDeletionStep(id);
+    this.#deletions.start(id);
   }
 
   /** While held, deletions stay in AWAITING_DELETE; releasing lets them go on. */
   holdDeletions(hold: boolean): void {
-    this.#holdDeletions = hold;
-    if (!hold) for (const id of this.#deleting.keys()) this.#scheduleDeletionStep(id);
+    this.#deletions.hold(hold);
   }
 
   /** Removes the deployment at once (also the end of an asynchronous deletion). */
@@ -269,28 +252,17 @@ export class DeploymentStore {
     const existed = this.#deployments.delete(id);
     this.#created.delete(id);
     for (const revision of this.#revisions.get(id) ?? []) clearTimeout(revision.timer);
-    clearTimeout(this.#deleting.get(id)?.timer);
-    this.#deleting.delete(id);
+    this.#deletions.forget(id);
     this.#revisions.delete(id);
     return existed;
   }
 
   failRevisions(rule: FailRevisionsRule): void {
-    this.#scriptRules.push({
-      ...(rule.deploymentName === undefined ? {} : { deploymentName: rule.deploymentName }),
-      times: rule.times ?? 1,
-      script: { failAt: rule.at },
-    });
+    this.#scripts.fail(rule);
   }
 
   scriptRevisions(rule: ScriptRevisionsRule): void {
-    const { deploymentName, repoRef, times, ...script } = rule;
-    this.#scriptRules.push({
-      ...(deploymentName === undefined ? {} : { deploymentName }),
-      ...(repoRef === undefined ? {} : { repoRef }),
-      times: times ?? 1,
-      script,
-    });
+    this.#scripts.script(rule);
   }
 
   /** Sets a deployment's status as a test needs it (any string: the platform may send a new value). */
@@ -316,45 +288,13 @@ export class DeploymentStore {
     for (const revisions of this.#revisions.values()) {
       for (const revision of revisions) clearTimeout(revision.timer);
     }
-    for (const deletion of this.#deleting.values()) clearTimeout(deletion.timer);
-  }
-
-  #scheduleDeletionStep(id: string): void {
-    const deletion = this.#deleting.get(id);
-    if (!deletion || this.#holdDeletions) return;
-    clearTimeout(deletion.timer);
-    deletion.timer = setTimeout(() => {
-      const deployment = this.#deployments.get(id);
-      if (!deployment || this.#holdDeletions) return;
-      deletion.step += 1;
-      const status = DELETION_STATUSES[deletion.step];
-      if (!status) {
-        this.delete(id);
-        return;
-      }
-      deployment.status = status;
-      deployment.updated_at = now();
-      this.#scheduleDeletionStep(id);
-    }, this.#stepMs);
-    deletion.timer.unref();
+    this.#deletions.close();
   }
 
   #mustGet(id: string): StoredDeployment {
     const deployment = this.#deployments.get(id);
     if (!deployment) throw new Error(`deployment ${id} not in store`);
     return deployment;
-  }
-
-  #takeScript(name: string, repoRef: string | undefined): RevisionScript | undefined {
-    const rule = this.#scriptRules.find(
-      (r) =>
-        (r.deploymentName === undefined || r.deploymentName === name) &&
-        (r.repoRef === undefined || r.repoRef === repoRef),
-    );
-    if (!rule) return undefined;
-    rule.times -= 1;
-    if (rule.times <= 0) this.#scriptRules = this.#scriptRules.filter((r) => r !== rule);
-    return rule.script;
   }
 
   #startRevision(deployment: StoredDeployment, config: SourceRevisionConfig, commitSha?: string): void {
@@ -376,7 +316,7 @@ export class DeploymentStore {
         : { ...config };
     const plan = revisionPlan(
       deployment.source,
-      this.#takeScript(deployment.name, revisionConfig.repo_ref ?? undefined),
+      this.#scripts.take(deployment.name, revisionConfig.repo_ref ?? undefined),
     );
     const revision: StoredRevision = {
       id: randomUUID(),

@@ -1,7 +1,7 @@
 /** Sandbox templates: seeding (ids and timestamps filled in), the default examples, listing. */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { SandboxTemplate } from '../controlplane/schemas.ts';
+import { SandboxTemplate } from '../controlplane/template-schemas.ts';
 
 /** A template as a test or a file seeds it: id and timestamps are generated when absent. */
 export const SandboxTemplateSeedSchema = SandboxTemplate.extend({ id: z.string().optional() });

@@ -6,7 +6,7 @@ import type { KubeAccess } from '../../src/kube/access.ts';
 import { kubeRequest } from '../../src/kube/request.ts';
 import { watchStream } from '../../src/kube/watch.ts';
 import type { Lease } from '../../src/runtime/lease-api.ts';
-import { ACKNOWLEDGED_MEMBERS_ANNOTATION, SHARD_GROUP_LABEL } from '../../src/runtime/shard-membership.ts';
+import { ACKNOWLEDGED_MEMBERS_ANNOTATION, SHARD_GROUP_LABEL } from '../../src/runtime/member-leases.ts';
 import { ownerOf } from '../../src/runtime/shard-ownership.ts';
 import type { RequestRecord } from '../../src/simulator/index.ts';
 

@@ -4,18 +4,16 @@
  * Kubernetes API. Informers run on every replica (warm caches); reconciles run only on the leader.
  */
 
-import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { AgentDeployment, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../api/group.ts';
-import { Annotation, CREDENTIALS_IN_USE_FINALIZER, FINALIZER } from '../../api/names.ts';
+import { FINALIZER } from '../../api/names.ts';
 import { type Credentials, credentialsKey } from '../../controlplane/credentials.ts';
 import type { DefaultCredentialsScope, ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { ControlPlanePools } from '../../controlplane/pools.ts';
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import { Deployment } from '../../controlplane/schemas.ts';
 import type { KubeAccess } from '../../kube/access.ts';
-import { ConflictError, isNotFound } from '../../kube/errors.ts';
 import { Interner } from '../../lib/interner.ts';
 import { knownFields } from '../../lib/known-fields.ts';
 import { ClaimIndex } from '../../reconcile/claim-index.ts';
@@ -23,18 +21,11 @@ import { deploymentNameOf } from '../../reconcile/claims.ts';
 import { identityOf, usableCredentials as usableCredentialsOf } from '../../reconcile/credentials.ts';
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
-import type { EventRecorder } from '../../runtime/events.ts';
-import {
-  namespacedPath,
-  type RunningInformer,
-  shouldEnqueueUpdate,
-  startInformer,
-} from '../../runtime/informer.ts';
+import { type EventRecorder, eventsOfKind } from '../../runtime/events.ts';
+import { type RunningInformer, startInformer } from '../../runtime/informer.ts';
 import { objectKey, splitKey } from '../../runtime/keys.ts';
-import { listPages } from '../../runtime/list-pages.ts';
 import {
   addFinalizer,
-  getObject,
   type ObjectRef,
   patchStatus,
   removeFinalizer,
@@ -46,7 +37,7 @@ import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { CachedShare } from './cached-share.ts';
-import { credentialsInUse, needsProtection, secretsToRelease } from './credentials-in-use.ts';
+import { credentialsFinalizer } from './credentials-finalizer.ts';
 import {
   heldWhileListing,
   primeTakeover,
@@ -54,6 +45,8 @@ import {
   settledAtGeneration,
 } from './first-listing.ts';
 import { internAgentDeployment, internDeployment, internProjection, shareRepeats } from './intern.ts';
+import { watchNamespaceLabels } from './namespace-labels.ts';
+import { objectReads } from './object-reads.ts';
 import { DeploymentObserver } from './observer.ts';
 import {
   type CachedAgentDeployment,
@@ -65,6 +58,7 @@ import { agentDeploymentReconciler } from './reconciler.ts';
 import { SecretIndex } from './secret-index.ts';
 import { SnapshotBudget } from './snapshot-budget.ts';
 import type { AgentDeploymentDeps } from './types.ts';
+import { changedEnough, releasesName } from './wakeups.ts';
 
 export interface AgentDeploymentControllerOptions {
   access: KubeAccess;
@@ -153,7 +147,6 @@ export interface AgentDeploymentController {
 const resource = { group: GROUP, version: VERSION, plural: AGENT_DEPLOYMENT.plural };
 /** How long the create guard waits for its own mark to show in the cache before contesting anyway. */
 const CACHE_ARRIVAL_TIMEOUT_MS = 5_000;
-const secretsResource = { group: '', version: 'v1', plural: 'secrets' };
 
 function refOf(obj: AgentDeployment): ObjectRef {
   return { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name };
@@ -212,21 +205,7 @@ export function startAgentDeploymentController(
     owned: options.owns ?? (() => true),
     ...(options.standsBy ? { standsBy: options.standsBy } : {}),
     ...(options.standbyLingerMs === undefined ? {} : { lingerMs: options.standbyLingerMs }),
-    read: async (namespace, name, signal) => {
-      try {
-        return await getObject<AgentDeployment>(access, { resource, namespace, name }, signal);
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
-    list: async function* (namespace) {
-      const path = namespacedPath(resourcePath(resource), namespace);
-      for await (const page of listPages<AgentDeployment>(access, path, {
-        labelSelector: options.labelSelector || undefined,
-      }))
-        yield page.items;
-    },
+    ...objectReads(access, options.labelSelector || undefined),
   });
   const objects = startInformer<AgentDeployment, CachedAgentDeployment>({
     access,
@@ -279,47 +258,16 @@ export function startAgentDeploymentController(
     },
   });
 
-  // Namespace labels, read only when the default credentials are scoped by a namespace selector. A label
-  // change re-reconciles the namespace's objects: they may now use the default credentials, or not.
-  const scope = options.defaultCredentialsScope;
   share.attach(objects);
-  const namespaceLabelsChanged = (ns: V1Namespace) => {
-    for (const obj of objects.list(ns.metadata?.name ?? '')) enqueue(obj);
-  };
-  const namespaceObjects = scope.selector
-    ? startInformer<V1Namespace>({
-        access,
-        path: '/api/v1/namespaces',
-        logger: logger.child({ informer: 'namespaces' }),
-        onAdd: namespaceLabelsChanged,
-        onUpdate: (oldNs, newNs) => {
-          if (JSON.stringify(oldNs.metadata?.labels) !== JSON.stringify(newNs.metadata?.labels))
-            namespaceLabelsChanged(newNs);
-        },
-      })
-    : undefined;
-
-  const scopeOf = (namespace: string) =>
-    scope.decide(namespace, namespaceObjects?.get('', namespace)?.metadata?.labels);
-
-  /** Patches a Secret's in-use finalizer from the cached copy; on a conflict, once more from a fresh read. */
-  const patchCredentialsFinalizer = async (
-    change: typeof addFinalizer,
-    secret: V1Secret,
-    signal: AbortSignal,
-  ): Promise<void> => {
-    const ref = {
-      resource: secretsResource,
-      namespace: secret.metadata?.namespace ?? '',
-      name: secret.metadata?.name ?? '',
-    };
-    try {
-      await change(access, ref, CREDENTIALS_IN_USE_FINALIZER, secret, signal);
-    } catch (err) {
-      if (!(err instanceof ConflictError)) throw err;
-      await change(access, ref, CREDENTIALS_IN_USE_FINALIZER, undefined, signal);
-    }
-  };
+  const namespaceLabels = watchNamespaceLabels({
+    access,
+    scope: options.defaultCredentialsScope,
+    logger,
+    labelsChanged: (namespace) => {
+      for (const obj of objects.list(namespace)) enqueue(obj);
+    },
+  });
+  const scopeOf = namespaceLabels.scopeOf;
 
   const observer = new DeploymentObserver({
     pollIntervalMs: options.settings.pollIntervalMs,
@@ -343,18 +291,7 @@ export function startAgentDeploymentController(
     ...options.settings,
     heldObjects: () => queue.held(),
     defaultCredentialsScope: scopeOf,
-    protectCredentials: async (namespace, name, signal) => {
-      const secret = secrets.get(namespace, name);
-      if (needsProtection(secret)) await patchCredentialsFinalizer(addFinalizer, secret, signal);
-    },
-    releaseCredentials: async (namespace, exceptKey, signal) => {
-      const held = secretsToRelease(secrets.list(namespace), new Set());
-      if (held.length === 0) return; // the common case: no object of the namespace names its own
-      const inUse = credentialsInUse(objects.list(namespace), exceptKey);
-      for (const secret of secretsToRelease(held, inUse)) {
-        await patchCredentialsFinalizer(removeFinalizer, secret, signal);
-      }
-    },
+    ...credentialsFinalizer(access, secrets, (namespace) => objects.list(namespace)),
     // A projection is never a pass's object (the share reads it in full first).
     getObject: (namespace, name) => unwritten.overlay(written.read(fullObject(objects.get(namespace, name)))),
     storedObject: (obj) => unwritten.stored(obj),
@@ -382,19 +319,7 @@ export function startAgentDeploymentController(
     removeFinalizer: async (obj, signal) => {
       await removeFinalizer(access, refOf(obj), FINALIZER, obj, signal);
     },
-    recordEvent: (obj, event) =>
-      options.events.record(
-        {
-          apiVersion: `${resource.group}/${resource.version}`,
-          kind: AGENT_DEPLOYMENT.kind,
-          namespace: obj.metadata.namespace ?? '',
-          name: obj.metadata.name,
-          uid: obj.metadata.uid ?? '',
-        },
-        event.type,
-        event.reason,
-        event.message,
-      ),
+    recordEvent: eventsOfKind(options.events, `${resource.group}/${resource.version}`, AGENT_DEPLOYMENT.kind),
     controlPlane: (credentials, signal, namespace) =>
       options.pools.clientFor(credentials, { signal, ...(namespace === undefined ? {} : { namespace }) }),
     claims: (query) => claims.claims(query),
@@ -449,33 +374,11 @@ export function startAgentDeploymentController(
         ? credentialsKey(credentials)
         : `unresolved:${namespace}/${obj.spec.credentialsSecretRef?.name ?? ''}`;
     },
-    hasSynced: () => objects.hasSynced() && secrets.hasSynced() && (namespaceObjects?.hasSynced() ?? true),
+    hasSynced: () => objects.hasSynced() && secrets.hasSynced() && namespaceLabels.hasSynced(),
     stop: async () => {
       observer.stop();
       share.stop();
-      await Promise.all([objects.stop(), secrets.stop(), namespaceObjects?.stop()]);
+      await Promise.all([objects.stop(), secrets.stop(), namespaceLabels.stop()]);
     },
   };
-}
-
-/**
- * shouldEnqueueUpdate, but between a projection and the object (either way) only what a projection
- * keeps is compared: a change of form alone is no change.
- */
-function changedEnough(oldObj: CachedAgentDeployment, newObj: CachedAgentDeployment): boolean {
-  if (!isProjection(oldObj) && !isProjection(newObj)) return shouldEnqueueUpdate(oldObj, newObj);
-  const [before, after] = [projectAgentDeployment(oldObj), projectAgentDeployment(newObj)];
-  return (
-    before.metadata.generation !== after.metadata.generation ||
-    String(before.metadata.deletionTimestamp ?? '') !== String(after.metadata.deletionTimestamp ?? '') ||
-    before.metadata.annotations?.[Annotation.AdoptDeploymentId] !==
-      after.metadata.annotations?.[Annotation.AdoptDeploymentId]
-  );
-}
-
-function releasesName(oldObj: CachedAgentDeployment, newObj: CachedAgentDeployment): boolean {
-  if (deploymentNameOf(oldObj) !== deploymentNameOf(newObj)) return true;
-  return (
-    !!oldObj.status?.createPendingSince && !newObj.status?.createPendingSince && !newObj.status?.deploymentId
-  );
 }

@@ -15,7 +15,7 @@
  *   latestRevisionId, deletionTimestamp.
  * - the pace of a takeover (first-listing.ts, settledAtGeneration): whether the object was settled at
  *   its generation, and until when (settled.ts), computed as it is projected.
- * - an update's wake-ups (index.ts: shouldEnqueueUpdate, releasesName): generation, deletionTimestamp,
+ * - an update's wake-ups (wakeups.ts: changedEnough, releasesName): generation, deletionTimestamp,
  *   the name and the pending create; resourceVersion, to tell versions apart.
  * Nothing else: no spec to send, no conditions, no history. A pass never runs on a projection: the
  * object is read in full first, or unpacked where it was kept packed (cached-share.ts). The type

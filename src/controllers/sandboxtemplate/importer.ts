@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { SandboxTemplate } from '../../api/sandboxtemplate.ts';
-import type { SandboxTemplate as ListedTemplate } from '../../controlplane/schemas.ts';
+import type { SandboxTemplate as ListedTemplate } from '../../controlplane/template-schemas.ts';
 import { importedObjectName } from './naming.ts';
 
 export const IMPORTED_LABEL = 'deploy.agents.dev/imported';

@@ -19,13 +19,14 @@ import { kubeRequest } from '../../kube/request.ts';
 import { AbortScope } from '../../lib/abort-scope.ts';
 import { usableCredentials } from '../../reconcile/credentials.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
-import type { EventRecorder } from '../../runtime/events.ts';
-import { type RunningInformer, shouldEnqueueUpdate, startInformer } from '../../runtime/informer.ts';
+import { type EventRecorder, eventsOfKind } from '../../runtime/events.ts';
+import { type RunningInformer, startInformer } from '../../runtime/informer.ts';
 import { objectKey, splitKey } from '../../runtime/keys.ts';
 import { type ObjectRef, patchStatus, resourcePath } from '../../runtime/objects.ts';
 import { ReadYourWrites } from '../../runtime/read-your-writes.ts';
 import type { SecretCache } from '../../runtime/secret-cache.ts';
 import { statusMergePatch } from '../../runtime/status-patch.ts';
+import { shouldEnqueueUpdate } from '../../runtime/update-filter.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
 import { importedObject, TemplateImporter } from './importer.ts';
 import { sandboxTemplateReconciler } from './reconciler.ts';
@@ -153,19 +154,7 @@ export function startSandboxTemplateController(
         await patchStatus<SandboxTemplate>(access, refOf(obj), patch, signal, obj.metadata.resourceVersion),
       );
     },
-    recordEvent: (obj, event) =>
-      options.events.record(
-        {
-          apiVersion: API_VERSION,
-          kind: SANDBOX_TEMPLATE.kind,
-          namespace: obj.metadata.namespace ?? '',
-          name: obj.metadata.name,
-          uid: obj.metadata.uid ?? '',
-        },
-        event.type,
-        event.reason,
-        event.message,
-      ),
+    recordEvent: eventsOfKind(options.events, API_VERSION, SANDBOX_TEMPLATE.kind),
     listTemplates: listAll,
     snapshots,
     defaultCredentials: options.defaultCredentials,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BudgetExceededError } from '../../controlplane/errors.ts';
-import type { SandboxTemplate } from '../../controlplane/schemas.ts';
+import type { SandboxTemplate } from '../../controlplane/template-schemas.ts';
 import { dnsSubdomain, importedObjectName } from './naming.ts';
 import { TemplateSnapshots } from './snapshots.ts';
 

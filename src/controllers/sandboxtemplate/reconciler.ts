@@ -13,7 +13,7 @@ import { type Credentials, credentialsKey } from '../../controlplane/credentials
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
-import type { SandboxTemplate as ListedTemplate } from '../../controlplane/schemas.ts';
+import type { SandboxTemplate as ListedTemplate } from '../../controlplane/template-schemas.ts';
 import { canonicalJson } from '../../lib/canonical-json.ts';
 import {
   type FinalTemplateVerdict,

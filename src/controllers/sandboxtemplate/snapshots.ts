@@ -12,7 +12,7 @@
  * The controller's own credentials are not counted.
  */
 import { BudgetExceededError, CancelledError, UnavailableError } from '../../controlplane/errors.ts';
-import type { SandboxTemplate } from '../../controlplane/schemas.ts';
+import type { SandboxTemplate } from '../../controlplane/template-schemas.ts';
 import { WALK_MAX_BYTES } from '../../controlplane/transport.ts';
 
 export interface Snapshot {

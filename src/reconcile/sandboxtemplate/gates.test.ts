@@ -4,7 +4,7 @@ import { Annotation } from '../../api/names.ts';
 import type { SandboxTemplateSpec } from '../../api/sandboxtemplate.ts';
 import { controlPlaneAllowList } from '../../controlplane/allowed-control-planes.ts';
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
-import type { SandboxTemplate } from '../../controlplane/schemas.ts';
+import type { SandboxTemplate } from '../../controlplane/template-schemas.ts';
 import { credentialsFact } from '../credentials.ts';
 import { decideTemplate, type TemplateFacts } from './program.ts';
 

@@ -7,7 +7,7 @@
 
 import type { Reason } from '../../api/names.ts';
 import type { Drift, SandboxTemplateSpec } from '../../api/sandboxtemplate.ts';
-import type { SandboxTemplate as ListedTemplate } from '../../controlplane/schemas.ts';
+import type { SandboxTemplate as ListedTemplate } from '../../controlplane/template-schemas.ts';
 import type { CredentialsFact, VerdictSettings } from '../agentdeployment/facts.ts';
 import { credentialsFact } from '../credentials.ts';
 import { TEMPLATE_GATES, type TemplateGate } from './gates.ts';
