@@ -367,8 +367,9 @@ describe('patchStatus', () => {
     );
   });
 
-  it('merge-patches only status, leaving spec and other status fields alone', async () => {
-    const ns = await createTestNamespace('rt-status');
+  /** A widget `w` in a new namespace; its reference. */
+  async function createWidget(prefix: string) {
+    const ns = await createTestNamespace(prefix);
     const path = `/apis/${widgets.group}/v1/namespaces/${ns}/widgets`;
     // The CRD's REST mapping can lag behind Established for a moment.
     await expect
@@ -386,7 +387,11 @@ describe('patchStatus', () => {
         { timeout: 30_000 },
       )
       .toBe(true);
-    const ref = { resource: widgets, namespace: ns, name: 'w' };
+    return { resource: widgets, namespace: ns, name: 'w' };
+  }
+
+  it('merge-patches only status, leaving spec and other status fields alone', async () => {
+    const ref = await createWidget('rt-status');
 
     await patchStatus(access, ref, { phase: 'Ready', conditions: [{ type: 'Ready', status: 'True' }] });
     const patched = await patchStatus<KubernetesObject & { spec: unknown; status: unknown }>(access, ref, {
@@ -407,24 +412,7 @@ describe('patchStatus', () => {
     // Two passes read version V; the first writes (Ready at generation 3); the second, a handover's old
     // owner still in flight, writes what it computed from V (Ready True at generation 1). Merged, the
     // object would say observedGeneration 3 beside the other pass's Ready: a status neither wrote.
-    const ns = await createTestNamespace('rt-status-stale');
-    const path = `/apis/${widgets.group}/v1/namespaces/${ns}/widgets`;
-    await expect
-      .poll(
-        () =>
-          kubeCreate(access, path, {
-            apiVersion: `${widgets.group}/v1`,
-            kind: 'Widget',
-            metadata: { name: 'w' },
-            spec: { size: 1 },
-          }).then(
-            () => true,
-            () => false,
-          ),
-        { timeout: 30_000 },
-      )
-      .toBe(true);
-    const ref = { resource: widgets, namespace: ns, name: 'w' };
+    const ref = await createWidget('rt-status-stale');
     const read = await getObject<KubernetesObject>(access, ref);
     const version = read.metadata?.resourceVersion;
     await patchStatus(access, ref, { observedGeneration: 3, ready: 'False' }, undefined, version);
