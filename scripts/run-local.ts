@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { CONTROLLER_DEPLOYMENT, controllerStandIn } from '../src/localcluster/controller-stand-in.ts';
 import { waitCrdsEstablished } from '../src/localcluster/crds-established.ts';
 import { findRunningLocalCluster, startLocalCluster } from '../src/localcluster/index.ts';
 import {
@@ -21,24 +22,7 @@ const root = join(import.meta.dirname, '..');
 const stateDir = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agent-operator', 'cluster');
 const log = (line: string) => process.stderr.write(`run: ${line}\n`);
 /** The controller's namespace and Deployment name, as manifests/ makes them. */
-const CONTROLLER = 'agent-deployment-operator';
-
-function controllerStandIn() {
-  const labels = { 'app.kubernetes.io/name': CONTROLLER };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: CONTROLLER, namespace: CONTROLLER, labels },
-    spec: {
-      replicas: 0,
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: { containers: [{ name: 'controller', image: `${CONTROLLER}:local` }] },
-      },
-    },
-  };
-}
+const CONTROLLER = CONTROLLER_DEPLOYMENT;
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -82,7 +66,7 @@ await run(kubectl, ['apply', '-f', join(root, 'manifests', 'namespace.yaml')], k
 // The controller runs here, not in a pod: a Deployment of no replicas stands for the one an install runs
 // it in, which the settings ConfigMap names as its owner (the plan believes it only then).
 const standIn = join(stateDir, 'controller-deployment.json');
-writeFileSync(standIn, JSON.stringify(controllerStandIn()));
+writeFileSync(standIn, JSON.stringify(controllerStandIn(CONTROLLER, `${CONTROLLER}:local`)));
 await run(kubectl, ['apply', '-f', standIn], kubeEnv);
 
 const pretty = process.stdout.isTTY === true;

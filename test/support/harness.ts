@@ -9,6 +9,7 @@ import { AGENT_DEPLOYMENT, GROUP, VERSION } from '../../src/api/group.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { KubeAccess } from '../../src/kube/access.ts';
 import { kubeRequest } from '../../src/kube/request.ts';
+import { CONTROLLER_DEPLOYMENT, controllerStandIn } from '../../src/localcluster/controller-stand-in.ts';
 import { createLogger } from '../../src/logging.ts';
 import { type Operator, startOperator } from '../../src/operator.ts';
 import {
@@ -23,30 +24,14 @@ export const AGD_PATH = (ns: string) =>
   `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${AGENT_DEPLOYMENT.plural}`;
 
 /** The name of the stand-in for the controller's Deployment each harness namespace holds. */
-export const CONTROLLER_DEPLOYMENT = 'agent-deployment-operator';
+export { CONTROLLER_DEPLOYMENT };
 
-/**
- * The controller runs in-process, not in a pod: a Deployment of no replicas stands for the one an install
- * runs it in, which its published settings name as their owner (runtime/publish-settings.ts).
- */
+/** The controller runs in-process, not in a pod: the stand-in for its Deployment (controller-stand-in.ts). */
 export async function createControllerDeployment(access: KubeAccess, ns: string): Promise<void> {
-  const labels = { 'app.kubernetes.io/name': 'agent-deployment-operator' };
   await kubeRequest(access, {
     method: 'POST',
     path: `/apis/apps/v1/namespaces/${ns}/deployments`,
-    body: {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: CONTROLLER_DEPLOYMENT, namespace: ns, labels },
-      spec: {
-        replicas: 0,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: { containers: [{ name: 'controller', image: 'agent-deployment-operator:test' }] },
-        },
-      },
-    },
+    body: controllerStandIn(ns, 'agent-deployment-operator:test'),
   });
 }
 
