@@ -2,7 +2,8 @@
  * The operator's side of `--sharding=auto`: the replica's shard membership (runtime/shard-membership.ts)
  * wired to both kinds (their keys, the queues that take what is gained, the poll that forgets what
  * is lost), the template import on the one member that owns it, and the shard metrics. operator.ts
- * makes the queues take only this replica's share (work.admits) and gates every pass (work.gate).
+ * makes the queues take only this replica's share (work.admits) and checks every pass
+ * (work.whileAssigned).
  */
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';

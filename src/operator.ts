@@ -251,7 +251,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         config.reconcileTimeout,
         logger,
         metrics,
-        gate('', agentDeployments.reconcile),
+        assigned('', agentDeployments.reconcile),
         (ns) => namespaces.ready(ns),
       ),
       startKindWorkers(
@@ -261,13 +261,14 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         config.reconcileTimeout,
         logger,
         metrics,
-        gate(TEMPLATE_SHARD_PREFIX, sandboxTemplates.reconcile),
+        assigned(TEMPLATE_SHARD_PREFIX, sandboxTemplates.reconcile),
         (ns) => namespaces.ready(ns),
       ),
     ];
   };
-  const gate = (prefix: string, reconcile: Reconciler) =>
-    sharded ? sharded.gate(prefix, reconcile) : reconcile;
+  // Under --sharding=auto a pass starts only while this replica may work on its key.
+  const assigned = (prefix: string, reconcile: Reconciler) =>
+    sharded ? sharded.whileAssigned(prefix, reconcile) : reconcile;
   let priming: Promise<void> | undefined;
   /**
    * The first batched listing (all objects, or the keys a replica just gained), one at a time. With

@@ -26,7 +26,7 @@ describe('ShardedWork', () => {
     const work = new ShardedWork(() => undefined);
     expect(work.admits('', 'ns/a')).toBe(false);
     let ran = false;
-    await work.gate('', async () => {
+    await work.whileAssigned('', async () => {
       ran = true;
       return {};
     })('ns/a', undefined as never);
@@ -37,7 +37,7 @@ describe('ShardedWork', () => {
     const { membership, woken } = fakeMembership(new Set(['ns/a']), new Set(['ns/a', 'ns/b']));
     const work = new ShardedWork(() => membership);
     const seen: string[][] = [];
-    const gated = work.gate('', async (key) => {
+    const gated = work.whileAssigned('', async (key) => {
       seen.push([key, ...work.running()]);
       return { requeueAfterMs: 1 };
     });
@@ -95,7 +95,7 @@ describe('ShardedWork', () => {
     };
     work.changed([kind, templates]);
     expect([work.awaitingPass(''), work.awaitingPass('SandboxTemplate:')]).toEqual([3, 0]);
-    const pass = work.gate('', async () => ({}));
+    const pass = work.whileAssigned('', async () => ({}));
     await pass('ns/a', undefined as never);
     await pass('ns/a', undefined as never);
     expect(work.awaitingPass('')).toBe(2);
@@ -120,7 +120,7 @@ describe('ShardedWork', () => {
       lost: () => {},
       changes: () => 0,
     };
-    const pass = work.gate('', async () => ({}));
+    const pass = work.whileAssigned('', async () => ({}));
     work.changed([kind]);
     await pass('ns/a', undefined as never);
     may.add('ns/c'); // its old owner let go meanwhile

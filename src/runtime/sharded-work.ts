@@ -1,7 +1,8 @@
 /**
  * The work of one replica under `--sharding=auto`, between the shard membership and the controllers:
- * which keys its queues take, the gate before every pass (a pass starts only while mayWork holds, and
- * is counted while it runs, so a member list is acknowledged only once the passes it takes away end),
+ * which keys its queues take, the check before every pass (whileAssigned: a pass starts only while
+ * mayWork holds, and is counted while it runs, so a member list is acknowledged only once the passes it
+ * takes away end),
  * and what a change of membership sets off (keys gained are enqueued, keys lost are forgotten).
  *
  * The kinds share one membership; a SandboxTemplate's key is hashed with its kind in front, so an
@@ -93,7 +94,7 @@ export class ShardedWork {
   }
 
   /** A pass of `reconcile` starts only while this replica may work on the key; it is counted while it runs. */
-  gate(prefix: string, reconcile: Reconciler): Reconciler {
+  whileAssigned(prefix: string, reconcile: Reconciler): Reconciler {
     return async (key, ctx) => {
       const hashed = prefix + key;
       // Another replica's now, or not yet this one's: the membership's change enqueues it when it is.
