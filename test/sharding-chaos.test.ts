@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { kubeRequest } from '../src/kube/request.ts';
 import { defaultListeners } from '../src/simulator/index.ts';
-import { type ControllerProcess, startControllerProcess } from './support/controller-process.ts';
+import type { ControllerProcess } from './support/controller-process.ts';
 import { AGD_PATH, condition, type Harness, sleep, startHarness } from './support/harness.ts';
-import { shardedReplicaEnv } from './support/sharded-replica.ts';
+import { startShardedReplica } from './support/sharded-replica.ts';
 
 const RUNS = Number(process.env.CHAOS_RUNS ?? 1);
 const OBJECTS = 18;
@@ -36,16 +36,15 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function startReplica(pod: string, group: string): Promise<void> {
-  const started = startControllerProcess(
-    // The sharded defaults, a little longer for a loaded machine.
-    shardedReplicaEnv(h, pod, group, { duration: '8s', renewDeadline: '5s', retryPeriod: '1s' }),
-    output,
+// The sharded defaults, a little longer for a loaded machine.
+const startReplica = (pod: string, group: string) =>
+  startShardedReplica(
+    h,
     pod,
+    group,
+    { duration: '8s', renewDeadline: '5s', retryPeriod: '1s' },
+    { replicas, output },
   );
-  replicas.set(pod, started);
-  await started.waitForLine((line) => line.includes('caches synced; starting workers'));
-}
 
 const image = (name: string, version: number) => `registry.example.com/${name}:v${version}`;
 

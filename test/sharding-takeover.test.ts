@@ -11,10 +11,10 @@ import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { kubeRequest } from '../src/kube/request.ts';
 import { ownerOf } from '../src/runtime/shard-ownership.ts';
 import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
-import { type ControllerProcess, startControllerProcess } from './support/controller-process.ts';
+import type { ControllerProcess } from './support/controller-process.ts';
 import { AGD_PATH, condition, eventually, type Harness, startHarness } from './support/harness.ts';
 import { deploymentWrites, LeaseHistory, violations } from './support/shard-audit.ts';
-import { shardedReplicaEnv } from './support/sharded-replica.ts';
+import { startShardedReplica } from './support/sharded-replica.ts';
 
 const OBJECTS = 40;
 const GROUP = 'takeover';
@@ -38,17 +38,16 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function startReplica(pod: string): Promise<void> {
-  const started = startControllerProcess(
-    // Longer than the sharded defaults (6s, 4s, 1s): room for a loaded machine's slow answers, and
-    // for the changes below to land before the dead replica's Lease expires.
-    shardedReplicaEnv(h, pod, GROUP, { duration: '10s', renewDeadline: '6s', retryPeriod: '1s' }),
-    output,
+// Longer than the sharded defaults (6s, 4s, 1s): room for a loaded machine's slow answers, and for the
+// changes below to land before the dead replica's Lease expires.
+const startReplica = (pod: string) =>
+  startShardedReplica(
+    h,
     pod,
+    GROUP,
+    { duration: '10s', renewDeadline: '6s', retryPeriod: '1s' },
+    { replicas, output },
   );
-  replicas.set(pod, started);
-  await started.waitForLine((line) => line.includes('caches synced; starting workers'));
-}
 
 const spec = (imageUri: string) => ({
   source: 'external_image',

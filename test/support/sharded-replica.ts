@@ -4,6 +4,7 @@
  * timings (the room their steps need) and may add to it.
  */
 import { DEFAULT_API_KEY } from '../../src/simulator/index.ts';
+import { type ControllerProcess, startControllerProcess } from './controller-process.ts';
 import type { Harness } from './harness.ts';
 import { testKubeconfigPath } from './kube.ts';
 
@@ -30,4 +31,20 @@ export function shardedReplicaEnv(
     HTTP_PORT: '0',
     LOG_LEVEL: 'info',
   };
+}
+
+/**
+ * Starts one replica as a controller process (its output lines into `output`, labelled with its pod
+ * name) and resolves once its workers start; the process is kept in `replicas` under its pod name.
+ */
+export async function startShardedReplica(
+  h: Harness,
+  pod: string,
+  group: string,
+  lease: { duration: string; renewDeadline: string; retryPeriod: string },
+  into: { replicas: Map<string, ControllerProcess>; output: string[] },
+): Promise<void> {
+  const started = startControllerProcess(shardedReplicaEnv(h, pod, group, lease), into.output, pod);
+  into.replicas.set(pod, started);
+  await started.waitForLine((line) => line.includes('caches synced; starting workers'));
 }
