@@ -3,7 +3,7 @@
  * is gathered (by the port, or derived), a bookkeeping verdict is acted on by the port and the facts
  * advance; a final verdict is returned for the caller to act on (the controller) or print (the plan).
  */
-import { advance, derive, isDerived } from './advance.ts';
+import { advance, derive, isDerived, learnRevision } from './advance.ts';
 import { decideAgentDeployment } from './chain.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
 import type { Bookkeeping, FinalVerdict, Gate, GateName, WorldRead } from './verdict.ts';
@@ -26,7 +26,10 @@ export async function runAgentDeployment(
     switch (verdict.kind) {
       case 'read':
         if (isDerived(verdict.read)) derive(facts, verdict.read);
-        else await port.read(verdict.read, facts);
+        else {
+          await port.read(verdict.read, facts);
+          if (verdict.read === 'revision') learnRevision(facts);
+        }
         continue;
       case 'prepare':
       case 'forget':
