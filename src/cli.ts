@@ -63,6 +63,8 @@ Options:
                                only for an object of a --show-values-in namespace, and with the
                                controller's credentials only for the deployment the object records
                                when this user may get Secrets in its namespace
+      --allow-empty            an input that holds no AgentDeployment or SandboxTemplate plans nothing
+                               and exits 0 (without it: exit 1, so a CI job cannot pass on no input)
       --show-values-in NS      the namespaces (comma-separated) whose platform values the readers of
                                this output may see (default: the plan's namespace, see -n; "" for
                                none): an object naming another namespace shows its values as (hidden)
@@ -89,6 +91,7 @@ interface Options {
   showValues: boolean;
   /** --show-values-in; undefined: the plan's namespace. */
   valuesNamespaces: string[] | undefined;
+  allowEmpty: boolean;
 }
 
 /** The controller's credentials as both commands take them: flags first, then the environment. */
@@ -125,6 +128,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
         selector: { type: 'string', short: 'l' },
         'show-values': { type: 'boolean', default: false },
         'show-values-in': { type: 'string' },
+        'allow-empty': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -182,6 +186,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
       ?.split(',')
       .map((n) => n.trim())
       .filter(Boolean),
+    allowEmpty: values['allow-empty'],
   };
 }
 
@@ -311,6 +316,12 @@ export async function runCli(io: CliIo): Promise<number> {
       return 0;
     }
     const inputs = readInputs(options.files, io.stdin);
+    if (inputs.objects.length === 0 && !options.allowEmpty) {
+      const others = inputs.ignored > 0 ? ` (${inputs.ignored} object(s) of other kinds)` : '';
+      throw new Error(
+        `the input holds no AgentDeployment or SandboxTemplate${others}: nothing to plan; give --allow-empty if that is expected`,
+      );
+    }
     const access = options.cluster ? clusterAccess(io) : undefined;
     let digestKey = options.digestKey;
     if (!digestKey && access && options.operatorNamespace) {
