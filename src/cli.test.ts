@@ -212,12 +212,12 @@ describe('kubectl agd plan, without a cluster', () => {
     [
       'no command',
       [],
-      'the commands are "plan" and "import"',
+      'the commands are "plan", "import", "version", "history", "suspend", "resume", "reconcile", "status"',
     ],
     [
       'another command',
       ['apply'],
-      'the commands are "plan" and "import"',
+      'the commands are "plan", "import", "version", "history", "suspend", "resume", "reconcile", "status"',
     ],
     ['an unknown flag', ['plan', '--bogus'], "Unknown option '--bogus'"],
     [

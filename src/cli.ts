@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
  * problem (an object refused or that would stall, a failed read, bad usage), 3
  * incomplete (an object could not be judged, or waits on something first).
  */
-import { complete } from './cli/complete.ts';
+import { type CommandSpec, complete } from './cli/complete.ts';
+import { namesToComplete, runVerb, VERBS } from './cli/verbs.ts';
 import { clusterVersions, formatVersions, planVersionNote } from './cli/version.ts';
 import { type ControlPlaneAllowList, controlPlaneAllowList } from './controlplane/allowed-control-planes.ts';
 import { ControlPlaneClient } from './controlplane/client.ts';
@@ -31,6 +32,7 @@ import { loadKubeAccess } from './startup.ts';
 export const USAGE = `Usage: kubectl agd plan -f <file|directory|-> [-f ...] [options]
        kubectl agd import --help
        kubectl agd version [--no-cluster] [--operator-namespace NS]
+       kubectl agd history|suspend|resume|reconcile|status NAME ... (each with --help)
 
 Says what the controller would do on the control plane for each AgentDeployment and SandboxTemplate
 given: create (the request, secret values shown as "(set)"), patch (field by field, and whether a new
@@ -142,7 +144,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
   if (values.help) return 'help';
   if (positionals[0] !== 'plan' || positionals.length > 1) {
     throw new UsageError(
-      `unknown command ${JSON.stringify(positionals.join(' '))}: the commands are "plan" and "import"`,
+      `unknown command ${JSON.stringify(positionals.join(' '))}: the commands are ${COMMANDS.map((c) => `"${c.name}"`).join(', ')}`,
     );
   }
   const output = values.output as OutputFormat;
@@ -294,18 +296,26 @@ async function runVersionCli(io: CliIo): Promise<number> {
 }
 
 /** The commands and the usage each parses, for completion (src/cli/complete.ts). */
-const COMMANDS = [
+const COMMANDS: CommandSpec[] = [
   { name: 'plan', description: 'what the controller would do for the objects given', usage: USAGE },
   { name: 'import', description: 'write the objects of existing deployments', usage: IMPORT_USAGE },
   { name: 'version', description: 'the plugin, controller and CRD versions', usage: VERSION_USAGE },
+  ...VERBS.map((v) => ({ name: v.name, description: v.description, usage: v.usage, takesNames: true })),
 ];
 
 /** Runs the CLI; resolves with the exit code. */
 export async function runCli(io: CliIo): Promise<number> {
+  const kubeAccess = () => (io.kubeAccess ?? (() => loadKubeAccess(io.env)))();
   if (io.argv[0] === 'import') return runImportCli(io);
   if (io.argv[0] === 'version') return runVersionCli(io);
+  const verb = VERBS.find((v) => v.name === io.argv[0]);
+  if (verb) return runVerb(verb, { ...io, kubeAccess });
   if (io.argv[0] === '__complete') {
-    io.stdout(complete(io.argv.slice(1), COMMANDS, { FORMAT: OUTPUT_FORMATS }));
+    const names = (command: string, typed: string, namespace: string | undefined) => {
+      const named = VERBS.find((v) => v.name === command);
+      return named ? namesToComplete(kubeAccess(), named, typed, namespace) : Promise.resolve([]);
+    };
+    io.stdout(await complete(io.argv.slice(1), COMMANDS, { FORMAT: OUTPUT_FORMATS }, names));
     return 0;
   }
   let options: ReturnType<typeof parseCli>;
