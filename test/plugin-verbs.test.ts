@@ -63,6 +63,21 @@ describe('kubectl agd, through kubectl plugin discovery', () => {
     expect(result.code).toBe(1);
   });
 
+  it('status of an object still building: a line per state, then exit 1 at --timeout; reconcile answers 0', async () => {
+    h.sim.scriptRevisions({ deploymentName: 'held', hold: 'BUILDING' });
+    await createAgd(h, externalImage('held'));
+    await eventually(async () => (await getAgd(h, 'held')).status?.revisionStatus === 'BUILDING', 'BUILDING');
+    const status = await agd('status', 'held', '--timeout', '3s');
+    expect(status.stdout).toMatch(/^Waiting for AgentDeployment "held": \w+: .*\(revision \S+ BUILDING\)$/m);
+    expect(new Set(status.stdout.trim().split('\n')).size).toBe(status.stdout.trim().split('\n').length);
+    expect(status.stderr).toBe(`kubectl-agd status: timed out following AgentDeployment ${h.ns}/held\n`);
+    expect(status.code).toBe(1);
+    // The pass that answers the request finds it building: said, and not a failure.
+    const reconcile = await agd('reconcile', 'held', '--timeout', '60s');
+    expect(reconcile.stdout).toMatch(/^Waiting for AgentDeployment \S+\/held: .*BUILDING\)$/m);
+    expect(reconcile.code, reconcile.stderr).toBe(0);
+  });
+
   it('history: the revisions as a table', async () => {
     const result = await agd('history', 'steady');
     expect(result.code, result.stderr).toBe(0);
@@ -106,7 +121,7 @@ describe('kubectl agd, through kubectl plugin discovery', () => {
   it('--all: every AgentDeployment of the namespace', async () => {
     const suspended = await agd('suspend', '--all');
     expect(suspended.code, suspended.stderr).toBe(0);
-    for (const name of ['failing', 'other', 'steady']) {
+    for (const name of ['failing', 'held', 'other', 'steady']) {
       expect(suspended.stdout).toContain(`AgentDeployment ${h.ns}/${name} suspended`);
       await eventually(
         async () => (await getAgd(h, name)).metadata.annotations?.[Annotation.Paused] === 'true',
@@ -115,7 +130,7 @@ describe('kubectl agd, through kubectl plugin discovery', () => {
     }
     const resumed = await agd('resume', '--all');
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stdout.trim().split('\n')).toHaveLength(3);
+    expect(resumed.stdout.trim().split('\n')).toHaveLength(4);
   });
 
   it('an object that does not exist: exit 1, saying so', async () => {

@@ -230,6 +230,7 @@ export async function runVerb(verb: Verb, io: VerbIo): Promise<number> {
       io.stdout(verb.usage);
       return 0;
     }
+    const timeoutMs = timeoutOf(values.timeout, verb.timeoutMs);
     const access = io.kubeAccess();
     const namespace = values.namespace ?? access.namespace ?? 'default';
     if (!NAMESPACE_NAME.test(namespace) || namespace.length > 63)
@@ -237,7 +238,6 @@ export async function runVerb(verb: Verb, io: VerbIo): Promise<number> {
     const names = values.all ? await listNames(access, AGENT_DEPLOYMENT, namespace) : positionals;
     const refs = names.map((n) => parseObjectArg(n, namespace, verb.kinds));
     if (values.all && refs.length === 0) io.stdout(`No AgentDeployment in namespace ${namespace}\n`);
-    const timeoutMs = timeoutOf(values.timeout, verb.timeoutMs);
     const signal = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : new AbortController().signal;
     return await verb.run(access, refs, io, signal);
   } catch (err) {
