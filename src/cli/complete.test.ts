@@ -61,6 +61,13 @@ describe('complete (Cobra __complete output)', () => {
     expect(await complete(words, NAMED, {}, names)).toBe(expected);
   });
 
+  it('a name source that throws at once (no kubeconfig): nothing', async () => {
+    const throwing = () => {
+      throw new Error('no kubeconfig');
+    };
+    expect(await complete(['status', ''], NAMED, {}, throwing)).toBe(':4\n');
+  });
+
   it('asks for names with the word typed and the namespace', async () => {
     asked.length = 0;
     await complete(['status', '-n', 'team-b', 'sbt/'], NAMED, {}, names);

@@ -88,7 +88,12 @@ export async function complete(
     const namespace = before.find(
       (_, i) => i > 0 && (before[i - 1] === '-n' || before[i - 1] === '--namespace'),
     );
-    const offered = await names(command.name, typed, namespace).catch(() => []);
+    let offered: readonly string[] = [];
+    try {
+      offered = await names(command.name, typed, namespace);
+    } catch {
+      // No cluster to ask (no kubeconfig, unreachable, forbidden): nothing to offer.
+    }
     return out(candidates(offered, typed), DIRECTIVE.noFileComp);
   }
   return out([], DIRECTIVE.noFileComp);
