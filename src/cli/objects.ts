@@ -29,6 +29,9 @@ export function kindNamed(word: string): KindNames | undefined {
   );
 }
 
+/** A DNS subdomain, as the API server requires of every name: nothing a terminal would act on. */
+const isObjectName = (name: string) => /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) && name.length <= 253;
+
 /** `NAME` (an AgentDeployment) or `KIND/NAME`; `kinds`: those the verb acts on. */
 export function parseObjectArg(arg: string, namespace: string, kinds: readonly KindNames[]): ObjectRef {
   const slash = arg.indexOf('/');
@@ -38,8 +41,7 @@ export function parseObjectArg(arg: string, namespace: string, kinds: readonly K
     throw new ObjectArgError(
       `${JSON.stringify(arg)}: the kind must be one of ${kinds.map((k) => k.singular).join(', ')}`,
     );
-  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) || name.length > 253)
-    throw new ObjectArgError(`${JSON.stringify(arg)}: not an object name`);
+  if (!isObjectName(name)) throw new ObjectArgError(`${JSON.stringify(arg)}: not an object name`);
   return { kind, namespace, name };
 }
 
@@ -88,7 +90,7 @@ export async function getObject(access: KubeAccess, ref: ObjectRef): Promise<Ver
   return VerbObject.parse(await kubeRequest(access, { method: 'GET', path: objectPath(ref) }));
 }
 
-/** The names of the kind's objects in the namespace, sorted. */
+/** The names of the kind's objects in the namespace, sorted (completion prints them). */
 export async function listNames(access: KubeAccess, kind: KindNames, namespace: string): Promise<string[]> {
   const list = z.object({ items: z.array(z.object({ metadata: z.object({ name: z.string() }) })) }).parse(
     await kubeRequest(access, {
@@ -97,7 +99,11 @@ export async function listNames(access: KubeAccess, kind: KindNames, namespace: 
       accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
     }),
   );
-  return list.items.map((i) => i.metadata.name).sort();
+  // The API server allows no other names; checked all the same, as text from the cluster.
+  return list.items
+    .map((i) => i.metadata.name)
+    .filter(isObjectName)
+    .sort();
 }
 
 /** Sets (a string) or removes (null) annotations with a merge patch; returns the object patched. */
