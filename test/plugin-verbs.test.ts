@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writeKubectlPlugin } from '../scripts/shell-env.ts';
+import { GROUP, SANDBOX_TEMPLATE, VERSION } from '../src/api/group.ts';
 import { Annotation } from '../src/api/names.ts';
+import { kubeRequest } from '../src/kube/request.ts';
 import { REPO, type RunResult, run } from './packaging-helpers.ts';
 import { externalImage } from './support/agd-objects.ts';
 import { createAgd, eventually, getAgd, type Harness, startHarness, waitReady } from './support/harness.ts';
@@ -131,6 +133,28 @@ describe('kubectl agd, through kubectl plugin discovery', () => {
     const resumed = await agd('resume', '--all');
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout.trim().split('\n')).toHaveLength(4);
+  });
+
+  it('a SandboxTemplate by KIND/NAME: suspend, status and resume; history is for AgentDeployments only', async () => {
+    await kubeRequest(h.access, {
+      method: 'POST',
+      path: `/apis/${GROUP}/${VERSION}/namespaces/${h.ns}/${SANDBOX_TEMPLATE.plural}`,
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: SANDBOX_TEMPLATE.kind,
+        metadata: { name: 'python' },
+        spec: { templateName: 'python', image: 'python:3.12-slim' },
+      },
+    });
+    const suspended = await agd('suspend', 'sbt/python');
+    expect(suspended.stdout, suspended.stderr).toBe(`SandboxTemplate ${h.ns}/python suspended\n`);
+    const status = await agd('status', 'sandboxtemplate/python');
+    expect(status.stdout).toContain('SandboxTemplate "python" is suspended');
+    expect(status.code).toBe(1);
+    expect((await agd('resume', 'sbt/python')).stdout).toBe(`SandboxTemplate ${h.ns}/python resumed\n`);
+    const history = await agd('history', 'sbt/python');
+    expect(history.code).toBe(1);
+    expect(history.stderr).toContain('the kind must be one of agentdeployment');
   });
 
   it('an object that does not exist: exit 1, saying so', async () => {
