@@ -212,12 +212,12 @@ describe('kubectl agd plan, without a cluster', () => {
     [
       'no command',
       [],
-      'the commands are "plan", "import", "version", "history", "suspend", "resume", "reconcile", "status"',
+      'the commands are "plan", "import", "version", "history", "suspend", "resume", "reconcile", "undo", "status"',
     ],
     [
       'another command',
       ['apply'],
-      'the commands are "plan", "import", "version", "history", "suspend", "resume", "reconcile", "status"',
+      'the commands are "plan", "import", "version", "history", "suspend", "resume", "reconcile", "undo", "status"',
     ],
     ['an unknown flag', ['plan', '--bogus'], "Unknown option '--bogus'"],
     [

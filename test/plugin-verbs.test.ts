@@ -1,5 +1,5 @@
 /**
- * The hands-on verbs (`kubectl agd history|suspend|resume|reconcile|status`) run as a user runs them:
+ * The hands-on verbs (`kubectl agd history|suspend|resume|reconcile|undo|status`) run as a user runs them:
  * kubectl finds `kubectl-agd` on PATH (the plugin `make run` writes, running this clone's CLI) and
  * runs it against the run's API server, where the controller reconciles with the simulator as its
  * control plane. Completion goes through kubectl too (`kubectl __complete agd ...`).
@@ -14,7 +14,15 @@ import { Annotation } from '../src/api/names.ts';
 import { kubeRequest } from '../src/kube/request.ts';
 import { REPO, type RunResult, run } from './packaging-helpers.ts';
 import { externalImage } from './support/agd-objects.ts';
-import { createAgd, eventually, getAgd, type Harness, startHarness, waitReady } from './support/harness.ts';
+import {
+  createAgd,
+  eventually,
+  getAgd,
+  type Harness,
+  mergePatchAgd,
+  startHarness,
+  waitReady,
+} from './support/harness.ts';
 import { testKubeconfigPath } from './support/kube.ts';
 
 let h: Harness;
@@ -155,6 +163,50 @@ describe('kubectl agd, through kubectl plugin discovery', () => {
     const history = await agd('history', 'sbt/python');
     expect(history.code).toBe(1);
     expect(history.stderr).toContain('the kind must be one of agentdeployment');
+  });
+
+  it('undo: one redeploy of the revision before, no PATCH, held as RolledBack, never again', async () => {
+    await createAgd(h, externalImage('undone'));
+    await waitReady(h, 'undone');
+    await mergePatchAgd(h, 'undone', {
+      spec: { sourceRevisionConfig: { imageUri: 'registry.example.com/agent:2' } },
+    });
+    await eventually(async () => {
+      const obj = await getAgd(h, 'undone');
+      return obj.status?.history?.length === 2 && obj.status.history[0]?.outcome === 'Deployed';
+    }, 'the second revision deployed');
+    const first = (await getAgd(h, 'undone')).status?.history?.[1]?.id as string;
+    const deployment = h.sim.deployments().find((d) => d.name === 'undone');
+    const writes = () =>
+      h.sim
+        .requests()
+        .filter((r) => r.method !== 'GET' && r.status > 0 && r.path.includes(deployment?.id ?? '?'))
+        .map((r) => `${r.method} ${r.route}`);
+    const before = writes().length;
+
+    const result = await agd('undo', 'undone', '--timeout', '60s');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/undo requested \(\S+\)\n/);
+    await eventually(async () => {
+      const ready = (await getAgd(h, 'undone')).status?.conditions?.find((c) => c.type === 'Stalled');
+      return ready?.reason === 'RolledBack';
+    }, 'RolledBack');
+    const obj = await getAgd(h, 'undone');
+    expect(obj.status?.history?.[0]).toMatchObject({ trigger: 'Rollback', redeployOf: first });
+    // Several poll intervals (1 s here) later: still the one redeploy, and the spec's image not sent again.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(writes().slice(before)).toEqual([
+      'POST /v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
+    ]);
+    expect((await agd('history', 'undone')).stdout).toMatch(/Rollback/);
+  });
+
+  it('undo to a revision that never deployed: refused, exit 1, nothing sent', async () => {
+    const result = await agd('undo', 'steady', '--to-revision', 'no-such-revision', '--timeout', '60s');
+    expect(result.stderr).toMatch(
+      /UndoRefused: annotation deploy\.agents\.dev\/undo-requested-at=\S+: revision no-such-revision is not one of status\.history/,
+    );
+    expect(result.code).toBe(1);
   });
 
   it('an object that does not exist: exit 1, saying so', async () => {

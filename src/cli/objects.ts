@@ -1,5 +1,5 @@
 /**
- * The objects the hands-on verbs act on (`kubectl agd history|suspend|resume|reconcile|status`): a name
+ * The objects the hands-on verbs act on (`kubectl agd history|suspend|resume|reconcile|undo|status`): a name
  * as kubectl takes it (`NAME` for an AgentDeployment, `KIND/NAME` for either kind, by any of its names),
  * its API path, and the few reads and writes the verbs make. Only the fields the verbs read are parsed.
  */
@@ -76,6 +76,7 @@ export const VerbObject = z.looseObject({
       observedGeneration: z.number().optional(),
       conditions: z.array(Condition).optional(),
       lastHandledReconcileAt: z.string().optional(),
+      lastHandledUndoAt: z.string().optional(),
       latestRevisionId: z.string().optional(),
       activeRevisionId: z.string().optional(),
       revisionStatus: z.string().optional(),

@@ -2,7 +2,8 @@
  * The hands-on verbs, as `kubectl rollout` and `flux` name them: `history` (status.history as a table),
  * `suspend` and `resume` (the paused annotation the controller honours), `reconcile` (a new value of
  * the reconcile-requested-at annotation, then the wait for the pass that records it handled, as `flux
- * reconcile` waits for lastHandledReconcileAt) and `status` (the object followed until it is ready or
+ * reconcile` waits for lastHandledReconcileAt), `undo` (a rollback by hand, as `kubectl rollout undo`;
+ * the controller's gate `undo` makes it) and `status` (the object followed until it is ready or
  * fails, a line per step, as `kubectl rollout status`). NAME is an AgentDeployment; `KIND/NAME` names
  * either kind where the verb applies to both.
  */
@@ -50,7 +51,15 @@ export interface Verb {
   many: boolean;
   /** The default of --timeout; undefined: the verb takes none. 0: no timeout. */
   timeoutMs?: number;
-  run(access: KubeAccess, refs: ObjectRef[], io: VerbIo, signal: AbortSignal): Promise<number>;
+  /** Takes --to-revision ID. */
+  toRevision?: true;
+  run(
+    access: KubeAccess,
+    refs: ObjectRef[],
+    io: VerbIo,
+    signal: AbortSignal,
+    flags: { toRevision?: string | undefined },
+  ): Promise<number>;
 }
 
 const manyFlags = `${NAMESPACE_FLAG}
@@ -184,6 +193,57 @@ ${HELP_FLAG}
     },
   },
   {
+    name: 'undo',
+    description: 'roll back by hand to an earlier revision',
+    usage: `Usage: kubectl agd undo NAME [-n NS] [--to-revision ID] [--timeout DURATION]
+
+Rolls the AgentDeployment back by hand: sets the annotations ${Annotation.UndoRequestedAt} (the
+time now) and ${Annotation.UndoToRevision} (--to-revision, else removed), and the controller redeploys
+that revision (default: the newest other revision of its history that deployed) as a rollback, once,
+then holds it as RolledBack until the spec changes or a reconcile is requested, so a GitOps sync and
+the undo never fight. Waits for the pass that handles the request and prints what it did; exit code 1
+when the undo was refused (no deployment, observe-only, no such revision that deployed) or no pass
+answered in time. kubectl agd history NAME lists the revisions.
+
+Options:
+${NAMESPACE_FLAG}
+      --to-revision ID         the revision to go back to (an ID of kubectl agd history)
+      --timeout DURATION       how long to wait for the pass, e.g. 30s or 5m (default 5m; 0: no limit)
+${HELP_FLAG}
+`,
+    kinds: [AGENT_DEPLOYMENT],
+    many: false,
+    timeoutMs: 5 * 60_000,
+    toRevision: true,
+    async run(access, [ref], io, signal, { toRevision }) {
+      const target = ref as ObjectRef;
+      const what = describeRef(target);
+      const obj = await getObject(access, target);
+      if (obj.metadata.annotations?.[Annotation.Paused] === 'true') {
+        io.stderr(`kubectl-agd: ${what} is suspended: resume it first (kubectl agd resume)\n`);
+        return 1;
+      }
+      const value = (io.now?.() ?? new Date()).toISOString();
+      await annotate(access, target, {
+        [Annotation.UndoRequestedAt]: value,
+        [Annotation.UndoToRevision]: toRevision ?? null,
+      });
+      io.stdout(`${what}: undo requested (${value})${toRevision ? ` to revision ${toRevision}` : ''}\n`);
+      const state = await follow(
+        access,
+        target,
+        (o) => (o.status?.lastHandledUndoAt === value ? stateOf(o, what) : undefined),
+        signal,
+      ).catch((err: unknown) => {
+        if (err instanceof FollowError && signal.aborted)
+          throw new FollowError(`${what}: no pass answered the undo in time (is the controller running?)`);
+        throw err;
+      });
+      (state.kind === 'failed' ? io.stderr : io.stdout)(`${state.line}\n`);
+      return state.kind === 'failed' ? 1 : 0;
+    },
+  },
+  {
     name: 'status',
     description: 'follow an object until it is ready or fails',
     usage: `Usage: kubectl agd status NAME [-n NS] [--timeout DURATION]
@@ -239,7 +299,7 @@ export async function runVerb(verb: Verb, io: VerbIo): Promise<number> {
     const refs = names.map((n) => parseObjectArg(n, namespace, verb.kinds));
     if (values.all && refs.length === 0) io.stdout(`No AgentDeployment in namespace ${namespace}\n`);
     const signal = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : new AbortController().signal;
-    return await verb.run(access, refs, io, signal);
+    return await verb.run(access, refs, io, signal, { toRevision: values['to-revision'] });
   } catch (err) {
     const message =
       err instanceof NotFoundError
@@ -253,7 +313,13 @@ export async function runVerb(verb: Verb, io: VerbIo): Promise<number> {
 
 function parseVerbArgs(verb: Verb, args: readonly string[]) {
   let parsed: {
-    values: { namespace?: string; all?: boolean; timeout?: string; help?: boolean };
+    values: {
+      namespace?: string;
+      all?: boolean;
+      timeout?: string;
+      help?: boolean;
+      'to-revision'?: string;
+    };
     positionals: string[];
   };
   try {
@@ -265,6 +331,7 @@ function parseVerbArgs(verb: Verb, args: readonly string[]) {
         help: { type: 'boolean', short: 'h', default: false },
         ...(verb.many ? { all: { type: 'boolean', default: false } } : {}),
         ...(verb.timeoutMs !== undefined ? { timeout: { type: 'string' } } : {}),
+        ...(verb.toRevision ? { 'to-revision': { type: 'string' } } : {}),
       },
     }) as typeof parsed; // the options given: --all a boolean, --timeout a string
   } catch (err) {
@@ -276,8 +343,16 @@ function parseVerbArgs(verb: Verb, args: readonly string[]) {
   if (!values.all && positionals.length === 0)
     throw new VerbUsageError(verb.many ? 'give the object names, or --all' : 'give the object name');
   if (!verb.many && positionals.length > 1) throw new VerbUsageError('give one object name');
+  const to = values['to-revision'];
+  if (to !== undefined && !REVISION_ID.test(to))
+    throw new VerbUsageError(
+      `--to-revision ${JSON.stringify(clean(to, 80))}: must be a revision id (kubectl agd history)`,
+    );
   return parsed;
 }
+
+/** What a revision id looks like (the platform's are UUIDs): letters, digits, '.', '_', '-'. */
+const REVISION_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 function timeoutOf(text: string | undefined, fallback: number | undefined): number {
   if (text === undefined) return fallback ?? 0;

@@ -47,7 +47,7 @@ const GONE_ID = '00000000-0000-4000-8000-000000000000';
 export interface WorldSpec {
   platform: 'none' | 'inSync' | 'drifted' | 'immutable' | 'deleting';
   record: 'none' | 'recorded' | 'recordedGone' | 'otherTenant' | 'pendingAfter' | 'pendingBefore' | 'adopt';
-  annotation: 'none' | 'paused' | 'badPollInterval' | 'reconcileRequested';
+  annotation: 'none' | 'paused' | 'badPollInterval' | 'reconcileRequested' | 'undoRequested';
   policy: 'full' | 'observeOnly';
   credentials: 'default' | 'secretAllowed' | 'secretNotAllowed' | 'secretMissing';
   scope: 'allowed' | 'notAllowed';
@@ -135,6 +135,7 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
   if (spec.annotation === 'paused') annotations[Annotation.Paused] = 'true';
   if (spec.annotation === 'badPollInterval') annotations[Annotation.PollInterval] = '1ms';
   if (spec.annotation === 'reconcileRequested') annotations[Annotation.ReconcileRequestedAt] = 'now';
+  if (spec.annotation === 'undoRequested') annotations[Annotation.UndoRequestedAt] = 'now';
   if (spec.deleting) obj.metadata.deletionTimestamp = new Date(NOW - 1_000);
   if (spec.revision === 'failedRequested') annotations[Annotation.RedeployRequestedAt] = 'please';
 
