@@ -109,6 +109,23 @@ describe('kstatus on objects no controller has seen', () => {
 });
 
 describe('kstatus on objects the controller drives', () => {
+  it('held by a closed deployment window: InProgress, never Failed', async () => {
+    const later = (new Date().getUTCHours() + 12) % 24;
+    await create(
+      AGD_PATH(h.ns),
+      'AgentDeployment',
+      externalImage('windowed', {
+        deploymentWindows: [{ kind: 'Allow', schedule: `0 ${later} * * *`, duration: '1h' }],
+      }),
+    );
+    const verdict = await verdictWhen(
+      'windowed',
+      'WindowClosed',
+      (o) => observed(o) && condition(o, 'Reconciling')?.reason === 'WindowClosed',
+    );
+    expect(verdict.status).toBe('InProgress');
+  });
+
   it('deploying: InProgress while the revision builds', async () => {
     h.sim.scriptRevisions({ deploymentName: 'deploying', hold: 'BUILDING' });
     await create(AGD_PATH(h.ns), 'AgentDeployment', externalImage('deploying'));

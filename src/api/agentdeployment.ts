@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import {
   API_VERSION_DESCRIPTION,
-  C_IDENTIFIER_CEL,
   type CelRule,
   cel,
   celHas,
@@ -15,14 +14,14 @@ import {
   celUnique,
   conditions,
   durationField,
-  envName,
   KIND_DESCRIPTION,
   localRef,
   ObjectMeta,
-  objectName,
   UNOBSERVED_STATUS,
 } from './common.ts';
+import { DeploymentWindowStatus, DeploymentWindows } from './deployment-windows.ts';
 import { History, MAX_REVISION_HISTORY_LIMIT, Remediation } from './remediation.ts';
+import { SecretEnv, SecretsFrom } from './secret-env.ts';
 import {
   IMMUTABLE_SOURCE_CONFIG_FIELDS,
   immutableMessage,
@@ -44,60 +43,6 @@ export type DeletionPolicy = z.infer<typeof DeletionPolicy>;
  */
 export const ManagementAction = z.enum(['*', 'Observe']);
 export type ManagementAction = z.infer<typeof ManagementAction>;
-
-// ---- secrets ----
-
-export const SecretKeySelector = z.object({
-  name: objectName().describe("Name of a Secret in the object's namespace."),
-  key: z.string().min(1).max(253).describe('Key within the Secret.'),
-});
-
-export const SecretEnv = z
-  .object({
-    name: envName('spec.secrets[].name').describe('Name of the environment variable: a C identifier.'),
-    value: z
-      .string()
-      .max(65536)
-      .optional()
-      .describe('Literal value. Prefer valueFrom: a literal value sits in git and in the object.'),
-    valueFrom: z
-      .object({
-        secretKeyRef: SecretKeySelector.describe("A key of a Secret in the object's namespace."),
-      })
-      .optional()
-      .describe('Take the value from a key of a Secret, resolved by the controller at reconcile time.'),
-  })
-  .meta(
-    cel(
-      {
-        rule: '!(has(self.value) && has(self.valueFrom))',
-        message: 'spec.secrets[]: value and valueFrom must not both be set',
-      },
-      {
-        rule: 'has(self.value) || has(self.valueFrom)',
-        message: 'spec.secrets[]: one of value or valueFrom is required',
-      },
-    ),
-  );
-export type SecretEnv = z.infer<typeof SecretEnv>;
-
-export const SecretsFrom = z.object({
-  secretRef: localRef("Name of a Secret in the object's namespace; every key becomes a secret.").describe(
-    "A Secret in the object's namespace.",
-  ),
-  prefix: z
-    .string()
-    .max(253)
-    .meta(
-      cel({
-        rule: C_IDENTIFIER_CEL,
-        message: 'spec.secretsFrom[].prefix must be a C identifier ([A-Za-z_][A-Za-z0-9_]*)',
-      }),
-    )
-    .optional()
-    .describe('Prefix prepended to every key of the Secret to form the secret names.'),
-});
-export type SecretsFrom = z.infer<typeof SecretsFrom>;
 
 // ---- spec ----
 
@@ -274,6 +219,7 @@ export const AgentDeploymentSpec = z
       .max(MAX_REVISION_HISTORY_LIMIT)
       .optional()
       .describe('How many revisions status.history keeps (1 to 10). Defaults to 5.'),
+    deploymentWindows: DeploymentWindows.optional(),
   })
   .meta(cel(...specRules));
 export type AgentDeploymentSpec = z.infer<typeof AgentDeploymentSpec>;
@@ -342,6 +288,7 @@ export const AgentDeploymentStatus = z.object({
     .max(256)
     .optional()
     .describe('Value of the deploy.agents.dev/redeploy-requested-at annotation last handled.'),
+  deploymentWindow: DeploymentWindowStatus.optional(),
   lastHandledUndoAt: z
     .string()
     .max(256)

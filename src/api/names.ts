@@ -24,6 +24,12 @@ export const Annotation = {
   UndoRequestedAt: 'deploy.agents.dev/undo-requested-at',
   /** The revision an undo redeploys (an id of status.history); absent: the newest other that deployed. */
   UndoToRevision: 'deploy.agents.dev/undo-to-revision',
+  /**
+   * Lets one change through the object's closed deployment window (spec.deploymentWindows); its value is
+   * the reason, recorded in status.history. Spent once a change goes through with it: the next needs a
+   * new value.
+   */
+  OverrideWindow: 'deploy.agents.dev/override-window',
   /** Per-object poll interval as a duration (`30s`, `5m`), overriding the controller's default. */
   PollInterval: 'deploy.agents.dev/poll-interval',
   /** Adopt an existing control-plane deployment by id instead of creating one. */
@@ -156,6 +162,10 @@ export const Reason = {
   DeleteFailed: 'DeleteFailed',
   /** An annotation's value breaks its rule (the message names the annotation and the rule). */
   InvalidAnnotation: 'InvalidAnnotation',
+  /** A change waits for its deployment window to open (the message names the window and when it opens). */
+  WindowClosed: 'WindowClosed',
+  /** spec.deploymentWindows holds a window the controller cannot read (the message names the field). */
+  InvalidWindow: 'InvalidWindow',
   /** The paused annotation is set. */
   Paused: 'Paused',
   /** Verification waits for the latest revision to be DEPLOYED. */
@@ -216,6 +226,10 @@ export const EventReason = {
   /** Adoption took the secret values the platform does not reveal as current, instead of redeploying. */
   SecretsTakenAsCurrent: 'SecretsTakenAsCurrent',
   Orphaned: 'Orphaned',
+  /** A change waits for its deployment window (once per generation held). */
+  WindowClosed: 'WindowClosed',
+  /** A change went through a closed window by the override-window annotation (its reason said). */
+  WindowOverridden: 'WindowOverridden',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

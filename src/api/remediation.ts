@@ -51,6 +51,11 @@ export const HistoryEntry = z.object({
     'What made the revision: Spec (a create or a PATCH), Retry (spec.retry), Request (the redeploy annotation), Rollback, Revert (a spec equal to an earlier revision: redeployed, no build), Platform (made by the platform itself, e.g. build on push).',
   ),
   redeployOf: z.string().max(64).optional().describe('For a redeploy: the revision it redeployed.'),
+  windowOverride: z
+    .string()
+    .max(256)
+    .optional()
+    .describe('Made through a closed deployment window by the override-window annotation: its reason.'),
   generation: z
     .int()
     .min(0)

@@ -70,7 +70,7 @@ async function plan(
     statusKnown: !!kube,
     appliedUnknown: !live,
     digestKey: world.digestKey,
-    now: new Date(),
+    now: world.now?.() ?? new Date(),
     revisionPollMs: REVISION_POLL_MIN_MS,
   });
   if (!world.digestKey && (spec.secrets?.length || spec.secretsFrom?.length))

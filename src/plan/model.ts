@@ -101,6 +101,8 @@ export interface PlanKube {
 }
 
 export interface PlanWorld {
+  /** The clock the plan decides at (deployment windows, deadlines); default: the time now. */
+  now?: () => Date;
   /** Kubernetes access; undefined: the plan works from the files alone. */
   kube: PlanKube | undefined;
   /** The controller's credentials (flags or environment), as the controller's defaults. */

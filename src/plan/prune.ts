@@ -58,7 +58,7 @@ async function plannedDeletion(
     object: obj,
     settings,
     digestKey: world.digestKey,
-    now: new Date(),
+    now: world.now?.() ?? new Date(),
     revisionPollMs: REVISION_POLL_MIN_MS,
   });
   // Pruning is what deletes it: planned as if its deletion had begun.

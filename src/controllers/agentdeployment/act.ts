@@ -23,6 +23,7 @@ import { controllerPort, passExternal, resolvedOf, secretsTakenEvent } from './g
 import { noteRevision, revert, rollBack } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 import { type Verification, verify } from './verification.ts';
+import { spendOverride, WRITES, windowHeld, windowStatus } from './window-status.ts';
 
 const progressing = (message: string): Outcome => ({ kind: 'progressing', reason: 'Progressing', message });
 
@@ -47,7 +48,9 @@ export function decideStep(
         pass.status = structuredClone(facts.object.status);
       }
       if (verdict.kind !== 'paused') takeReconcileRequest(pass.obj, pass.status);
+      windowStatus(pass, facts);
       const outcome = await act(deps, pass, facts, verdict);
+      if (WRITES.has(verdict.kind)) spendOverride(pass, facts);
       if (outcome || !pass.spec.verification || facts.observation) return outcome;
       // Deployed (or patched without a revision): verified before Ready; a result that counts is the
       // chain's to decide on again (everything it reads is read already).
@@ -94,6 +97,7 @@ export async function act(
       redeploySkipped(pass, verdict);
       throw new Stall(verdict.reason, verdict.message);
     case 'wait':
+      if (verdict.windowClosed) windowHeld(pass, verdict.message);
       throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
     case 'create': {
       const { digests } = verdict;

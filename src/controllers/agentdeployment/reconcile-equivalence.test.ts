@@ -106,6 +106,23 @@ const TABLE: [string, Partial<WorldSpec>, string][] = [
     { platform: 'inSync', record: 'recorded', remediation: 'revertGone' },
     'redeploy',
   ],
+  [
+    'a Deny window open: the PATCH waits',
+    { platform: 'drifted', record: 'recorded', window: 'denyNow' },
+    'wait:WindowClosed',
+  ],
+  ['a Deny window open: the create waits', { window: 'denyNow' }, 'wait:WindowClosed'],
+  [
+    'a Deny window open, overridden: patched',
+    { platform: 'drifted', record: 'recorded', window: 'denyNowOverride' },
+    'patch',
+  ],
+  ['a Deny window later: patched', { platform: 'drifted', record: 'recorded', window: 'denyLater' }, 'patch'],
+  [
+    'a Deny window open, in sync: nothing to hold',
+    { platform: 'inSync', record: 'recorded', window: 'denyNow' },
+    'none',
+  ],
   ['observe-only, in sync', { policy: 'observeOnly', platform: 'inSync' }, 'none'],
   ['observe-only, drifted', { policy: 'observeOnly', platform: 'drifted' }, 'stall:DriftDetected'],
   ['observe-only, nothing there', { policy: 'observeOnly' }, 'wait:NotFound'],
@@ -184,7 +201,7 @@ describe('the controller does first what the plan prints', () => {
   const randomTimeoutMs = 60_000 + worlds * 300;
 
   it('in random combinations of every dimension', { timeout: randomTimeoutMs }, async () => {
-    const choices: { [K in Exclude<keyof WorldSpec, 'remediation'>]: readonly WorldSpec[K][] } = {
+    const choices: { [K in Exclude<keyof WorldSpec, 'remediation' | 'window'>]: readonly WorldSpec[K][] } = {
       platform: ['none', 'inSync', 'inSync', 'drifted', 'immutable', 'deleting'],
       record: [
         'none',
@@ -224,6 +241,15 @@ describe('the controller does first what the plan prints', () => {
     };
     // Safe rollouts drawn apart, so the worlds of the other dimensions stay the ones drawn before.
     const remediation: WorldSpec['remediation'][] = ['none', 'none', 'rollbackDue', 'rolledBack', 'revert'];
+    const window: WorldSpec['window'][] = [
+      'none',
+      'none',
+      'none',
+      'denyNow',
+      'denyNowOverride',
+      'denyLater',
+      'none',
+    ];
     let seed = envInteger('EQUIVALENCE_SEED', 31);
     const next = (n: number) => {
       seed = (seed + 0x6d2b79f5) | 0;
@@ -238,6 +264,7 @@ describe('the controller does first what the plan prints', () => {
         Object.entries(choices).map(([k, values]) => [k, values[next(values.length)]]),
       ) as unknown as WorldSpec;
       spec.remediation = remediation[i % remediation.length] as WorldSpec['remediation'];
+      spec.window = window[i % window.length] as WorldSpec['window'];
       const { plan, controller } = await agree(spec);
       seen.add(controller);
       if (plan !== controller)

@@ -153,6 +153,7 @@ export async function planVerdict(sim: Simulator, world: BuiltWorld): Promise<st
     return copy;
   });
   const planWorld: PlanWorld = {
+    now: () => new Date(NOW),
     kube: {
       live: async () => live,
       secret: async (namespace, name) => world.secrets.get(`${namespace}/${name}`),

@@ -64,6 +64,8 @@ export interface WorldSpec {
    * platform may no longer have (`revertGone`: a 404 only sending finds).
    */
   remediation: 'none' | 'rollbackDue' | 'rolledBack' | 'revert' | 'revertGone';
+  /** spec.deploymentWindows: a Deny window open now (with the override annotation), or one later. */
+  window: 'none' | 'denyNow' | 'denyNowOverride' | 'denyLater';
 }
 
 export const BASE: WorldSpec = {
@@ -79,6 +81,7 @@ export const BASE: WorldSpec = {
   deleting: false,
   revision: 'deployed',
   remediation: 'none',
+  window: 'none',
 };
 
 export interface BuiltWorld {
@@ -136,6 +139,12 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
   if (spec.annotation === 'badPollInterval') annotations[Annotation.PollInterval] = '1ms';
   if (spec.annotation === 'reconcileRequested') annotations[Annotation.ReconcileRequestedAt] = 'now';
   if (spec.annotation === 'undoRequested') annotations[Annotation.UndoRequestedAt] = 'now';
+  if (spec.window !== 'none') {
+    const hour = new Date(NOW).getUTCHours();
+    const at = spec.window === 'denyLater' ? (hour + 12) % 24 : hour;
+    obj.spec.deploymentWindows = [{ kind: 'Deny', schedule: `0 ${at} * * *`, duration: '1h' }];
+  }
+  if (spec.window === 'denyNowOverride') annotations[Annotation.OverrideWindow] = 'hotfix';
   if (spec.deleting) obj.metadata.deletionTimestamp = new Date(NOW - 1_000);
   if (spec.revision === 'failedRequested') annotations[Annotation.RedeployRequestedAt] = 'please';
 

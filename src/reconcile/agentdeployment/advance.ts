@@ -15,8 +15,15 @@ import { followVerdictOf } from './follow-verdict.ts';
 import { observeRevision, observeVerified } from './history-record.ts';
 import { ownedDeployment } from './owned.ts';
 import type { Bookkeeping, DerivedRead } from './verdict.ts';
+import { windowOf } from './window-fact.ts';
 
-const DERIVED: ReadonlySet<string> = new Set<DerivedRead>(['credentials', 'desired', 'drift', 'follow']);
+const DERIVED: ReadonlySet<string> = new Set<DerivedRead>([
+  'credentials',
+  'desired',
+  'drift',
+  'follow',
+  'window',
+]);
 
 export const isDerived = (read: string): read is DerivedRead => DERIVED.has(read);
 
@@ -28,6 +35,10 @@ export function derive(facts: AgentDeploymentFacts, read: DerivedRead): void {
   }
   if (read === 'follow') {
     facts.follow = followVerdictOf(facts);
+    return;
+  }
+  if (read === 'window') {
+    facts.window = windowOf(facts);
     return;
   }
   if (read === 'credentials') {

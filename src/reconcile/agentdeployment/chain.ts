@@ -20,6 +20,7 @@ import { paused } from './gates/paused.ts';
 import { rollback } from './gates/rollback.ts';
 import { rolledBack } from './gates/rolled-back.ts';
 import { undo } from './gates/undo.ts';
+import { window } from './gates/window.ts';
 import type { Gate, GateName, Verdict } from './verdict.ts';
 
 export const AGENT_DEPLOYMENT_GATES: readonly (readonly [GateName, Gate])[] = [
@@ -35,6 +36,7 @@ export const AGENT_DEPLOYMENT_GATES: readonly (readonly [GateName, Gate])[] = [
   ['ownership', ownership],
   ['observeOnly', observeOnly],
   ['undo', undo],
+  ['window', window],
   ['fastRevert', fastRevert],
   ['converge', converge],
   ['rollback', rollback],

@@ -16,6 +16,7 @@ import type { AppliedDigests, DesiredDeployment } from '../desired.ts';
 import type { FollowInput } from '../follow.ts';
 import type { NameLookup, ReadById } from '../ownership.ts';
 import type { Verdict } from './verdict.ts';
+import type { WindowFact } from './window-fact.ts';
 
 /** The controller's settings that change a verdict, as they apply to this object's namespace. */
 export interface VerdictSettings {
@@ -105,6 +106,8 @@ export interface AgentDeploymentFacts {
   drift?: DriftDecision;
   /** The follow verdict of the revision read (follow-verdict.ts). */
   follow?: Verdict;
+  /** What spec.deploymentWindows say now (window-fact.ts). */
+  window?: WindowFact;
 }
 
 /** A secret lookup over the Secrets read. */

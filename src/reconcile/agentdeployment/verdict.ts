@@ -16,7 +16,7 @@ import type { Preparation } from './facts.ts';
 /** A fact to gather from the world: the port reads it (the others are derived by advance.ts). */
 export type WorldRead = 'secrets' | 'claims' | 'recorded' | 'adopted' | 'byName' | 'revision';
 /** A fact computed from the facts already held (advance.ts, derive). */
-export type DerivedRead = 'credentials' | 'desired' | 'drift' | 'follow';
+export type DerivedRead = 'credentials' | 'desired' | 'drift' | 'follow' | 'window';
 
 export type GateName =
   | 'paused'
@@ -31,6 +31,7 @@ export type GateName =
   | 'ownership'
   | 'observeOnly'
   | 'undo'
+  | 'window'
   | 'fastRevert'
   | 'converge'
   | 'rollback'
@@ -58,6 +59,8 @@ export type Verdict = { gate: GateName } & (
       retryAfterMs?: number | undefined;
       compared?: true;
       observeOnly?: true;
+      /** A change held by a closed deployment window (its event is sent once per generation). */
+      windowClosed?: true;
     }
   /**
    * `handled`: a redeploy request the verdict answers (recorded, with a RedeploySkipped event); `drift`:

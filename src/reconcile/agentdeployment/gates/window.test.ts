@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import type { DeploymentWindow } from '../../../api/deployment-windows.ts';
+import { Annotation } from '../../../api/names.ts';
+import { decidedBy, deploymentOf, facts, resolved } from '../facts.test-support.ts';
+import { window } from './window.ts';
+
+// The facts' time: 2026-06-01T00:00:00Z, a Monday.
+const DENY_NOW: DeploymentWindow = { kind: 'Deny', schedule: '0 0 * * *', duration: '2h' };
+const DENY_LATER: DeploymentWindow = { kind: 'Deny', schedule: '0 12 * * *', duration: '2h' };
+const ALLOW_LATER: DeploymentWindow = {
+  kind: 'Allow',
+  schedule: '0 9 * * 1-5',
+  duration: '8h',
+  timeZone: 'Europe/Berlin',
+};
+
+interface Row {
+  windows: DeploymentWindow[];
+  image?: string;
+  annotations?: Record<string, string>;
+  spent?: string;
+  observeOnly?: boolean;
+}
+
+/** The object records deployment d-1 (agent:1); `image` is what its spec asks for now. */
+function windowed({ windows, image = 'agent:1', annotations = {}, spent, observeOnly }: Row) {
+  const f = resolved(
+    facts({
+      annotations,
+      spec: {
+        deploymentWindows: windows,
+        sourceRevisionConfig: { imageUri: `registry.example.com/${image}` },
+        ...(observeOnly ? { managementPolicies: ['Observe'] } : {}),
+      },
+      status: {
+        deploymentId: 'd-1',
+        ...(spent ? { deploymentWindow: { open: false, overrideSpent: spent } } : {}),
+      },
+    }),
+  );
+  if (!f.desired?.ok) throw new Error('no desired state');
+  f.object.status.appliedConfigDigest = f.desired.digests.unechoed;
+  f.recorded = deploymentOf(f, { source_revision_config: { image_uri: 'registry.example.com/agent:1' } });
+  return f;
+}
+
+describe('gate window', () => {
+  it.each<[string, Row, object | undefined]>([
+    ['no windows: the next gate decides', { windows: [], image: 'agent:2' }, undefined],
+    [
+      'a Deny window open, a change: held until it closes',
+      { windows: [DENY_NOW], image: 'agent:2' },
+      {
+        kind: 'wait',
+        reason: 'WindowClosed',
+        windowClosed: true,
+        retryAfterMs: 3_600_000,
+      },
+    ],
+    ['a Deny window open, nothing to change: the revision is followed', { windows: [DENY_NOW] }, undefined],
+    ['a Deny window later: the change goes out', { windows: [DENY_LATER], image: 'agent:2' }, undefined],
+    [
+      'outside the only Allow window: held',
+      { windows: [ALLOW_LATER], image: 'agent:2' },
+      { kind: 'wait', reason: 'WindowClosed' },
+    ],
+    [
+      'Deny beats Allow',
+      {
+        windows: [{ ...DENY_NOW }, { kind: 'Allow', schedule: '0 0 * * *', duration: '1h' }],
+        image: 'agent:2',
+      },
+      { kind: 'wait', reason: 'WindowClosed' },
+    ],
+    [
+      'the override lets one change through',
+      { windows: [DENY_NOW], image: 'agent:2', annotations: { [Annotation.OverrideWindow]: 'hotfix' } },
+      undefined,
+    ],
+    [
+      'an override spent already: held',
+      {
+        windows: [DENY_NOW],
+        image: 'agent:2',
+        annotations: { [Annotation.OverrideWindow]: 'hotfix' },
+        spent: 'hotfix',
+      },
+      { kind: 'wait', reason: 'WindowClosed' },
+    ],
+    [
+      'observe-only sends nothing anyway',
+      { windows: [DENY_NOW], image: 'agent:2', observeOnly: true },
+      undefined,
+    ],
+    [
+      'a time zone that does not exist: InvalidWindow, naming the field',
+      { windows: [{ ...DENY_NOW, timeZone: 'Mars/Olympus' }], image: 'agent:2' },
+      {
+        kind: 'stall',
+        reason: 'InvalidWindow',
+        message: expect.stringContaining('spec.deploymentWindows[0].timeZone'),
+      },
+    ],
+  ])('%s', (_name, row, expected) => {
+    const verdict = decidedBy(window, windowed(row));
+    if (expected === undefined) expect(verdict).toBeUndefined();
+    else expect(verdict).toMatchObject(expected);
+  });
+
+  it('the message names the window and when it opens, in its zone and in UTC', () => {
+    const verdict = decidedBy(window, windowed({ windows: [ALLOW_LATER], image: 'agent:2' }));
+    expect(verdict).toMatchObject({
+      message:
+        'the change waits: spec.deploymentWindows[0] (Allow "0 9 * * 1-5" for 8h0m0s, Europe/Berlin) holds changes; it opens 2026-06-01T09:00:00+02:00 (Europe/Berlin), 2026-06-01T07:00:00Z',
+    });
+  });
+});

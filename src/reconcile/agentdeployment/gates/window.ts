@@ -1,0 +1,55 @@
+/**
+ * Gate `window` (issue 53): a change waits while spec.deploymentWindows hold it (no Deny window open and,
+ * if any Allow window is listed, inside one; lib/schedule/ reads the time). It holds what this pass would
+ * send: a create, a PATCH or a revert (the drift decision says so) and a redeploy (the follow verdict
+ * says so, once the revision is read); a revision in flight is followed to the end, and a rollback,
+ * automatic or by hand (the gates after and before it), goes through. The override-window annotation lets
+ * one change through. A window the controller cannot read is InvalidWindow, nothing sent.
+ */
+import { Reason } from '../../../api/names.ts';
+import { formatDuration } from '../../../lib/duration.ts';
+import type { DeploymentWindow } from '../../../lib/schedule/windows.ts';
+import { isObserveOnly } from '../../management.ts';
+import { writesHeld } from '../derived.ts';
+import type { Gate } from '../verdict.ts';
+
+/** The longest wait before the next look (the window's own opening is sooner, or the spec changes). */
+const MAX_WAIT_MS = 3_600_000;
+
+export const window: Gate = (facts) => {
+  const { spec } = facts.object;
+  if (!spec.deploymentWindows?.length || isObserveOnly(spec) || !facts.desired?.ok) return undefined;
+  if (!facts.window) return { gate: 'window', kind: 'read', read: 'window' };
+  const fact = facts.window;
+  if (!fact.ok) return { gate: 'window', kind: 'stall', reason: Reason.InvalidWindow, message: fact.message };
+  if (fact.state.allowed || fact.override) return undefined;
+  if (writesHeld(facts)) return undefined;
+  if (!facts.drift) return { gate: 'window', kind: 'read', read: 'drift' };
+  const held = heldChange(facts.drift.kind, facts.follow?.kind);
+  if (!held) return undefined;
+  const { holding, nextOpen } = fact.state;
+  const opens = nextOpen
+    ? `it opens ${nextOpen.local} (${nextOpen.timeZone}), ${nextOpen.utc}`
+    : 'it does not open within a year';
+  return {
+    gate: 'window',
+    kind: 'wait',
+    reason: Reason.WindowClosed,
+    message: `${held} waits: ${holding ? describeWindow(holding) : 'a deployment window'} holds changes; ${opens}`,
+    retryAfterMs: nextOpen
+      ? Math.min(MAX_WAIT_MS, Math.max(1_000, nextOpen.at - facts.now.getTime()))
+      : MAX_WAIT_MS,
+    windowClosed: true,
+  };
+};
+
+/** What the pass would send that a closed window holds, or undefined. */
+function heldChange(drift: string, follow: string | undefined): string | undefined {
+  if (drift === 'create') return 'the create';
+  if (drift === 'patch') return 'the change';
+  if (follow === 'redeploy') return 'the redeploy';
+  return undefined;
+}
+
+export const describeWindow = (w: DeploymentWindow): string =>
+  `${w.field} (${w.kind} "${w.schedule.text.trim()}" for ${formatDuration(w.durationMs)}, ${w.timeZone})`;
