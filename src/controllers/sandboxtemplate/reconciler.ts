@@ -15,11 +15,9 @@ import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import type { SandboxTemplate as ListedTemplate } from '../../controlplane/template-schemas.ts';
 import { canonicalJson } from '../../lib/canonical-json.ts';
-import {
-  type FinalTemplateVerdict,
-  runTemplate,
-  type TemplateFacts,
-} from '../../reconcile/sandboxtemplate/program.ts';
+import type { TemplateFacts } from '../../reconcile/sandboxtemplate/facts.ts';
+import { runTemplate } from '../../reconcile/sandboxtemplate/program.ts';
+import type { FinalTemplateVerdict } from '../../reconcile/sandboxtemplate/verdict.ts';
 import { observedFacts } from '../../reconcile/template-observed.ts';
 import { pollIntervalOf, takeReconcileRequest } from '../../runtime/annotations.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
