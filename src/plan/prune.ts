@@ -63,10 +63,7 @@ async function decide(
     revisionPollMs: REVISION_POLL_MIN_MS,
   });
   // Pruning is what deletes it: planned as if its deletion had begun.
-  const deleting = {
-    ...deletionFactsOf(obj, name, facts.now, defaultCredentialsRefused(facts)),
-    deleting: true,
-  };
+  const deleting = deletionFactsOf(obj, name, facts.now, defaultCredentialsRefused(facts));
   const port = planPort(world, namespace, spec, notes);
   const client = () => {
     if (!facts.credentials?.ok)

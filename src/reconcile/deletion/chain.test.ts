@@ -6,7 +6,6 @@ import { deletion } from './program.ts';
 import type { DeletionVerdict } from './verdict.ts';
 
 const rows: [string, DeletionFacts, Partial<DeletionVerdict> & { kind: DeletionVerdict['kind'] }][] = [
-  ['1. not being deleted: nothing', { ...base, deleting: false }, { kind: 'none' }],
   [
     '1. deleted without the finalizer: let go',
     { ...base, hasFinalizer: false },

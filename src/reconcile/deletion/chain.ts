@@ -1,6 +1,7 @@
 /**
  * The deletion's gates, in the order they decide (DEVELOPMENT.md lists them): the first gate with a
- * verdict decides; the finalize step and `kubectl agd plan --prune` both run this chain.
+ * verdict decides; the finalize step (for an object being deleted) and `kubectl agd plan --prune` (for
+ * one a pruning sync would delete) both run this chain.
  */
 import type { GateList } from '../chain-runner.ts';
 import type { DeletionFacts } from './facts.ts';
@@ -8,7 +9,6 @@ import { copiedStatus } from './gates/copied-status.ts';
 import { credentials } from './gates/credentials.ts';
 import { defaultCredentials } from './gates/default-credentials.ts';
 import { deleted } from './gates/deleted.ts';
-import { deleting } from './gates/deleting.ts';
 import { finalizer } from './gates/finalizer.ts';
 import { lateCommit } from './gates/late-commit.ts';
 import { orphanPolicy } from './gates/orphan-policy.ts';
@@ -21,7 +21,6 @@ import { takeFound } from './gates/take-found.ts';
 import type { DeletionVerdict } from './verdict.ts';
 
 export type DeletionGateName =
-  | 'deleting'
   | 'finalizer'
   | 'refusedMadeNothing'
   | 'orphanPolicy'
@@ -39,7 +38,6 @@ export type DeletionGateName =
 export type DeletionGates = GateList<DeletionFacts, DeletionVerdict, DeletionGateName>;
 
 export const DELETION_GATES: DeletionGates = [
-  ['deleting', deleting],
   ['finalizer', finalizer],
   ['refusedMadeNothing', refusedMadeNothing],
   ['orphanPolicy', orphanPolicy],

@@ -24,7 +24,6 @@ export const credentials = (over: Partial<Extract<DeletionFacts['credentials'], 
 });
 export const base: DeletionFacts = {
   name: 'agent',
-  deleting: true,
   hasFinalizer: true,
   policy: 'Delete',
   observeOnly: false,

@@ -41,8 +41,6 @@ export type DeletionCredentials =
 export interface DeletionFacts {
   /** The deployment name (spec.name, or metadata.name). */
   name: string;
-  /** metadata.deletionTimestamp is set. */
-  deleting: boolean;
   /** The controller's finalizer is on the object. */
   hasFinalizer: boolean;
   /** deletionPolicyOf(spec): Orphan for an observe-only object, whatever spec.deletionPolicy says. */
@@ -72,7 +70,7 @@ export interface DeletionFacts {
 
 /** The part of an object the deletion decision reads before anything else. */
 export interface DeletingObject {
-  metadata: { deletionTimestamp?: unknown; finalizers?: readonly string[] | undefined };
+  metadata: { finalizers?: readonly string[] | undefined };
   spec: AgentDeploymentSpec;
   status: Pick<AgentDeploymentStatus, 'deploymentId' | 'credentialsDigest' | 'createPendingSince'>;
 }
@@ -87,7 +85,6 @@ export function deletionFactsOf(
   const { spec, status } = obj;
   return {
     name,
-    deleting: !!obj.metadata.deletionTimestamp,
     hasFinalizer: obj.metadata.finalizers?.includes(FINALIZER) ?? false,
     policy: deletionPolicyOf(spec),
     observeOnly: isObserveOnly(spec),

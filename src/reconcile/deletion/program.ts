@@ -42,29 +42,16 @@ export const deletion = (facts: DeletionFacts, gates: DeletionGates = DELETION_G
   decideChain(facts, gates);
 
 /** The controller's run, until a final verdict (`gates`: the whole chain, or a test's). */
-export async function runDeletion(
+export const runDeletion = (
   facts: DeletionFacts,
   port: DeletionPort,
   gates: DeletionGates = DELETION_GATES,
-): Promise<FinalDeletionVerdict> {
-  const verdict = await runChain(
-    facts,
-    program<DeletionBookkeeping>(gates, new Set(['take', 'delete'])),
-    port,
-  );
-  if (verdict.kind === 'none')
-    throw new Error('the deletion program was run for an object that is not being deleted');
-  return verdict;
-}
+): Promise<FinalDeletionVerdict> =>
+  runChain(facts, program<DeletionBookkeeping>(gates, new Set(['take', 'delete'])), port);
 
 /** The plan's run: the delete verdict comes back, printed instead of sent. */
-export async function planDeletion(
+export const planDeletion = (
   facts: DeletionFacts,
   port: DeletionPlanPort,
   gates: DeletionGates = DELETION_GATES,
-): Promise<FinalDeletionVerdict | Delete> {
-  const verdict = await runChain(facts, program<Take>(gates, new Set(['take'])), port);
-  if (verdict.kind === 'none')
-    throw new Error('the deletion program was run for an object that is not being deleted');
-  return verdict;
-}
+): Promise<FinalDeletionVerdict | Delete> => runChain(facts, program<Take>(gates, new Set(['take'])), port);

@@ -16,8 +16,6 @@ export interface DeletionEvent {
 export type DeletionRead = 'credentials' | 'byName' | 'before' | 'after';
 
 export type DeletionVerdict =
-  /** Not being deleted: the other steps run. */
-  | { kind: 'none' }
   /** Read this, put it in the facts, and ask again. */
   | { kind: 'read'; read: DeletionRead }
   /** The create guard proves this deployment is this object's: record it (event), and ask again. */
@@ -64,6 +62,6 @@ export type DeletionVerdict =
 export type DeletionBookkeeping = Extract<DeletionVerdict, { kind: 'take' | 'delete' }>;
 
 /** A verdict that ends the chain for a port that deletes: what its caller does with it. */
-export type FinalDeletionVerdict = Exclude<DeletionVerdict, { kind: 'read' | 'take' | 'delete' | 'none' }>;
+export type FinalDeletionVerdict = Exclude<DeletionVerdict, { kind: 'read' | 'take' | 'delete' }>;
 
 export type DeletionGate = (facts: DeletionFacts) => DeletionVerdict | undefined;
