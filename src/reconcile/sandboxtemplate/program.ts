@@ -11,13 +11,13 @@ import { TEMPLATE_GATES } from './chain.ts';
 import type { TemplateFacts } from './facts.ts';
 import type { FinalTemplateVerdict, TemplateGateName, TemplateVerdict } from './verdict.ts';
 
-type Gates = GateList<TemplateFacts, TemplateVerdict, TemplateGateName>;
+export type TemplateGates = GateList<TemplateFacts, TemplateVerdict, TemplateGateName>;
 
 /** Reads the credentials Secret, or lists the templates, into the facts. */
 export type TemplatePort = ChainPort<TemplateFacts, TemplateVerdict, never, 'credentials'>;
 
 export const templateProgram = (
-  gates: Gates = TEMPLATE_GATES,
+  gates: TemplateGates = TEMPLATE_GATES,
 ): ChainProgram<TemplateFacts, TemplateVerdict, never, 'credentials'> => ({
   gates,
   isDerived: (read): read is 'credentials' => read === 'credentials',
@@ -32,11 +32,13 @@ export const templateProgram = (
   },
 });
 
-export const decideTemplate = (facts: TemplateFacts, gates: Gates = TEMPLATE_GATES): TemplateVerdict =>
-  decideChain(facts, gates);
+export const decideTemplate = (
+  facts: TemplateFacts,
+  gates: TemplateGates = TEMPLATE_GATES,
+): TemplateVerdict => decideChain(facts, gates);
 
 export const runTemplate = (
   facts: TemplateFacts,
   port: TemplatePort,
-  gates?: Gates,
+  gates?: TemplateGates,
 ): Promise<FinalTemplateVerdict> => runChain(facts, templateProgram(gates), port);
