@@ -1,5 +1,7 @@
 /** The deletion chain, row by row (chain.ts, gate by gate): each read, action and verdict. */
 import { describe, expect, it } from 'vitest';
+import { documentedChain } from '../chain-list.test-support.ts';
+import { DELETION_GATES } from './chain.ts';
 import { ago, base, credentials, deployment, read } from './facts.test-support.ts';
 import { type DeletionFacts, LATE_COMMIT_WINDOW_MS } from './facts.ts';
 import { deletion } from './program.ts';
@@ -172,5 +174,11 @@ describe('deletion', () => {
     expect(verdict.kind === 'wait' && verdict.why === 'lateCommit' && verdict.message).toMatch(
       /nothing named agent exists yet.*until 2026-01-01T01:/,
     );
+  });
+});
+
+describe('the deletion gate list', () => {
+  it('DEVELOPMENT.md names the gates in the chain order', () => {
+    expect(documentedChain('Deletion')).toEqual(DELETION_GATES.map(([name]) => name));
   });
 });
