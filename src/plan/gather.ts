@@ -10,14 +10,12 @@ import type { AgentDeployment, AgentDeploymentSpec } from '../api/agentdeploymen
 import { Annotation } from '../api/names.ts';
 import { lookupName, readById } from '../controlplane/deployment-reads.ts';
 import type { AgentDeploymentFacts, VerdictSettings } from '../reconcile/agentdeployment/facts.ts';
-import { type HistoryContext, observeRevision } from '../reconcile/agentdeployment/history-record.ts';
 import { ownedDeployment } from '../reconcile/agentdeployment/owned.ts';
 import type { ProgramPort } from '../reconcile/agentdeployment/program.ts';
 import { ClaimIndex } from '../reconcile/claim-index.ts';
 import { deploymentNameOf } from '../reconcile/claims.ts';
 import { identityOf, usableCredentials } from '../reconcile/credentials.ts';
 import { knownRevision } from '../reconcile/follow.ts';
-import { desiredConfig } from '../reconcile/history.ts';
 import { publishedSettingsOf, verdictSettings } from '../reconcile/settings.ts';
 import { referencedSecretNames } from '../translate/secrets.ts';
 import type { LiveObject, PlanEntry, PlanWorld } from './model.ts';
@@ -184,8 +182,6 @@ export function planPort(
             revision = { id, status: read.status, createdAt: read.created_at, updatedAt: read.updated_at };
           }
           facts.followed = { deployment, revision };
-          // The history as the controller's gather keeps it (the gates of safe rollouts decide on it).
-          if (revision) observeRevision(historyContext(facts), deployment, revision.status);
           return;
         }
       }
@@ -194,17 +190,6 @@ export function planPort(
       // The controller's Kubernetes-side bookkeeping is assumed made; what changes the outcome is noted.
       if (verdict.kind === 'forget') notes.push(verdict.message);
     },
-  };
-}
-
-function historyContext(facts: AgentDeploymentFacts): HistoryContext {
-  const { metadata, spec, status } = facts.object;
-  return {
-    status,
-    spec,
-    generation: metadata.generation ?? 0,
-    around: facts.desired?.ok ? desiredConfig(facts.desired.request, facts.desired.digests.secrets) : {},
-    now: facts.now,
   };
 }
 

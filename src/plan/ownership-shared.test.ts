@@ -48,8 +48,6 @@ describe('one ownership verdict for the plan and the controller', () => {
     const pass = {
       obj,
       spec: obj.spec,
-      tenant: 'sha256:t',
-      credentials: { baseUrl: 'https://cp.example.com', apiKey: 'test-key' },
       status: {},
       events: [],
     } as unknown as AgentDeploymentPass;
@@ -65,7 +63,12 @@ describe('one ownership verdict for the plan and the controller', () => {
       revisionPollMs: 5_000,
       statusKnown: true,
       prepared: new Set(),
-      credentials: { ok: true, credentials: pass.credentials, tenant: 'sha256:t', identity: 'i' },
+      credentials: {
+        ok: true,
+        credentials: { baseUrl: 'https://cp.example.com', apiKey: 'k' },
+        tenant: 'sha256:t',
+        identity: 'i',
+      },
       claims: { claims: () => [] },
     } as unknown as AgentDeploymentFacts;
     const port = controllerPort(

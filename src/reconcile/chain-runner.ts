@@ -3,7 +3,8 @@
  * with a verdict decides; a `read` verdict is gathered (derived from the facts held, or read by the
  * port); a bookkeeping verdict is acted on by the port and the facts advance; any other verdict is final
  * and returned, for the caller to act on (the controller) or print (the plan). A program is data: its
- * gates in order, which reads it derives and which verdicts are bookkeeping.
+ * gates in order, which reads it derives (and what the facts learn from the others), which verdicts are
+ * bookkeeping.
  */
 
 /** A gate: a verdict, or undefined to let the next gate decide. */
@@ -23,6 +24,8 @@ export interface ChainProgram<F, V extends { kind: string }, B extends V = never
   gates: GateList<F, V>;
   isDerived?(read: ReadOf<V>): read is Extract<ReadOf<V>, D>;
   derive?(facts: F, read: Extract<ReadOf<V>, D>): void;
+  /** What the facts learn from what the port read, before the chain runs again. */
+  learn?(facts: F, read: Exclude<ReadOf<V>, D>): void;
   isBookkeeping?(verdict: V): verdict is B;
   /** The facts after a bookkeeping verdict the port acted on. */
   advance?(facts: F, verdict: B): void;
@@ -56,7 +59,11 @@ export async function runChain<F, V extends { kind: string }, B extends V = neve
     if (verdict.kind === 'read') {
       const { read } = verdict as unknown as { read: ReadOf<V> };
       if (program.isDerived?.(read)) program.derive?.(facts, read);
-      else await port.read(read as Exclude<ReadOf<V>, D>, facts);
+      else {
+        const world = read as Exclude<ReadOf<V>, D>;
+        await port.read(world, facts);
+        program.learn?.(facts, world);
+      }
       continue;
     }
     if (program.isBookkeeping?.(verdict)) {

@@ -2,7 +2,7 @@
  * status.history, pure: the last revisions of the deployment with the configuration each runs (its source,
  * and digests of its secrets and resource spec), what made it, its outcome and its verification; and
  * status.lastGoodRevision, the newest that deployed and (with spec.verification) verified. The followRevision
- * and verify steps feed it what they see; remediation.ts decides from it.
+ * gate and the verification stage feed it what they see; remediation.ts decides from it.
  */
 import {
   DEFAULT_REVISION_HISTORY_LIMIT,

@@ -67,3 +67,12 @@ export function recordOwned(
   if (tenant) s.credentialsDigest = tenant;
   delete s.createPendingSince;
 }
+
+/**
+ * A deployment found and watched: what status shows of it; a record from before digests were kept gets
+ * the tenant of the credentials the deployment answers (`tenant`, when resolved).
+ */
+export function recordWatched(s: AgentDeploymentStatus, d: Deployment, tenant: string | undefined): void {
+  if (s.deploymentId === d.id && !s.credentialsDigest && tenant) s.credentialsDigest = tenant;
+  recordObserved(s, d);
+}

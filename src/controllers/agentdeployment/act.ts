@@ -1,9 +1,11 @@
 /**
- * The `decide` step: gather and decide (reconcile/agentdeployment/program.ts, with the controller's port,
- * gather.ts), then act on the verdict: paused, wait or stall end the pass; create, patch and redeploy
- * are sent through the external resource, and so are a rollback and a revert (remediate.ts); a revision
- * in progress is looked at again, one deployed is Ready (or verified next), or RolledBack; observe-only
- * reports (observe-only.ts).
+ * The `decide` step: the program (reconcile/agentdeployment/program.ts, read through the controller's
+ * port, gather.ts) decides, then the act stage acts on the verdict: the status it writes starts from what
+ * the facts learned; paused, wait or stall end the pass; create, patch and redeploy are sent through the
+ * external resource, and so are a rollback and a revert (remediate.ts); a revision in progress is looked
+ * at again; one deployed is Ready, or RolledBack; observe-only reports (observe-only.ts). With
+ * spec.verification, a deployed revision goes through the verification stage (verification.ts) first,
+ * and the chain decides again on its result: one act, whatever the stage that came before.
  */
 import { Annotation, EventReason } from '../../api/names.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
@@ -13,17 +15,18 @@ import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
 import type { FinalVerdict, Gate, GateName, PatchVerdict } from '../../reconcile/agentdeployment/verdict.ts';
 import { createContest } from '../../reconcile/claims.ts';
 import { isObserveOnly } from '../../reconcile/management.ts';
-import { recordApplied, recordObserved } from '../../reconcile/status.ts';
+import { recordApplied, recordObserved, recordWatched } from '../../reconcile/status.ts';
 import { takeReconcileRequest } from '../../runtime/annotations.ts';
 import { type Outcome, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
-import { controllerPort, passExternal, recordFound, recordWatched, secretsTakenEvent } from './gather.ts';
+import { controllerPort, passExternal, resolvedOf, secretsTakenEvent } from './gather.ts';
 import { noteRevision, revert, rollBack } from './remediate.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
+import { type Verification, verify } from './verification.ts';
 
 const progressing = (message: string): Outcome => ({ kind: 'progressing', reason: 'Progressing', message });
 
-/** `factsOf`: the pass's facts (made once per pass: the later steps act with the same). */
+/** `factsOf`: the pass's facts (made once per pass). */
 export function decideStep(
   deps: AgentDeploymentDeps,
   factsOf: (pass: AgentDeploymentPass) => AgentDeploymentFacts,
@@ -35,38 +38,49 @@ export function decideStep(
       // What an earlier pass found in sync is this pass's to judge again (its inSync sets it anew).
       deps.observer.unmatch(pass.key);
       const facts = factsOf(pass);
-      pass.reconcileRequested = facts.reconcileRequested;
-      const verdict = await runAgentDeployment(facts, controllerPort(deps, pass), gates);
-      if (verdict.kind !== 'paused') takeReconcileRequest(pass.obj, pass.status);
-      if (facts.desired?.ok) {
-        pass.desired = facts.desired.request;
-        pass.digests = facts.desired.digests;
+      const port = controllerPort(deps, pass);
+      let verdict: FinalVerdict;
+      try {
+        verdict = await runAgentDeployment(facts, port, gates);
+      } finally {
+        // The status written starts from what the facts learned, also when a read failed on the way.
+        pass.status = structuredClone(facts.object.status);
       }
-      return act(deps, pass, facts, verdict);
+      if (verdict.kind !== 'paused') takeReconcileRequest(pass.obj, pass.status);
+      const outcome = await act(deps, pass, facts, verdict);
+      if (outcome || !pass.spec.verification || facts.observation) return outcome;
+      // Deployed (or patched without a revision): verified before Ready; a result that counts is the
+      // chain's to decide on again (everything it reads is read already).
+      const verification = await verify(deps, pass, facts);
+      if (!verification.counts) return verification.outcome;
+      return act(deps, pass, facts, await runAgentDeployment(facts, port, gates), verification);
     },
   };
 }
 
+/** `verification`: the verification stage's result, when the verdict comes after one. */
 export async function act(
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   facts: AgentDeploymentFacts,
   verdict: FinalVerdict,
+  verification?: Verification,
 ): Promise<Outcome | undefined> {
   const { status } = pass;
+  // The deployment as its revision was read (what verification calls).
+  if (facts.followed) pass.deployment = facts.followed.deployment;
   // Under full management there is no drift report; an observe-only object's is rewritten below.
   if (!isObserveOnly(pass.spec)) delete status.drift;
   if (verdict.kind === 'wait' && verdict.observeOnly) {
     // Nothing to observe (NotFound), or it is being deleted: no drift to report.
-    recordWatched(deps, pass, facts, status.deploymentId === ownedDeployment(facts)?.id);
+    watched(deps, pass, facts, status.deploymentId === ownedDeployment(facts)?.id);
     delete status.drift;
   } else if (
     verdict.kind === 'patch' ||
     verdict.kind === 'revert' ||
     ((verdict.kind === 'wait' || verdict.kind === 'stall') && verdict.compared)
   ) {
-    const deployment = recordFound(deps, pass, facts);
-    if (deployment) recordObserved(status, deployment);
+    watched(deps, pass, facts, true);
   }
   const patching = verdict.kind === 'revert' ? verdict.patch : verdict;
   if (patching.kind === 'patch' && patching.secretsTakenAsCurrent) pass.events.push(secretsTakenEvent(facts));
@@ -140,16 +154,36 @@ export async function act(
     case 'ready':
       redeploySkipped(pass, verdict);
       observedAsApplied(pass, facts);
-      // Verified next, when asked for (an observe-only object runs nothing on the agent server).
-      if (pass.spec.verification && !facts.observation) return undefined;
       if (facts.observation) return { kind: 'ready', reason: 'Succeeded', message: verdict.message };
-      return rolledBackOutcome(verdict) ?? { kind: 'ready', reason: 'Succeeded', message: verdict.message };
+      // Verified next, when asked for (an observe-only object runs nothing on the agent server).
+      if (pass.spec.verification && !verification) return undefined;
+      if (verification && verification.verified.status !== 'True')
+        return verdict.noRollback
+          ? { ...verification.outcome, message: `${verification.outcome.message}; ${verdict.noRollback}` }
+          : verification.outcome;
+      // While a rollback made for this spec serves: RolledBack (Stalled), after a deploy or a verification.
+      if (verdict.rolledBack) return { kind: 'stalled', reason: 'RolledBack', message: verdict.message };
+      return verification?.outcome ?? { kind: 'ready', reason: 'Succeeded', message: verdict.message };
   }
 }
 
-/** While a rollback made for this spec serves: RolledBack (Stalled), after a deploy or a verification. */
-export function rolledBackOutcome(verdict: FinalVerdict & { kind: 'ready' }): Outcome | undefined {
-  return verdict.rolledBack ? { kind: 'stalled', reason: 'RolledBack', message: verdict.message } : undefined;
+/**
+ * The deployment the verdict compared with the spec, recorded as watched: polled by the observer, and
+ * shown in status; `owned` false (observe-only, seen by name): its id is not recorded as the object's.
+ */
+function watched(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+  owned: boolean,
+): void {
+  const deployment = ownedDeployment(facts);
+  if (!deployment || !facts.credentials?.ok) return;
+  const { credentials, tenant } = resolvedOf(facts);
+  deps.observer.track(pass.key, credentials, deployment.id);
+  pass.deployment = deployment;
+  recordWatched(pass.status, deployment, tenant);
+  if (!owned) delete pass.status.deploymentId;
 }
 
 /** Converge's PATCH of what differs; a PATCH that makes a revision is followed next. */
@@ -168,7 +202,9 @@ async function patch(
     );
   }
   pass.deployment = patched;
-  return undefined;
+  // Nothing to follow: verified next when asked for; otherwise the next pass finds it in sync.
+  if (pass.spec.verification) return undefined;
+  return progressing(`patched ${verdict.changed.join(', ')}; no revision to follow`);
 }
 
 /** A redeploy request the revision's state answers without a redeploy: recorded as handled, and said. */
@@ -176,7 +212,8 @@ function redeploySkipped(
   pass: AgentDeploymentPass,
   verdict: { handled?: string | undefined; revision?: { id: string; status: string } | undefined },
 ): void {
-  if (!verdict.handled || !verdict.revision) return;
+  // Already recorded (by the act before a verification): said once.
+  if (!verdict.handled || !verdict.revision || pass.status.lastHandledRedeployAt === verdict.handled) return;
   pass.status.lastHandledRedeployAt = verdict.handled;
   pass.events.push({
     type: 'Normal',

@@ -93,16 +93,16 @@ function passWith(
   return {
     obj,
     spec: obj.spec,
-    tenant: TENANT,
-    credentials: { baseUrl: 'https://cp.example.com', apiKey: 'test-key' },
     status: { ...(deploymentId ? { deploymentId } : {}), ...status },
     events: [],
   } as unknown as AgentDeploymentPass;
 }
 
+const CREDENTIALS = { baseUrl: 'https://cp.example.com', apiKey: 'test-key' };
+
 /** The facts of a pass whose credentials resolved (tenant TENANT), for the ownership gate. */
 function factsOf(d: AgentDeploymentDeps, pass: AgentDeploymentPass): AgentDeploymentFacts {
-  const credentials = pass.credentials as NonNullable<AgentDeploymentPass['credentials']>;
+  const credentials = CREDENTIALS;
   return {
     object: { metadata: pass.obj.metadata, spec: pass.spec, status: pass.status },
     settings: {} as AgentDeploymentFacts['settings'],
@@ -120,7 +120,9 @@ function factsOf(d: AgentDeploymentDeps, pass: AgentDeploymentPass): AgentDeploy
 
 /** The external resource, its create guard's lookup judged by the ownership verdict of the pass's facts. */
 const externalDeployment = (d: AgentDeploymentDeps, pass: AgentDeploymentPass, client: DeploymentClient) =>
-  externalOf(d, pass, client, () => ownershipFactsOf(factsOf(d, pass)));
+  externalOf(d, pass, client, { credentials: CREDENTIALS, tenant: TENANT }, () =>
+    ownershipFactsOf(factsOf(d, pass)),
+  );
 
 /**
  * What the decide step takes as this object's: the chain's ownership gate (with a last gate that only
@@ -529,5 +531,25 @@ describe('ownership: delete', () => {
     const verdict = await deleteWith(pass, client);
     expect(verdict).toMatchObject({ kind: 'stall', reason: 'CredentialsChanged' });
     expect(verdict.kind === 'stall' && verdict.message).toContain('d-1');
+  });
+});
+
+describe('the revision read (gather only reads)', () => {
+  it("changes neither the pass's status nor the facts': what it shows is the facts' to learn", async () => {
+    const { client, calls } = scripted(['DEPLOYING'], {
+      async getRevision(_id: string, revisionId: string) {
+        calls.push(`GET revision ${revisionId}`);
+        return { id: revisionId, status: 'DEPLOYING', created_at: 'x', updated_at: 'x' };
+      },
+    } as Partial<DeploymentClient>);
+    const pass = passWith('d-1', { credentialsDigest: TENANT });
+    const facts = factsOf(deps, pass);
+    facts.recorded = { ...deployment('DEPLOYING'), active_revision_id: 'r-0' };
+    const before = JSON.stringify(pass.status);
+    await controllerPort({ ...deps, controlPlane: () => client }, pass).read('revision', facts);
+    expect(calls).toEqual(['GET revision r-1']);
+    expect(facts.followed?.revision).toMatchObject({ id: 'r-1', status: 'DEPLOYING' });
+    expect(JSON.stringify(pass.status)).toBe(before);
+    expect(JSON.stringify(facts.object.status)).toBe(before);
   });
 });

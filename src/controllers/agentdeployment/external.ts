@@ -61,18 +61,21 @@ export interface ExternalDeployment {
   refresh(deploymentId: string): Promise<Deployment>;
 }
 
+/**
+ * `resolved`: the credentials the facts resolved and the tenant they reach. The status it records in is
+ * the pass's at the time of each call (the act stage's).
+ */
 export function externalDeployment(
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   client: DeploymentClient,
+  resolved: { credentials: Credentials; tenant: string | undefined },
   ownershipFacts: () => OwnershipFacts,
 ): ExternalDeployment {
   const { observer } = deps;
-  const { obj, status } = pass;
+  const { obj } = pass;
   const deploymentName = deploymentNameOf({ ...obj, spec: pass.spec });
-  const tenant = pass.tenant;
-  if (!pass.credentials) throw new Error('external resource used before credentials were resolved');
-  const { credentials } = pass;
+  const { credentials, tenant } = resolved;
   const identity = credentialsKey(credentials);
   const note = (reason: EventReason | Reason, message: string, type: 'Normal' | 'Warning' = 'Normal') =>
     pass.events.push({ type, reason, message });
@@ -110,7 +113,7 @@ export function externalDeployment(
 
   /** This object owns `d` from now on: the id, and the tenant it lives in. */
   const own = (d: Deployment) => {
-    recordOwned(status, d.id, tenant);
+    recordOwned(pass.status, d.id, tenant);
     remember(d);
   };
 
@@ -124,7 +127,7 @@ export function externalDeployment(
         if (how === 'observed') return deployment; // watched by name, never recorded as owned
         if (how === 'recorded') {
           // A record from before digests were kept: the deployment answers, so these are its credentials.
-          if (!status.credentialsDigest && tenant) status.credentialsDigest = tenant;
+          if (!pass.status.credentialsDigest && tenant) pass.status.credentialsDigest = tenant;
           return deployment;
         }
         own(deployment);
@@ -160,14 +163,14 @@ export function externalDeployment(
     async create(request, persist) {
       // Fenced before the mark too: a mark for a POST never sent would hold the name for nothing.
       deps.writeFence?.(pass.key);
-      const fresh = !status.createPendingSince;
+      const fresh = !pass.status.createPendingSince;
       if (fresh) {
-        status.createPendingSince = deps.now().toISOString();
+        pass.status.createPendingSince = deps.now().toISOString();
         try {
           await persist();
         } catch (err) {
           // Another object creates the name: nothing was sent, so the mark goes (the status write clears it).
-          if (err instanceof Stall) delete status.createPendingSince;
+          if (err instanceof Stall) delete pass.status.createPendingSince;
           throw err;
         }
       }
@@ -178,8 +181,8 @@ export function externalDeployment(
         // Without an answer (timeout, dropped connection, 5xx) the mark stays: the next pass looks.
         if (!(err instanceof BadRequestError || err instanceof ValidationFailedError)) throw err;
         // Answered: this POST made nothing. A mark from an earlier, unanswered POST stays in force.
-        const pendingSince = status.createPendingSince;
-        if (fresh) delete status.createPendingSince;
+        const pendingSince = pass.status.createPendingSince;
+        if (fresh) delete pass.status.createPendingSince;
         if (err instanceof BadRequestError) {
           // The name may have been taken since the lookup: by someone else, or by that earlier POST.
           const verdict = nameVerdict(await lookup(), {
@@ -202,7 +205,7 @@ export function externalDeployment(
       );
       remember(patched);
       const revision =
-        patched.latest_revision_id !== status.latestRevisionId
+        patched.latest_revision_id !== pass.status.latestRevisionId
           ? `; new revision ${patched.latest_revision_id}`
           : '';
       note(EventReason.Patched, `patched ${changed.join(', ')}${revision}`);

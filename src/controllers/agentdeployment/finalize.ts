@@ -25,6 +25,7 @@ import { recordOwned } from '../../reconcile/status.ts';
 import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import type { ExternalDeployment } from './external.ts';
+import { resolvedOf } from './gather.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 /** What the finalize step needs from the other steps' helpers. */
@@ -97,8 +98,9 @@ export function finalizeStep(
           external,
           (deployment, message) => {
             // The create guard proved it this object's: recorded as owned, and said.
-            recordOwned(pass.status, deployment.id, pass.tenant);
-            deps.observer.remember(pass.identity as string, deployment, pass.key);
+            const { tenant, identity } = resolvedOf(pass.facts ?? {});
+            recordOwned(pass.status, deployment.id, tenant);
+            deps.observer.remember(identity, deployment, pass.key);
             pass.events.push({ type: 'Normal', reason: EventReason.Found, message });
           },
           gates,

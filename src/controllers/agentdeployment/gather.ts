@@ -18,12 +18,10 @@ import { knownRevision } from '../../reconcile/follow.ts';
 import { sameObservation } from '../../reconcile/observation.ts';
 import type { ReadById } from '../../reconcile/ownership.ts';
 import { OBJECT_SECRET_BUDGET } from '../../reconcile/settings.ts';
-import { recordObserved } from '../../reconcile/status.ts';
 import type { PendingEvent } from '../../runtime/reconcile-shell.ts';
 import { SecretBudgetError } from '../../runtime/secret-cache.ts';
 import { referencedSecretNames } from '../../translate/secrets.ts';
 import { type ExternalDeployment, externalDeployment } from './external.ts';
-import { observeRevision } from './remediate.ts';
 import { configurationDigest } from './snapshot-store.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
@@ -68,25 +66,43 @@ export async function readSecrets(
   }
 }
 
-/** The client of the credentials the facts resolved; made once per pass. */
+/** The pass's facts, made once, when the first step asks. */
+export function factsOf(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  policy: CredentialsPolicy,
+): AgentDeploymentFacts {
+  pass.facts ??= passFacts(deps, pass, policy);
+  return pass.facts;
+}
+
+/** The credentials the facts resolved, and the tenant they reach. */
+export function resolvedOf(facts: Pick<AgentDeploymentFacts, 'credentials'>) {
+  if (!facts.credentials?.ok) throw new Error('the control plane was asked for before credentials resolved');
+  return facts.credentials;
+}
+
+/** The client of the credentials the facts resolved; made once per pass (again if they change). */
 export function passClient(
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,
   facts: AgentDeploymentFacts,
 ) {
-  if (!facts.credentials?.ok) throw new Error('the control plane was asked for before credentials resolved');
-  const { credentials, tenant, identity } = facts.credentials;
-  if (!pass.client || pass.identity !== identity) {
-    pass.credentials = credentials;
-    pass.tenant = tenant;
-    pass.identity = identity;
+  const { credentials, identity } = resolvedOf(facts);
+  if (!pass.client || pass.clientOf !== identity) {
     // Credentials from the namespace's own Secret count against its identities (pools.ts).
     const from = pass.spec.credentialsSecretRef ? (pass.obj.metadata.namespace ?? '') : undefined;
     pass.client = deps.controlPlane(credentials, pass.deadline, from);
+    pass.clientOf = identity;
   }
   return pass.client;
 }
 
+/**
+ * The port through which the program reads the world for the controller, and the act stage of its
+ * bookkeeping verdicts: what they do outside the facts (the finalizer, the credentials Secret's in-use
+ * finalizer, the observer's polling, events). The status they imply is the facts' (advance.ts).
+ */
 export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentPass): ProgramPort {
   const { observer } = deps;
   const namespace = pass.obj.metadata.namespace ?? '';
@@ -99,6 +115,19 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
     if (overBudget) throw overBudget;
     return read;
   };
+  // The recorded deployment is the observer's snapshot (a listing, or an earlier pass's create or PATCH
+  // answer), not a read of this pass; and how often the chain decided again on a read (readRevision).
+  const reads = { fromSnapshot: false, redecisions: 0 };
+  /** Watched from here: polled by the observer (`inSync`: compared with this configuration). */
+  const watch = (facts: AgentDeploymentFacts, deployment: Deployment, inSync: boolean) => {
+    observer.track(
+      pass.key,
+      resolvedOf(facts).credentials,
+      deployment.id,
+      inSync ? configurationDigest(deployment) : undefined,
+    );
+    pass.deployment = deployment;
+  };
   return {
     async read(read, facts) {
       if (read === 'secrets') {
@@ -110,13 +139,13 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
         return;
       }
       const client = passClient(deps, pass, facts);
-      const identity = pass.identity as string;
+      const { identity } = resolvedOf(facts);
       switch (read) {
         case 'recorded': {
           const id = facts.object.status.deploymentId as string;
           const snapshot = observer.fresh(identity, id);
           facts.recorded = snapshot ?? remembered(identity, await readById(client, id));
-          pass.fromSnapshot = snapshot !== undefined;
+          reads.fromSnapshot = snapshot !== undefined;
           if (facts.recorded === 'missing') observer.forget(identity, id);
           return;
         }
@@ -129,7 +158,7 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
           facts.byName = await lookupName(client, deploymentNameOf({ ...pass.obj, spec: pass.spec }));
           return;
         case 'revision':
-          facts.followed = await readRevision(deps, pass, facts, passExternal(deps, pass, facts));
+          facts.followed = await readRevision(reads, facts, passExternal(deps, pass, facts));
           return;
       }
     },
@@ -150,26 +179,21 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
           }
           return;
         case 'forget':
-          pass.fromSnapshot = false;
+          reads.fromSnapshot = false;
           note(EventReason.DeploymentMissing, verdict.message, 'Warning');
           return;
         case 'own':
-          observer.remember(pass.identity as string, verdict.deployment, pass.key);
+          observer.remember(resolvedOf(facts).identity, verdict.deployment, pass.key);
           if (verdict.message)
             note(verdict.how === 'adopted' ? EventReason.Adopted : EventReason.Found, verdict.message);
           return;
         case 'observed':
-          recordWatched(deps, pass, facts, verdict.owned);
-          pass.status.drift = verdict.drift;
+          watch(facts, verdict.deployment, false);
           return;
-        case 'inSync': {
-          // Found and in sync: watched from here (the poll compares what it lists with this
-          // configuration), and what status shows of it.
-          const deployment = recordFound(deps, pass, facts, true);
-          if (deployment) recordObserved(pass.status, deployment);
+        case 'inSync':
+          watch(facts, verdict.deployment, true);
           if (verdict.secretsTakenAsCurrent) pass.events.push(secretsTakenEvent(facts));
           return;
-        }
       }
     },
   };
@@ -191,33 +215,9 @@ export function passExternal(
   pass: AgentDeploymentPass,
   facts: AgentDeploymentFacts,
 ): ExternalDeployment {
-  return externalDeployment(deps, pass, passClient(deps, pass, facts), () => ownershipFactsOf(facts));
-}
-
-/**
- * What the pass found and watches from here: recorded in status, and polled by the observer; `inSync`:
- * the pass found it as the spec asks, which the poll then compares what it lists with.
- */
-export function recordFound(
-  deps: AgentDeploymentDeps,
-  pass: AgentDeploymentPass,
-  facts: AgentDeploymentFacts,
-  inSync = false,
-) {
-  const deployment = ownedDeployment(facts);
-  if (!deployment || !pass.credentials) return undefined;
-  const { status } = pass;
-  // A record from before digests were kept: the deployment answers, so these are its credentials.
-  if (status.deploymentId === deployment.id && !status.credentialsDigest && pass.tenant)
-    status.credentialsDigest = pass.tenant;
-  deps.observer.track(
-    pass.key,
-    pass.credentials,
-    deployment.id,
-    inSync ? configurationDigest(deployment) : undefined,
+  return externalDeployment(deps, pass, passClient(deps, pass, facts), resolvedOf(facts), () =>
+    ownershipFactsOf(facts),
   );
-  pass.deployment = deployment;
-  return deployment;
 }
 
 /** How many times one pass decides again on a deployment that changed while it was read. */
@@ -230,25 +230,24 @@ const MAX_REDECISIONS = 2;
  * deadline and retry), and when it turns out deployed since the snapshot, the deployment once more.
  * A read again that shows another configuration or another latest revision than the one the chain
  * decided on is not followed: it becomes the observation and the chain decides again (undefined), so
- * Ready and the history come only from a read compared with the spec. Status records what was read.
+ * Ready and the history come only from a read compared with the spec. Only reads: what the read shows
+ * the facts learn (advance.ts, learnRevision).
  */
 async function readRevision(
-  deps: AgentDeploymentDeps,
-  pass: AgentDeploymentPass,
+  reads: { fromSnapshot: boolean; redecisions: number },
   facts: AgentDeploymentFacts,
   external: ExternalDeployment,
 ): Promise<AgentDeploymentFacts['followed']> {
-  const { status } = pass;
-  let deployment = pass.deployment ?? ownedDeployment(facts);
+  const { status } = facts.object;
+  let deployment = ownedDeployment(facts);
   if (!deployment) throw new Error('a revision was asked for without a deployment');
   // Observe-only reads the revision as it is, and no more (nothing it does depends on the deployment's).
   const managed = !facts.observation;
-  if (managed && pass.fromSnapshot && isFirstLook(status, deployment)) {
-    pass.fromSnapshot = false;
+  if (managed && reads.fromSnapshot && isFirstLook(status, deployment)) {
+    reads.fromSnapshot = false;
     const read = await external.refresh(deployment.id);
-    if (!sameObservation(deployment, read)) return decideAgain(pass, facts, read);
+    if (!sameObservation(deployment, read)) return decideAgain(reads, facts, read);
     deployment = read;
-    recordObserved(status, deployment);
   }
   const revisionId = deployment.latest_revision_id;
   if (!revisionId) return { deployment, revision: undefined };
@@ -264,20 +263,10 @@ async function readRevision(
     if (managed && REVISION_SUCCEEDED.has(read.status) && deployment.active_revision_id !== revisionId) {
       // The snapshot predates the deploy: read the deployment once so status shows what now runs.
       const now = await external.refresh(deployment.id);
-      if (!sameObservation(deployment, now)) return decideAgain(pass, facts, now);
+      if (!sameObservation(deployment, now)) return decideAgain(reads, facts, now);
       deployment = now;
-      recordObserved(status, deployment);
     }
   }
-  status.latestRevisionId = revisionId;
-  status.revisionStatus = revision.status;
-  pass.deployment = deployment;
-  // The history (issue 33) records what the revision is doing, with the configuration around it.
-  if (facts.desired?.ok) {
-    pass.desired = facts.desired.request;
-    pass.digests = facts.desired.digests;
-  }
-  observeRevision(deps, pass, deployment, revision.status);
   return { deployment, revision };
 }
 
@@ -287,40 +276,23 @@ async function readRevision(
  * is followed. A deployment that keeps changing under the pass ends it; the next pass starts afresh.
  */
 function decideAgain(
-  pass: AgentDeploymentPass,
+  reads: { redecisions: number },
   facts: AgentDeploymentFacts,
   read: Deployment,
 ): AgentDeploymentFacts['followed'] {
-  pass.redecisions = (pass.redecisions ?? 0) + 1;
-  if (pass.redecisions > MAX_REDECISIONS || ownedDeployment(facts)?.id !== read.id)
+  reads.redecisions += 1;
+  if (reads.redecisions > MAX_REDECISIONS || ownedDeployment(facts)?.id !== read.id)
     throw new Error(`deployment ${read.id} changed while this pass read it; the next pass reads it afresh`);
   facts.recorded = read;
   facts.inSync = false;
   // What was derived from the older read goes with it.
   facts.drift = undefined;
   facts.follow = undefined;
-  pass.deployment = undefined;
   return undefined;
 }
 
 /** The latest revision was never looked at, and the deployment as known does not show it active. */
-const isFirstLook = (status: AgentDeploymentPass['status'], deployment: Deployment): boolean =>
+const isFirstLook = (status: AgentDeploymentFacts['object']['status'], deployment: Deployment): boolean =>
   !!deployment.latest_revision_id &&
   deployment.active_revision_id !== deployment.latest_revision_id &&
   !(status.latestRevisionId === deployment.latest_revision_id && status.revisionStatus);
-
-/**
- * What an observe-only object watches: recorded in status as observed and polled; the id stays recorded
- * only when it is the object's own (recorded or adopted), not a deployment merely seen by name.
- */
-export function recordWatched(
-  deps: AgentDeploymentDeps,
-  pass: AgentDeploymentPass,
-  facts: AgentDeploymentFacts,
-  owned: boolean,
-): void {
-  const deployment = recordFound(deps, pass, facts);
-  if (!deployment) return;
-  recordObserved(pass.status, deployment);
-  if (!owned) delete pass.status.deploymentId;
-}

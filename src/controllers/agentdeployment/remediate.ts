@@ -25,7 +25,9 @@ const contextOf = (deps: AgentDeploymentDeps, pass: AgentDeploymentPass): Histor
   status: pass.status,
   spec: pass.spec,
   generation: pass.generation,
-  around: pass.desired && pass.digests ? desiredConfig(pass.desired, pass.digests.secrets) : {},
+  around: pass.facts?.desired?.ok
+    ? desiredConfig(pass.facts.desired.request, pass.facts.desired.digests.secrets)
+    : {},
   now: deps.now(),
 });
 
@@ -40,14 +42,6 @@ export const noteRevision = (
   trigger: RevisionTrigger,
   redeployOf?: string,
 ): void => record.noteRevision(contextOf(deps, pass), deployment, trigger, redeployOf);
-
-/** The latest revision's status as the gather read it. */
-export const observeRevision = (
-  deps: AgentDeploymentDeps,
-  pass: AgentDeploymentPass,
-  deployment: Deployment,
-  status: string,
-): void => record.observeRevision(contextOf(deps, pass), deployment, status);
 
 export const observeVerified = (
   deps: AgentDeploymentDeps,

@@ -1,13 +1,12 @@
 /**
  * The AgentDeployment reconcile as ordered steps (DEVELOPMENT.md, "How a reconcile decides"): finalize
- * (a deleted object), decide (the program of reconcile/agentdeployment/: gather, the chain of gates up
- * to revision following, and the act on its verdict, act.ts), then verification. Conditions, events for
+ * (a deleted object), then decide (the program of reconcile/agentdeployment/: gather, the chain of gates,
+ * the verification stage, and the act on its verdict, act.ts). Conditions, events for
  * condition changes and the status write happen after the last step, in the shell.
  */
 
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import { readDeletionCredentials } from '../../reconcile/agentdeployment/deletion-credentials.ts';
-import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
 import { defaultCredentialsRefused } from '../../reconcile/agentdeployment/gates/default-credentials-scope.ts';
 import type { Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
@@ -15,9 +14,8 @@ import type { DeletionGates } from '../../reconcile/deletion/chain.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import { decideStep } from './act.ts';
 import { finalizeStep } from './finalize.ts';
-import { controllerPort, passClient, passExternal, passFacts } from './gather.ts';
+import { controllerPort, factsOf, passClient, passExternal } from './gather.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
-import { verifyStep } from './verify-step.ts';
 
 type AgdStep = Step<AgentDeploymentPass>;
 
@@ -28,15 +26,7 @@ export function agentDeploymentSteps(
   deletionGates?: DeletionGates,
 ): readonly AgdStep[] {
   const policy = credentialsPolicy(deps.defaultCredentials, deps.allowedControlPlanes);
-  const factsOf = new WeakMap<AgentDeploymentPass, AgentDeploymentFacts>();
-  const facts = (pass: AgentDeploymentPass) => {
-    let made = factsOf.get(pass);
-    if (!made) {
-      made = passFacts(deps, pass, policy);
-      factsOf.set(pass, made);
-    }
-    return made;
-  };
+  const facts = (pass: AgentDeploymentPass) => factsOf(deps, pass, policy);
 
   /** Deleted: the deletion chain (reconcile/deletion/), read and acted on in finalize.ts. */
   const finalize = finalizeStep(
@@ -55,5 +45,5 @@ export function agentDeploymentSteps(
     deletionGates,
   );
 
-  return [finalize, decideStep(deps, facts, gates), verifyStep(deps, facts, gates)];
+  return [finalize, decideStep(deps, facts, gates)];
 }

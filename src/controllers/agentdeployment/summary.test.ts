@@ -90,7 +90,7 @@ describe('summarizeVerified', () => {
       forgets: true,
     },
     {
-      name: 'the verify step ran: its condition is set',
+      name: 'the verification stage ran: its condition is set',
       spec: withVerification,
       status: { conditions: [readyTrue], verification: record('r-1'), latestRevisionId: 'r-1' },
       verified: { status: 'True', reason: 'Succeeded', message: 'run r-1 succeeded' },

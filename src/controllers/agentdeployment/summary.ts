@@ -12,7 +12,7 @@ import { conditionChange, type PendingEvent } from '../../runtime/reconcile-shel
 import type { VerifiedCondition } from '../../verification/view.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
-/** The Verified condition: set by the verify step, reset by a new revision, gone without a spec. */
+/** The Verified condition: set by the verification stage, reset by a new revision, gone without a spec. */
 export function summarizeVerified(
   deps: AgentDeploymentDeps,
   pass: AgentDeploymentPass,

@@ -12,10 +12,10 @@ import type { ControlPlaneAllowList } from '../../controlplane/allowed-control-p
 import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
-import type { Deployment, DeploymentCreateRequest } from '../../controlplane/schemas.ts';
+import type { Deployment } from '../../controlplane/schemas.ts';
+import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
 import type { ClaimQuery } from '../../reconcile/claim-index.ts';
 import type { Claim } from '../../reconcile/claims.ts';
-import type { AppliedDigests } from '../../reconcile/desired.ts';
 import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
 import type { WriteFence } from '../../runtime/write-fence.ts';
 import type { Verifier } from '../../verification/verifier.ts';
@@ -97,30 +97,18 @@ export interface AgentDeploymentDeps {
 }
 
 /**
- * One pass's state across its steps. What the program decided on is in its facts
- * (reconcile/agentdeployment/facts.ts, made once per pass); these are what the steps after it act with.
+ * One pass: the shell's state (the object, the status being written, events) and the program's facts
+ * (reconcile/agentdeployment/facts.ts: everything read and derived, credentials and desired state
+ * included), made once, when the first step asks for them. The rest is what the act stage did.
  */
 export interface AgentDeploymentPass extends Pass<AgentDeployment, AgentDeploymentStatus> {
   spec: AgentDeploymentSpec;
-  /** The credentials, their tenant digest and identity (credentialsKey), and their client, once resolved. */
-  credentials?: Credentials;
-  tenant?: string;
-  identity?: string;
+  facts?: AgentDeploymentFacts;
+  /** The control-plane client of the facts' credentials (`clientOf`: their identity), made once. */
   client?: DeploymentClient;
-  /** The request the spec makes and its digests, once the program derived them (remediate.ts reads them). */
-  desired?: DeploymentCreateRequest;
-  digests?: AppliedDigests;
-  /** The deployment this object manages (or, observe-only, watches), once the program found one. */
+  clientOf?: string;
+  /** The deployment the act stage recorded as watched (or, observe-only, observed). */
   deployment?: Deployment;
-  /**
-   * `deployment` is the observer's snapshot (a listing, or an earlier pass's create or PATCH answer), not a
-   * read of this pass.
-   */
-  fromSnapshot?: boolean;
-  /** How many times the chain decided again on a deployment read anew in this pass (gather.ts). */
-  redecisions?: number;
-  /** Set by the verify step. */
+  /** The verification stage's result, when it ran. */
   verified?: VerifiedCondition;
-  /** Set by holdWhileStalled: the reconcile-requested-at annotation has a new value this pass. */
-  reconcileRequested?: boolean;
 }

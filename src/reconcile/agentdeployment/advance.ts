@@ -1,14 +1,19 @@
 /**
- * How the facts move on after a verdict that does not end the chain, the same for the controller and the
- * plan: a derived fact computed, a preparation marked made, a gone deployment forgotten, an adopted or
- * found one recorded as owned (in the status being built).
+ * How the facts move on, the same for the controller and the plan: a derived fact computed; after a
+ * bookkeeping verdict, a preparation marked made, a gone deployment forgotten, an adopted or found one
+ * recorded as owned, one in sync or observed recorded as watched; after the revision read and a
+ * verification, what they showed. Each changes only the facts (their status is the chain's knowledge):
+ * the act stage writes the status from them.
  */
 import { credentialsFact } from '../credentials.ts';
 import { desiredDeployment } from '../desired.ts';
-import { forgetDeployment, recordOwned } from '../status.ts';
+import { desiredConfig } from '../history.ts';
+import { forgetDeployment, recordObserved, recordOwned, recordWatched } from '../status.ts';
 import { driftOf } from './derived.ts';
 import { type AgentDeploymentFacts, lookupOf } from './facts.ts';
 import { followVerdictOf } from './follow-verdict.ts';
+import { observeRevision, observeVerified } from './history-record.ts';
+import { ownedDeployment } from './owned.ts';
 import type { Bookkeeping, DerivedRead } from './verdict.ts';
 
 const DERIVED: ReadonlySet<string> = new Set<DerivedRead>(['credentials', 'desired', 'drift', 'follow']);
@@ -46,6 +51,7 @@ export function derive(facts: AgentDeploymentFacts, read: DerivedRead): void {
 /** The facts after a bookkeeping verdict the gatherer acted on. */
 export function advance(facts: AgentDeploymentFacts, verdict: Bookkeeping): void {
   const { status } = facts.object;
+  const tenant = facts.credentials?.ok ? facts.credentials.tenant : undefined;
   switch (verdict.kind) {
     case 'prepare':
       facts.prepared.add(verdict.prepare);
@@ -59,16 +65,58 @@ export function advance(facts: AgentDeploymentFacts, verdict: Bookkeeping): void
         status.secretsDigest = verdict.digests.secrets;
         status.appliedConfigDigest = verdict.digests.unechoed;
       }
+      recordWatched(status, verdict.deployment, tenant);
       facts.inSync = true;
       return;
     case 'observed':
       facts.observation = { drift: verdict.drift, fields: verdict.fields, digests: verdict.digests };
+      recordWatched(status, verdict.deployment, tenant);
+      // Only the object's own deployment (recorded or adopted) stays recorded, not one seen by name.
+      if (!verdict.owned) delete status.deploymentId;
+      status.drift = verdict.drift;
       return;
     case 'own': {
       const { deployment } = verdict;
-      recordOwned(status, deployment.id, facts.credentials?.ok ? facts.credentials.tenant : undefined);
+      recordOwned(status, deployment.id, tenant);
       facts.recorded = deployment;
       return;
     }
   }
+}
+
+/** The history as a pass keeps it: the secrets and resources around a revision are the spec's. */
+const historyContext = (facts: AgentDeploymentFacts) => ({
+  status: facts.object.status,
+  spec: facts.object.spec,
+  generation: facts.object.metadata.generation ?? 0,
+  around: facts.desired?.ok ? desiredConfig(facts.desired.request, facts.desired.digests.secrets) : {},
+  now: facts.now,
+});
+
+/**
+ * What the revision read showed (facts.followed): the deployment as read, the latest revision and its
+ * status, and the history with it (the gates of safe rollouts decide on that history).
+ */
+export function learnRevision(facts: AgentDeploymentFacts): void {
+  const { followed } = facts;
+  if (!followed) return;
+  const { status } = facts.object;
+  const { deployment, revision } = followed;
+  // Read again since the chain found it (the observation the inSync verdict recorded is older).
+  if (deployment !== ownedDeployment(facts)) recordObserved(status, deployment);
+  if (!revision) return;
+  status.latestRevisionId = revision.id;
+  status.revisionStatus = revision.status;
+  observeRevision(historyContext(facts), deployment, revision.status);
+}
+
+/** A verification's result of revision `id`: its record, and the history's mark. */
+export function learnVerification(
+  facts: AgentDeploymentFacts,
+  record: AgentDeploymentFacts['object']['status']['verification'],
+  id: string,
+  result: 'True' | 'False' | 'Unknown',
+): void {
+  facts.object.status.verification = record;
+  observeVerified(historyContext(facts), id, result);
 }

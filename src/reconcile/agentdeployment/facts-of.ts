@@ -21,7 +21,9 @@ export interface FactsInput {
 export function agentDeploymentFacts(input: FactsInput): AgentDeploymentFacts {
   const { object } = input;
   return {
-    object,
+    // The facts' own copy: what the chain learns advances it (advance.ts); the status a pass writes is
+    // the act stage's.
+    object: { ...object, status: structuredClone(object.status) },
     settings: input.settings,
     // Asked without recording it: the controller records it once the pass gets past the pause.
     reconcileRequested: takeReconcileRequest(

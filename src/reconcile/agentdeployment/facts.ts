@@ -40,7 +40,11 @@ export interface FactsObject {
     deletionTimestamp?: string | Date | undefined;
   };
   spec: AgentDeploymentSpec;
-  /** The status being built: gates read it, the facts' advance records ownership in it. */
+  /**
+   * The status as the chain knows it: the stored one, advanced by what the pass learns (advance.ts: a
+   * deployment owned, forgotten, found in sync or observed, its revision read, a verification's result).
+   * The facts' own copy: the act stage starts the status it writes from it.
+   */
   status: AgentDeploymentStatus;
 }
 

@@ -5,7 +5,7 @@
  * print (the plan).
  */
 import { type ChainPort, type ChainProgram, runChain } from '../chain-runner.ts';
-import { advance, derive, isDerived } from './advance.ts';
+import { advance, derive, isDerived, learnRevision } from './advance.ts';
 import { AGENT_DEPLOYMENT_GATES } from './chain.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
 import type { Bookkeeping, DerivedRead, FinalVerdict, Gate, GateName, Verdict } from './verdict.ts';
@@ -30,6 +30,10 @@ export const agentDeploymentProgram = (
   gates,
   isDerived,
   derive,
+  // What the revision read shows (its history), the facts learn.
+  learn: (facts, read) => {
+    if (read === 'revision') learnRevision(facts);
+  },
   isBookkeeping: (verdict): verdict is Bookkeeping => BOOKKEEPING.has(verdict.kind),
   advance,
 });

@@ -69,7 +69,7 @@ export const rollback: Gate = (facts) => {
 
 /**
  * How the latest revision failed: a failed deploy spec.retry gave up on (followRevision's RevisionFailed),
- * or a failed verification of it (the agent's own failure, as the verify step recorded it).
+ * or a failed verification of it (the agent's own failure, as the verification stage recorded it).
  */
 function latestFailure(facts: AgentDeploymentFacts, follow: Verdict): LatestFailure | undefined {
   if (follow.kind === 'stall' && follow.reason === Reason.RevisionFailed && follow.revision)
