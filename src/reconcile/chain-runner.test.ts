@@ -4,6 +4,8 @@ import { type ChainProgram, decideChain, type GateList, runChain } from './chain
 
 interface Facts {
   world?: number;
+  /** What the facts learned from the world read. */
+  learned?: number;
   derived?: number;
   counted: number;
 }
@@ -24,7 +26,10 @@ const PROGRAM: ChainProgram<Facts, Verdict, Count, 'derived'> = {
   gates: GATES,
   isDerived: (read): read is 'derived' => read === 'derived',
   derive: (f) => {
-    f.derived = (f.world ?? 0) * 10;
+    f.derived = (f.learned ?? 0) * 10;
+  },
+  learn: (f) => {
+    f.learned = f.world;
   },
   isBookkeeping: (v): v is Count => v.kind === 'count',
   advance: (f) => {
@@ -33,7 +38,7 @@ const PROGRAM: ChainProgram<Facts, Verdict, Count, 'derived'> = {
 };
 
 describe('runChain', () => {
-  it('reads through the port, derives the rest, acts on bookkeeping, then returns the final verdict', async () => {
+  it('reads through the port (the facts learn from it), derives the rest, acts on bookkeeping, returns', async () => {
     const calls: string[] = [];
     const facts: Facts = { counted: 0 };
     const verdict = await runChain(facts, PROGRAM, {
