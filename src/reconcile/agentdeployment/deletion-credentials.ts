@@ -8,8 +8,8 @@
 import type { Reason } from '../../api/names.ts';
 import type { DeletionCredentials } from '../deletion/facts.ts';
 import { derive } from './advance.ts';
+import { claimConflictOf } from './claims-met.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
-import { claimConflictOf } from './gates/claims.ts';
 import { ownershipFactsOf } from './owned.ts';
 import type { ProgramPort } from './program.ts';
 import { secretsOverBudget } from './secret-budget.ts';
