@@ -106,7 +106,7 @@ export function finalizeStep(
           gates,
         );
       } catch (err) {
-        // A read that says why itself (a Secret the port could not read).
+        // A wait or a stall a read gives itself passes through; any other failure is retried.
         if (err instanceof Stall || err instanceof Wait) throw err;
         const cause = outcomeOf(err);
         throw new Retry(
