@@ -53,7 +53,9 @@ describe('actors act on the verdict, not on which gate gave it', () => {
   it('no module outside the programs reads verdict.gate or a chain position', () => {
     const readers = outside.flatMap((file) => {
       const text = readFileSync(file, 'utf8');
-      return /\bverdict\.gate\b|\bdecidedAfterOwnership\b|\bAGENT_DEPLOYMENT_GATES\b/.test(text)
+      return /\bverdict\.gate\b|\bdecidedAfterOwnership\b|\b(AGENT_DEPLOYMENT|TEMPLATE|DELETION)_GATES\b/.test(
+        text,
+      )
         ? [relative(SRC, file)]
         : [];
     });
