@@ -85,15 +85,25 @@ export async function startControllerProcess(options: {
   nodeFlags?: string[] | undefined;
   /** Instead of the image's compiled script: e.g. src/main.ts, for tests that do not build dist/. */
   script?: string | undefined;
+  /**
+   * Another checkout's controller (trees.ts): its Dockerfile's flags and ENV, its script under `runDir`,
+   * run from there. Default: this checkout.
+   */
+  tree?: { dir: string; runDir: string } | undefined;
   readyTimeoutMs?: number;
 }): Promise<ControllerProcess> {
   const [port] = await freePorts(1);
   const out = openSync(options.logFile, 'a');
-  const { flags: imageFlags, script: imageScript, env: imageEnv } = imageEntrypoint();
+  const runDir = options.tree?.runDir ?? REPO;
+  const {
+    flags: imageFlags,
+    script: imageScript,
+    env: imageEnv,
+  } = imageEntrypoint(readFileSync(resolve(options.tree?.dir ?? REPO, 'Dockerfile'), 'utf8'));
   const flags = options.nodeFlags ?? imageFlags;
   const script = options.script ?? imageScript;
-  const child = spawn(process.execPath, [...flags, resolve(REPO, script)], {
-    cwd: REPO,
+  const child = spawn(process.execPath, [...flags, resolve(runDir, script)], {
+    cwd: runDir,
     env: { ...process.env, ...imageEnv, ...options.env, HTTP_PORT: String(port) },
     stdio: ['ignore', out, out],
   });

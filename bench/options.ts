@@ -66,6 +66,11 @@ const BenchOptionsSchema = z.object({
     .transform((v) => v.split(/\s+/).filter((f) => f !== ''))
     .pipe(z.array(z.string().startsWith('--', '--node-flags: each flag must start with --')))
     .optional(),
+  /** The checkouts whose controller and CRDs each round runs, one after the other (trees.ts). */
+  controllerTrees: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()))
+    .pipe(z.array(z.string().min(1, '--controller-tree: an empty directory name')).min(1)),
 });
 export type BenchOptions = Omit<z.infer<typeof BenchOptionsSchema>, 'qps'> & {
   /** RECONCILE_RATE and CONTROL_PLANE_RPS of the single run. */
@@ -90,6 +95,8 @@ export const USAGE = `Usage: node bench/run.ts [flags]
   --reaction-updates 20        objects updated one at a time for the reaction time
   --ready-timeout D            how long all N get to become Ready (default 60s + 100ms × N)
   --node-flags="--f ..."       node flags for the controller instead of the image's (experiments)
+  --controller-tree DIR[,DIR]  the checkouts whose controller and CRDs run, each on a fresh API server in every round
+                               (default: this one), e.g. --controller-tree ../wt-base,. to compare a commit with this
   --restart true               measure a restart at the largest N (false: stop its controller gracefully, e.g. for --cpu-prof)
   --repeat 1                   rounds of the whole run, each on a fresh local API server (the CPU per object is
                                reported per round and as the median over rounds)
@@ -120,6 +127,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'lease-duration': { type: 'string' },
       'renew-deadline': { type: 'string' },
       'retry-period': { type: 'string' },
+      'controller-tree': { type: 'string', default: '.' },
     },
     strict: true,
   });
@@ -141,7 +149,10 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     leaseDurationMs: values['lease-duration'],
     renewDeadlineMs: values['renew-deadline'],
     retryPeriodMs: values['retry-period'],
+    controllerTrees: values['controller-tree'],
   });
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('\n'));
+  if (parsed.data.replicas > 1 && values['controller-tree'] !== '.')
+    throw new Error('--controller-tree is for the single run: the sharded run measures this checkout');
   return { ...parsed.data, qps: parsed.data.qps ?? SINGLE_RUN_QPS, shardedQps: parsed.data.qps };
 }

@@ -1,5 +1,6 @@
 /** The printed table: one row per figure, one column per N. */
 import { MINIMUM_CALLS_TOTAL } from './calls.ts';
+import { clusterCostRows, treeComparison } from './cluster-report.ts';
 import { IDEAL_FORMULA } from './ideal.ts';
 import type { BenchOptions } from './options.ts';
 import { median } from './pool.ts';
@@ -17,6 +18,7 @@ const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 
 function rows(results: readonly RoundResult[]): [string, ...string[]][] {
   const rounds = new Set(results.map((r) => r.round)).size;
+  const trees = new Set(results.map((r) => r.tree)).size;
   const operations = [...new Set(results.flatMap((r) => Object.keys(r.calls.perObjectByOperation)))].sort();
   const steadyOperations = [
     ...new Set(results.flatMap((r) => Object.keys(r.steady.callsPerIntervalByOperation))),
@@ -24,6 +26,7 @@ function rows(results: readonly RoundResult[]): [string, ...string[]][] {
   const col = (f: (r: RoundResult) => string) => results.map(f);
   return [
     ['N', ...col((r) => (rounds > 1 ? `${r.n} (round ${r.round})` : String(r.n)))],
+    ...(trees > 1 ? [['controller tree', ...col((r) => r.tree)] as [string, ...string[]]] : []),
     ['apply (all N created)', ...col((r) => ms(r.apply.durationMs))],
     ['all Ready after last apply', ...col((r) => ms(r.convergence.fromLastApplyMs))],
     ['  (after first apply)', ...col((r) => ms(r.convergence.fromFirstApplyMs))],
@@ -65,6 +68,7 @@ function rows(results: readonly RoundResult[]): [string, ...string[]][] {
         return `${ms(t.mainThread)} / ${ms(t.v8Workers)} / ${ms(t.other)} ms`;
       }),
     ],
+    ...clusterCostRows(results, col),
     [
       'AgentDeployment passes per object, apply to all Ready',
       ...col((r) => r.passesPerObjectToReady.toFixed(2)),
@@ -182,7 +186,13 @@ export function formatReport(results: readonly RoundResult[], options: BenchOpti
     '',
     ...table.map(line),
     '',
-    ...cpuGrowthSummary(results),
+    ...[...new Set(results.map((r) => r.tree))].flatMap((tree, _, trees) =>
+      cpuGrowthSummary(results.filter((r) => r.tree === tree)).map((line) =>
+        trees.length > 1 ? `${tree}: ${line}` : line,
+      ),
+    ),
+    '',
+    ...treeComparison(results),
     '',
     IDEAL_FORMULA,
     `minimum calls per new object = ${MINIMUM_CALLS_TOTAL}: the name lookup, 1 POST /v2/deployments, 1 read that shows the revision DEPLOYED (the deployment, whose active revision it is)`,

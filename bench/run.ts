@@ -5,7 +5,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildController } from '../scripts/build.ts';
 import { kubeAccessFromFile } from '../src/kube/access.ts';
 import { startLocalCluster } from '../src/localcluster/index.ts';
 import { readyChartSvg } from './chart.ts';
@@ -17,6 +16,7 @@ import { type BenchOptions, parseBenchOptions, USAGE } from './options.ts';
 import { formatReport, type RoundResult } from './report.ts';
 import { runScenario, type ScenarioResult } from './scenario.ts';
 import { aloneFigures, formatShardedReport, runShardedScenario, type ShardedWithAlone } from './sharded.ts';
+import { type ControllerTree, prepareTree } from './trees.ts';
 
 const RESULTS_DIR = resolve(import.meta.dirname, 'results');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -41,23 +41,32 @@ async function main(options: BenchOptions): Promise<void> {
   const machine = { cpus: cpus().length, node: process.version };
 
   log('compiling the controller as the image does (scripts/build.ts -> dist/)');
-  buildController(resolve(import.meta.dirname, '..', 'dist'));
+  const trees: ControllerTree[] = [];
+  for (const dir of options.controllerTrees) trees.push(await prepareTree(dir));
+  if (trees.length > 1)
+    log(`trees, one after the other in each round: ${trees.map((t) => t.label).join(', ')}`);
 
   const results: RoundResult[] = [];
   const pictures: string[] = [];
   const sharded: ShardedWithAlone[] = [];
-  for (let round = 1; round <= options.repeat && !interrupted; round++) {
-    // Each round on a fresh API server, so that no round runs beside an earlier one's objects.
-    const roundStamp = options.repeat > 1 ? `${stamp}-r${round}` : stamp;
+  const rounds = Array.from({ length: options.repeat }, (_, i) => i + 1);
+  for (const [round, tree] of rounds.flatMap((r) => trees.map((t) => [r, t] as const))) {
+    if (interrupted) break;
+    // Each round and tree on a fresh API server, so that none runs beside an earlier one's objects.
+    const roundStamp =
+      (options.repeat > 1 ? `${stamp}-r${round}` : stamp) +
+      (trees.length > 1 ? `-${tree.label.replace(/[^\w.-]/g, '_')}` : '');
     if (options.repeat > 1) log(`round ${round} of ${options.repeat}`);
-    log('starting a local API server (etcd + kube-apiserver)');
+    log(`starting a local API server (etcd + kube-apiserver) for ${tree.label}`);
     const cluster = await startLocalCluster({ log });
     const stopCluster = cleanup.add('local cluster', () => cluster.stop());
-    await installCrds(cluster.binDir, cluster.kubeconfigPath);
+    await installCrds(cluster.binDir, cluster.kubeconfigPath, join(tree.dir, 'crds'));
     const access = kubeAccessFromFile(cluster.kubeconfigPath);
     const run = {
       access,
       kubeconfigPath: cluster.kubeconfigPath,
+      tree,
+      clusterPids: () => cluster.pids(),
       resultsDir: RESULTS_DIR,
       stamp: roundStamp,
       cleanup,
@@ -92,7 +101,7 @@ async function main(options: BenchOptions): Promise<void> {
       );
       const chart = join(RESULTS_DIR, `${roundStamp}.svg`);
       await writeReadyChart(
-        results.filter((r) => r.round === round),
+        results.filter((r) => r.round === round && r.tree === tree.label),
         options,
         chart,
       );
@@ -105,7 +114,11 @@ async function main(options: BenchOptions): Promise<void> {
     return;
   }
   for (const r of results.filter((r) => r.restart)) {
-    const chart = join(RESULTS_DIR, `${options.repeat > 1 ? `${stamp}-r${r.round}` : stamp}-restart.svg`);
+    const tree = trees.length > 1 ? `-${r.tree.replace(/[^\w.-]/g, '_')}` : '';
+    const chart = join(
+      RESULTS_DIR,
+      `${options.repeat > 1 ? `${stamp}-r${r.round}` : stamp}${tree}-restart.svg`,
+    );
     await writeRestartChart(r, options, chart);
     pictures.push(chart);
   }

@@ -5,7 +5,6 @@
 import { join } from 'node:path';
 import type { KubeAccess } from '../src/kube/access.ts';
 import { kubeRequest } from '../src/kube/request.ts';
-import { OPTIONS } from '../src/options.ts';
 import { DEFAULT_API_KEY, defaultListeners, type Simulator, startSimulator } from '../src/simulator/index.ts';
 import {
   callsPerConvergedObject,
@@ -17,6 +16,7 @@ import {
   pollStartAfter,
 } from './calls.ts';
 import type { Cleanup } from './cleanup.ts';
+import { type ClusterCost, clusterCost, sampleCluster } from './cluster-cost.ts';
 import { startControllerProcess } from './controller-process.ts';
 import { IDEAL_FORMULA, idealMs, REVISION_STEPS } from './ideal.ts';
 import { sampleSum, scrape } from './metrics-text.ts';
@@ -35,9 +35,12 @@ import type { BenchOptions } from './options.ts';
 import { mapLimit, percentile, sleep, waitFor } from './pool.ts';
 import type { MemoryBreakdown, ThreadCpu } from './process-memory.ts';
 import { measureRestart, type RestartResult } from './restart.ts';
+import { type ControllerTree, controllerEnv } from './trees.ts';
 
 export interface ScenarioResult {
   n: number;
+  /** The checkout whose controller and CRDs ran (trees.ts). */
+  tree: string;
   namespace: string;
   controllerLog: string;
   apply: { durationMs: number; concurrency: number };
@@ -90,6 +93,8 @@ export interface ScenarioResult {
    * steady: at the end of the steady interval (peakRssBytes there is the run's peak).
    */
   memory: { idle: MemoryBreakdown; afterConvergence: MemoryBreakdown; steady: MemoryBreakdown };
+  /** What the API server and etcd spent, and the controller's writes, from the first apply to all Ready. */
+  cluster: ClusterCost;
   /** The controller's CPU time (user + system) from the first apply to all Ready, and per steady interval. */
   cpu: {
     convergenceSeconds: number;
@@ -129,21 +134,15 @@ async function agentDeploymentPasses(controller: { metricsUrl: string }): Promis
   );
 }
 
-/** Env for whichever of these options the controller has (its rate options are being renamed). */
-function controllerEnv(values: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const o of OPTIONS) {
-    const value = values[o.flag];
-    if (value !== undefined) env[o.env] = value;
-  }
-  return env;
-}
-
 export async function runScenario(options: {
   n: number;
   bench: BenchOptions;
   access: KubeAccess;
   kubeconfigPath: string;
+  /** The controller's checkout; the cluster's CRDs are its. */
+  tree: ControllerTree;
+  /** The local cluster's kube-apiserver and etcd, whose CPU the run reads. */
+  clusterPids: () => { apiServer: number; etcd: number };
   resultsDir: string;
   stamp: string;
   cleanup: Cleanup;
@@ -178,10 +177,11 @@ export async function runScenario(options: {
     startControllerProcess({
       logFile,
       nodeFlags: bench.nodeFlags,
+      tree: options.tree,
       env: {
         KUBECONFIG: options.kubeconfigPath,
         CONTROL_PLANE_API_KEY: DEFAULT_API_KEY,
-        ...controllerEnv({
+        ...controllerEnv(options.tree, {
           'control-plane-url': sim.url,
           'watch-namespaces': ns,
           'poll-interval': `${bench.pollIntervalMs}ms`,
@@ -204,6 +204,7 @@ export async function runScenario(options: {
     const cpuAtStart = await controller.cpuSeconds();
     const threadsAtStart = await controller.threadCpuSeconds();
     const passesAtStart = await agentDeploymentPasses(controller);
+    const clusterAtStart = await sampleCluster(access, options.clusterPids());
 
     // Apply
     sim.resetRequests();
@@ -223,6 +224,7 @@ export async function runScenario(options: {
     // Taken now: the reaction updates below make 20 objects Ready again later.
     const readyMs = [...watch.readyAt.values()].map((at) => at - lastApplyAt).sort((a, b) => a - b);
     const cpuAtReady = await controller.cpuSeconds();
+    const clusterAtReady = await sampleCluster(access, options.clusterPids());
     const threadsAtReady = await controller.threadCpuSeconds();
     const passesPerObjectToReady = ((await agentDeploymentPasses(controller)) - passesAtStart) / n;
     const afterConvergence = await controller.memory();
@@ -305,6 +307,7 @@ export async function runScenario(options: {
 
     return {
       n,
+      tree: options.tree.label,
       namespace: ns,
       controllerLog,
       apply: { durationMs: lastApplyAt - firstApplyAt, concurrency: bench.applyConcurrency },
@@ -354,6 +357,7 @@ export async function runScenario(options: {
         targetWrites: 0,
       },
       memory,
+      cluster: clusterCost(clusterAtStart, clusterAtReady, n),
       cpu,
       passesPerObjectToReady,
       nodeFlags: controller.nodeFlags,

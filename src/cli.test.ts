@@ -69,6 +69,23 @@ const file = (name: string, text: string) => {
 };
 
 describe('kubectl agd plan, without a cluster', () => {
+  it('an input that holds no object: says so and exits 1, unless --allow-empty', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'agd-empty-'));
+    const refused = await run(['plan', '--no-cluster', '-f', empty]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'the input holds no AgentDeployment or SandboxTemplate: nothing to plan; give --allow-empty if that is expected',
+    );
+    const others = await run(['plan', '--no-cluster', '-f', '-'], {
+      stdin: 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n',
+    });
+    expect(others.code).toBe(1);
+    expect(others.stderr).toContain('SandboxTemplate (1 object(s) of other kinds): nothing to plan');
+    const allowed = await run(['plan', '--no-cluster', '--allow-empty', '-f', empty]);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toContain('Plan: 0 to create');
+  });
+
   it('a new object: create, exit 2, in every format, the secret shown as set', async () => {
     const path = file('new.yaml', agent('fresh'));
     for (const output of ['text', 'markdown', 'json']) {
@@ -192,8 +209,16 @@ describe('kubectl agd plan, without a cluster', () => {
   });
 
   it.each<[string, string[], string]>([
-    ['no command', [], 'the commands are "plan" and "import"'],
-    ['another command', ['apply'], 'the commands are "plan" and "import"'],
+    [
+      'no command',
+      [],
+      'the commands are "plan", "import", "version", "history", "suspend", "resume", "reconcile", "undo", "status"',
+    ],
+    [
+      'another command',
+      ['apply'],
+      'the commands are "plan", "import", "version", "history", "suspend", "resume", "reconcile", "undo", "status"',
+    ],
     ['an unknown flag', ['plan', '--bogus'], "Unknown option '--bogus'"],
     [
       'an unknown format',

@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
  * problem (an object refused or that would stall, a failed read, bad usage), 3
  * incomplete (an object could not be judged, or waits on something first).
  */
-import { complete } from './cli/complete.ts';
+import { type CommandSpec, complete } from './cli/complete.ts';
+import { namesToComplete, runVerb, VERBS } from './cli/verbs.ts';
 import { clusterVersions, formatVersions, planVersionNote } from './cli/version.ts';
 import { type ControlPlaneAllowList, controlPlaneAllowList } from './controlplane/allowed-control-planes.ts';
 import { ControlPlaneClient } from './controlplane/client.ts';
@@ -31,6 +32,7 @@ import { loadKubeAccess } from './startup.ts';
 export const USAGE = `Usage: kubectl agd plan -f <file|directory|-> [-f ...] [options]
        kubectl agd import --help
        kubectl agd version [--no-cluster] [--operator-namespace NS]
+       kubectl agd history|suspend|resume|reconcile|undo|status NAME ... (each with --help)
 
 Says what the controller would do on the control plane for each AgentDeployment and SandboxTemplate
 given: create (the request, secret values shown as "(set)"), patch (field by field, and whether a new
@@ -63,6 +65,8 @@ Options:
                                only for an object of a --show-values-in namespace, and with the
                                controller's credentials only for the deployment the object records
                                when this user may get Secrets in its namespace
+      --allow-empty            an input that holds no AgentDeployment or SandboxTemplate plans nothing
+                               and exits 0 (without it: exit 1, so a CI job cannot pass on no input)
       --show-values-in NS      the namespaces (comma-separated) whose platform values the readers of
                                this output may see (default: the plan's namespace, see -n; "" for
                                none): an object naming another namespace shows its values as (hidden)
@@ -89,6 +93,7 @@ interface Options {
   showValues: boolean;
   /** --show-values-in; undefined: the plan's namespace. */
   valuesNamespaces: string[] | undefined;
+  allowEmpty: boolean;
 }
 
 /** The controller's credentials as both commands take them: flags first, then the environment. */
@@ -125,6 +130,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
         selector: { type: 'string', short: 'l' },
         'show-values': { type: 'boolean', default: false },
         'show-values-in': { type: 'string' },
+        'allow-empty': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -138,7 +144,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
   if (values.help) return 'help';
   if (positionals[0] !== 'plan' || positionals.length > 1) {
     throw new UsageError(
-      `unknown command ${JSON.stringify(positionals.join(' '))}: the commands are "plan" and "import"`,
+      `unknown command ${JSON.stringify(positionals.join(' '))}: the commands are ${COMMANDS.map((c) => `"${c.name}"`).join(', ')}`,
     );
   }
   const output = values.output as OutputFormat;
@@ -182,6 +188,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): Optio
       ?.split(',')
       .map((n) => n.trim())
       .filter(Boolean),
+    allowEmpty: values['allow-empty'],
   };
 }
 
@@ -289,18 +296,26 @@ async function runVersionCli(io: CliIo): Promise<number> {
 }
 
 /** The commands and the usage each parses, for completion (src/cli/complete.ts). */
-const COMMANDS = [
+const COMMANDS: CommandSpec[] = [
   { name: 'plan', description: 'what the controller would do for the objects given', usage: USAGE },
   { name: 'import', description: 'write the objects of existing deployments', usage: IMPORT_USAGE },
   { name: 'version', description: 'the plugin, controller and CRD versions', usage: VERSION_USAGE },
+  ...VERBS.map((v) => ({ name: v.name, description: v.description, usage: v.usage, takesNames: true })),
 ];
 
 /** Runs the CLI; resolves with the exit code. */
 export async function runCli(io: CliIo): Promise<number> {
+  const kubeAccess = () => (io.kubeAccess ?? (() => loadKubeAccess(io.env)))();
   if (io.argv[0] === 'import') return runImportCli(io);
   if (io.argv[0] === 'version') return runVersionCli(io);
+  const verb = VERBS.find((v) => v.name === io.argv[0]);
+  if (verb) return runVerb(verb, { ...io, kubeAccess });
   if (io.argv[0] === '__complete') {
-    io.stdout(complete(io.argv.slice(1), COMMANDS, { FORMAT: OUTPUT_FORMATS }));
+    const names = (command: string, typed: string, namespace: string | undefined) => {
+      const named = VERBS.find((v) => v.name === command);
+      return named ? namesToComplete(kubeAccess(), named, typed, namespace) : Promise.resolve([]);
+    };
+    io.stdout(await complete(io.argv.slice(1), COMMANDS, { FORMAT: OUTPUT_FORMATS }, names));
     return 0;
   }
   let options: ReturnType<typeof parseCli>;
@@ -311,6 +326,12 @@ export async function runCli(io: CliIo): Promise<number> {
       return 0;
     }
     const inputs = readInputs(options.files, io.stdin);
+    if (inputs.objects.length === 0 && !options.allowEmpty) {
+      const others = inputs.ignored > 0 ? ` (${inputs.ignored} object(s) of other kinds)` : '';
+      throw new Error(
+        `the input holds no AgentDeployment or SandboxTemplate${others}: nothing to plan; give --allow-empty if that is expected`,
+      );
+    }
     const access = options.cluster ? clusterAccess(io) : undefined;
     let digestKey = options.digestKey;
     if (!digestKey && access && options.operatorNamespace) {

@@ -33,7 +33,7 @@ const TOTAL_BUDGET: Record<string, number> = {
 };
 
 /** Runtime cost units the rules spend on a status write of a converged object, at most. */
-const STATUS_WRITE_BUDGET = 185;
+const STATUS_WRITE_BUDGET = 165;
 
 /** A converged external_image object, as the benchmark's are (bench/objects.ts) with the status it reaches. */
 const CONVERGED = {

@@ -467,6 +467,36 @@ describe('EventRecorder', () => {
     expect(events.find((e) => e.reason === 'DeleteFailed')?.message).toHaveLength(1024);
   });
 
+  it('combines similar events as the Kubernetes event recorder does, and thins a flood', async () => {
+    const ns = await createTestNamespace('rt-events-similar');
+    const refOf = async (name: string) => {
+      const cm = await core.createNamespacedConfigMap({ namespace: ns, body: configMap(name, {}) });
+      return { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name, uid: cm.metadata?.uid ?? '' };
+    };
+    const [similar, flooded] = [await refOf('similar'), await refOf('flooded')];
+    const recorder = new EventRecorder({ access, component: 'runtime-test', instance: 'pod-0', logger });
+
+    // 12 different messages of one reason: 9 Events of their own, then one combined Event for the rest.
+    for (let i = 0; i < 12; i++)
+      await recorder.record(similar, 'Warning', 'DeleteFailed', `attempt ${i} failed`);
+    // 30 identical events: the spam filter lets 25 through; the 5 others count on the next write.
+    for (let i = 0; i < 30; i++) await recorder.record(flooded, 'Warning', 'DeleteFailed', 'still failing');
+
+    const events = await eventsIn(ns);
+    const about = (name: string) => events.filter((e) => e.involvedObject.name === name);
+    expect(
+      about('similar')
+        .map((e) => [e.message, e.count])
+        .sort(),
+    ).toEqual(
+      [
+        ...Array.from({ length: 9 }, (_, i) => [`attempt ${i} failed`, 1]),
+        ['(combined from similar events): attempt 11 failed', 3],
+      ].sort(),
+    );
+    expect(about('flooded').map((e) => [e.message, e.count])).toEqual([['still failing', 25]]);
+  });
+
   it('never throws into the caller', async () => {
     const recorder = new EventRecorder({ access, component: 'runtime-test', instance: 'pod-0', logger });
     const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'no-such-namespace', name: 'x', uid: 'u' };

@@ -342,6 +342,11 @@ export const AgentDeploymentStatus = z.object({
     .max(256)
     .optional()
     .describe('Value of the deploy.agents.dev/redeploy-requested-at annotation last handled.'),
+  lastHandledUndoAt: z
+    .string()
+    .max(256)
+    .optional()
+    .describe('Value of the deploy.agents.dev/undo-requested-at annotation last handled.'),
   retries: z
     .int()
     .min(0)

@@ -16,6 +16,14 @@ export const Annotation = {
    * DEPLOY_FAILED one without a spec change. Handled once per value.
    */
   RedeployRequestedAt: 'deploy.agents.dev/redeploy-requested-at',
+  /**
+   * Any new value (conventionally an RFC 3339 time) rolls back by hand, once per value: the revision
+   * `undo-to-revision` names (default: the newest other revision that deployed) is redeployed and held as
+   * RolledBack until the spec changes (`kubectl agd undo`).
+   */
+  UndoRequestedAt: 'deploy.agents.dev/undo-requested-at',
+  /** The revision an undo redeploys (an id of status.history); absent: the newest other that deployed. */
+  UndoToRevision: 'deploy.agents.dev/undo-to-revision',
   /** Per-object poll interval as a duration (`30s`, `5m`), overriding the controller's default. */
   PollInterval: 'deploy.agents.dev/poll-interval',
   /** Adopt an existing control-plane deployment by id instead of creating one. */
@@ -98,6 +106,11 @@ export const Reason = {
    * (never a rollback of a rollback) until the spec changes or a person asks.
    */
   RollbackFailed: 'RollbackFailed',
+  /**
+   * An undo by hand (deploy.agents.dev/undo-requested-at) that cannot be made: no deployment, an
+   * observe-only object, or no revision of status.history that deployed to go back to.
+   */
+  UndoRefused: 'UndoRefused',
   /** The latest revision stayed in progress past spec.progressDeadline; the message names it and its status. */
   ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
   /**

@@ -19,7 +19,12 @@ function cpuRange(field: string, max: number) {
 const count = () => z.int().min(0);
 const megabytes = () => z.int().min(0);
 
-/** Declared only so that CEL can refuse them by name; otherwise pruning would drop them silently. */
+/**
+ * Declared only so that CEL can refuse them by name; otherwise pruning would drop them silently. Each
+ * field carries its own rule, which runs only when the field is there: a `!has(self.x)` on resourceSpec
+ * would run on every write of the object (status writes too), each building a map of resourceSpec's
+ * properties in the API server.
+ */
 const FORBIDDEN_RESOURCE_FIELDS = [
   'orchestratorCpu',
   'orchestratorCpuLimit',
@@ -36,7 +41,16 @@ const FORBIDDEN_RESOURCE_FIELDS = [
 const forbiddenFields = Object.fromEntries(
   FORBIDDEN_RESOURCE_FIELDS.map((field) => [
     field,
-    z.number().optional().describe('Marked "do not use" by the control plane: refused at admission.'),
+    z
+      .number()
+      .meta(
+        cel({
+          rule: 'false',
+          message: `${RS}.${field} must not be set: the control plane marks it do not use`,
+        }),
+      )
+      .optional()
+      .describe('Marked "do not use" by the control plane: refused at admission.'),
   ]),
 ) as Record<(typeof FORBIDDEN_RESOURCE_FIELDS)[number], z.ZodOptional<z.ZodNumber>>;
 
@@ -45,11 +59,6 @@ function mountsNameVolumes(list: string): string {
 }
 
 const resourceSpecRules: CelRule[] = [
-  ...FORBIDDEN_RESOURCE_FIELDS.map((field) => ({
-    rule: `!has(self.${field})`,
-    message: `${RS}.${field} must not be set: the control plane marks it do not use`,
-    fieldPath: `.${field}`,
-  })),
   {
     rule: `!has(self.volumeMounts) || ${mountsNameVolumes('self.volumeMounts')}`,
     message: `${RS}.volumeMounts[].name must name a volume in ${RS}.volumes`,

@@ -13,7 +13,16 @@ export interface CommandSpec {
   name: string;
   description: string;
   usage: string;
+  /** Its words are object names: offered from the cluster. */
+  takesNames?: boolean;
 }
+
+/** Object names for a command's word being typed, in the namespace -n gave (if any); [] when unreadable. */
+export type NameSource = (
+  command: string,
+  typed: string,
+  namespace: string | undefined,
+) => Promise<readonly string[]>;
 
 interface Flag {
   long: string;
@@ -47,11 +56,12 @@ function candidates(values: readonly string[], typed: string): string[] {
 }
 
 /** The completion output for `kubectl agd <words>` (the last word being typed). */
-export function complete(
+export async function complete(
   words: readonly string[],
   commands: readonly CommandSpec[],
   choices: ValueChoices,
-): string {
+  names?: NameSource,
+): Promise<string> {
   const out = (lines: string[], directive: number) => `${[...lines, `:${directive}`].join('\n')}\n`;
   const typed = words.at(-1) ?? '';
   const before = words.slice(0, -1);
@@ -73,6 +83,18 @@ export function complete(
       .filter((f) => `--${f.long}`.startsWith(typed))
       .map((f) => `--${f.long}\t${f.description}`);
     return out(lines, DIRECTIVE.noFileComp);
+  }
+  if (command.takesNames && names) {
+    const namespace = before.find(
+      (_, i) => i > 0 && (before[i - 1] === '-n' || before[i - 1] === '--namespace'),
+    );
+    let offered: readonly string[] = [];
+    try {
+      offered = await names(command.name, typed, namespace);
+    } catch {
+      // No cluster to ask (no kubeconfig, unreachable, forbidden): nothing to offer.
+    }
+    return out(candidates(offered, typed), DIRECTIVE.noFileComp);
   }
   return out([], DIRECTIVE.noFileComp);
 }

@@ -21,11 +21,11 @@ describe('defaultCredentialsScope', () => {
     ['list or selector: neither', ['team-a'], 'tier=platform', 'team-b', { tier: 'tenant' }, false],
   ])('%s', (_case, namespaces, namespaceSelector, namespace, labels, allowed) => {
     const scope = defaultCredentialsScope({ namespaces, namespaceSelector });
-    expect(scope.decide(namespace, labels).allowed).toBe(allowed);
+    expect(scope.decisionFor(namespace, labels).allowed).toBe(allowed);
   });
 
   it('says what to do, naming the namespace', () => {
-    const decision = defaultCredentialsScope({ namespaces: ['team-a'], namespaceSelector: '' }).decide(
+    const decision = defaultCredentialsScope({ namespaces: ['team-a'], namespaceSelector: '' }).decisionFor(
       'team-b',
       undefined,
     );

@@ -17,7 +17,7 @@ export interface DefaultCredentialsScope {
    * Whether objects of `namespace` may use the default credentials. `labels`: the namespace's labels,
    * undefined when it is not known (then only the list can allow it).
    */
-  decide(namespace: string, labels: Record<string, string> | undefined): ScopeDecision;
+  decisionFor(namespace: string, labels: Record<string, string> | undefined): ScopeDecision;
 }
 
 export function defaultCredentialsScope(options: {
@@ -32,7 +32,7 @@ export function defaultCredentialsScope(options: {
   return {
     everyNamespace,
     selector,
-    decide(namespace, labels) {
+    decisionFor(namespace, labels) {
       if (everyNamespace || listed.has(namespace)) return { allowed: true };
       if (selector && labels && selector.matches(labels)) return { allowed: true };
       return {

@@ -1,14 +1,14 @@
 /**
  * Whether an imported object reproduces its deployment exactly, proved rather than assumed: the spec
  * must survive the CRD's schema whole (nothing pruned, nothing refused), and the controller's own
- * decision (reconcile/desired.ts and decide.ts, as at adoption) must be to send nothing. Each problem
+ * decision (reconcile/desired.ts and driftDecision.ts, as at adoption) must be to send nothing. Each problem
  * names the field; an object with any problem is not written.
  */
 import { AgentDeploymentSpec } from '../api/agentdeployment.ts';
 import { isDeleting } from '../controlplane/progress.ts';
 import { DO_NOT_USE_RESOURCE_FIELDS } from '../controlplane/schemas.ts';
 import { schemaProblems } from '../plan/schema-problems.ts';
-import { decide } from '../reconcile/decide.ts';
+import { driftDecision } from '../reconcile/decide.ts';
 import { desiredDeployment } from '../reconcile/desired.ts';
 import type { Imported } from './manifests.ts';
 
@@ -57,7 +57,12 @@ export function expressibilityProblems(imported: Imported): string[] {
     'import',
   );
   if (!desired.ok) return [desired.message];
-  const decision = decide({ desired: desired.request, observed: d, digests: desired.digests, applied: {} });
+  const decision = driftDecision({
+    desired: desired.request,
+    observed: d,
+    digests: desired.digests,
+    applied: {},
+  });
   switch (decision.kind) {
     case 'none':
       return [];

@@ -21,6 +21,8 @@ export interface WatchRequest {
   path: string;
   resourceVersion: string;
   labelSelector?: string | undefined;
+  /** e.g. metadata.name=x: one object of the collection. */
+  fieldSelector?: string | undefined;
   /** The server ends the watch after this (client-go picks 5 to 10 minutes at random). */
   timeoutSeconds: number;
   /** Default application/json; a metadata-only watch asks for PartialObjectMetadata. */
@@ -92,6 +94,7 @@ async function watchWithin(
         allowWatchBookmarks: 'true',
         timeoutSeconds: String(request.timeoutSeconds),
         labelSelector: request.labelSelector,
+        fieldSelector: request.fieldSelector,
       }),
       method: 'GET',
       headers: { ...headers, accept: request.accept ?? 'application/json' },

@@ -30,6 +30,8 @@ export interface LocalCluster {
   stop(): Promise<void>;
   /** Stops kube-apiserver and starts it again on the same port and etcd (for fault tests). */
   restartApiServer(): Promise<void>;
+  /** The process ids of kube-apiserver (the current one, after a restart) and etcd: the bench reads their CPU. */
+  pids(): { apiServer: number; etcd: number };
 }
 
 export interface LocalClusterOptions {
@@ -271,6 +273,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
         await apiServer.stop();
         apiServer = await startApiServer();
       },
+      pids: () => ({ apiServer: apiServer.pid, etcd: etcd.pid }),
     };
   } catch (error) {
     for (const child of started.reverse()) await child.stop(1_000);

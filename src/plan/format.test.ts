@@ -66,6 +66,27 @@ describe('formats', () => {
     expect(formatText(all, true)).toContain('\u001b[32m+ AgentDeployment');
   });
 
+  it('a note every object carries is printed once, in text and Markdown; one note of one object stays under it', () => {
+    const shared = 'secret values not compared (no secrets-digest key): only their names are';
+    const entries = [
+      entry('create', { notes: [shared] }),
+      entry('patch', { notes: [shared, 'only mine'] }),
+      entry('none', { notes: [shared] }),
+    ];
+    const text = formatText(entries, false);
+    expect(text.split(shared)).toHaveLength(2);
+    expect(text).toContain(`note, for every object: ${shared}`);
+    expect(text).toContain('    note: only mine');
+    const markdown = formatMarkdown(entries);
+    expect(markdown.split(shared)).toHaveLength(2);
+    expect(markdown).toContain(`For every object:\n\n- ${shared}`);
+    expect(markdown).toContain('note: only mine');
+    // JSON keeps each entry whole, for machines.
+    expect(JSON.parse(formatJson(entries)).entries[0].notes).toEqual([shared]);
+    // One object: its notes are its own.
+    expect(formatText([entries[0] as PlanEntry], false)).toContain(`    note: ${shared}`);
+  });
+
   it('an observe-only object is shown as such, in text and Markdown', () => {
     const observed = entry('stall', { reason: 'DriftDetected', observeOnly: true });
     expect(formatText([observed], false)).toContain(

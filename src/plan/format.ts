@@ -83,19 +83,30 @@ const revision = (e: PlanEntry) =>
       : ' (no new revision)'
     : '';
 
-/** The lines under an entry's title: request, changes, drift, notes. */
-function details(e: PlanEntry): string[] {
+/**
+ * The notes every entry carries, when there are two entries or more (no secrets-digest key, no
+ * cluster): text and Markdown print them once, not under each object. JSON keeps each entry whole.
+ */
+export function commonNotes(entries: readonly PlanEntry[]): string[] {
+  const [first, ...rest] = entries;
+  if (!first || rest.length === 0) return [];
+  return first.notes.filter((n) => rest.every((e) => e.notes.includes(n)));
+}
+
+/** The lines under an entry's title: request, changes, drift, notes (but those of every entry). */
+function details(e: PlanEntry, common: readonly string[] = []): string[] {
   const lines: string[] = [];
   if (e.request) lines.push(...JSON.stringify(e.request, null, 2).split('\n'));
   for (const c of e.changes ?? []) lines.push(`${c.field}: ${show(c.from)} → ${show(c.to)}`);
   for (const d of e.drift ?? []) lines.push(`${d.field}: spec ${d.expected}, control plane ${d.observed}`);
-  for (const n of e.notes) lines.push(`note: ${n}`);
+  for (const n of e.notes) if (!common.includes(n)) lines.push(`note: ${n}`);
   return lines;
 }
 
 export function formatText(entries: readonly PlanEntry[], colour: boolean): string {
   const paint = (code: number, s: string) => (colour ? `\u001b[${code}m${s}\u001b[0m` : s);
   const out: string[] = [];
+  const common = commonNotes(entries);
   for (const e of entries) {
     const what = e.reason ? `${e.action} (${e.reason})` : e.action;
     out.push(
@@ -106,19 +117,22 @@ export function formatText(entries: readonly PlanEntry[], colour: boolean): stri
         ),
       ),
     );
-    for (const line of details(e)) out.push(`    ${escapeInvisible(line)}`);
+    for (const line of details(e, common)) out.push(`    ${escapeInvisible(line)}`);
   }
+  if (common.length > 0) out.push('', ...common.map((n) => escapeInvisible(`note, for every object: ${n}`)));
   out.push('', `Plan: ${summaryOf(entries)}.`);
   return `${out.join('\n')}\n`;
 }
 
 export function formatMarkdown(entries: readonly PlanEntry[]): string {
   const cell = (s: string) => escapeInvisible(s.replaceAll('|', '\\|').replaceAll('\n', ' '));
+  const common = commonNotes(entries);
   const out = [
     '### kubectl agd plan',
     '',
     `**${summaryOf(entries)}.**`,
     '',
+    ...(common.length > 0 ? ['For every object:', '', ...common.map((n) => `- ${cell(n)}`), ''] : []),
     '| | Object | Action | What |',
     '|---|---|---|---|',
     ...entries.map(
@@ -127,7 +141,7 @@ export function formatMarkdown(entries: readonly PlanEntry[]): string {
     ),
   ];
   for (const e of entries) {
-    const lines = details(e).map(escapeInvisible);
+    const lines = details(e, common).map(escapeInvisible);
     if (lines.length === 0) continue;
     // A fence longer than any run of backticks in the lines: a value cannot close it.
     const longest = Math.max(

@@ -34,7 +34,7 @@ export async function planRemoved(live: LiveObject, world: PlanWorld): Promise<P
     removed: true,
   };
   try {
-    return { ...head, ...(await decide(live, namespace, world, notes)) };
+    return { ...head, ...(await plannedDeletion(live, namespace, world, notes)) };
   } catch (err) {
     // The credentials cannot be resolved (the controller stops or waits there, the finalizer kept), or
     // the plan cannot tell.
@@ -43,7 +43,7 @@ export async function planRemoved(live: LiveObject, world: PlanWorld): Promise<P
   }
 }
 
-async function decide(
+async function plannedDeletion(
   live: LiveObject,
   namespace: string,
   world: PlanWorld,

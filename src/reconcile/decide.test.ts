@@ -1,7 +1,7 @@
 /** The create/none/patch/wait/stall decision, one row per case, without a cluster or a control plane. */
 import { describe, expect, it } from 'vitest';
 import type { Deployment, DeploymentCreateRequest } from '../controlplane/schemas.ts';
-import { type DecisionInput, decide } from './decide.ts';
+import { type DriftInput, driftDecision } from './decide.ts';
 
 const observed: Deployment = {
   id: 'd-1',
@@ -35,8 +35,8 @@ const applied = { secretsDigest: 'digest-now', appliedConfigDigest: 'u' };
 function input(change: {
   desired?: Partial<DeploymentCreateRequest>;
   observed?: Partial<Deployment> | null;
-  applied?: DecisionInput['applied'];
-}): DecisionInput {
+  applied?: DriftInput['applied'];
+}): DriftInput {
   return {
     desired: { ...desired, ...change.desired },
     observed: change.observed === null ? undefined : { ...observed, ...change.observed },
@@ -45,7 +45,7 @@ function input(change: {
   };
 }
 
-describe('decide', () => {
+describe('driftDecision', () => {
   it.each<[string, Parameters<typeof input>[0], Record<string, unknown>]>([
     ['no deployment: create it', { observed: null }, { kind: 'create' }],
     ['everything matches: nothing to send', {}, { kind: 'none', secretsTakenAsCurrent: false }],
@@ -108,11 +108,11 @@ describe('decide', () => {
       { kind: 'wait', reason: 'Deleting' },
     ],
   ])('%s', (_, change, expected) => {
-    expect(decide(input(change))).toMatchObject(expected);
+    expect(driftDecision(input(change))).toMatchObject(expected);
   });
 
   it('the secrets-removal stall names the secrets the platform keeps, never a value', () => {
-    const decision = decide(
+    const decision = driftDecision(
       input({
         desired: { secrets: [] },
         observed: {
@@ -130,7 +130,7 @@ describe('decide', () => {
   });
 
   it('the deleting wait names the deployment and its state', () => {
-    const decision = decide(input({ observed: { status: 'AWAITING_DELETE' } }));
+    const decision = driftDecision(input({ observed: { status: 'AWAITING_DELETE' } }));
     expect((decision as { message: string }).message).toContain('d-1 is being deleted');
     expect((decision as { message: string }).message).toContain('AWAITING_DELETE');
   });

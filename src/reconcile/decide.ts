@@ -10,7 +10,7 @@ import type { Deployment, DeploymentCreateRequest, DeploymentPatchRequest } from
 import { computeDrift } from '../translate/drift.ts';
 import type { AppliedDigests } from './desired.ts';
 
-export type Decision =
+export type DriftDecision =
   | { kind: 'create'; request: DeploymentCreateRequest }
   | { kind: 'none'; secretsTakenAsCurrent: boolean }
   | {
@@ -29,7 +29,7 @@ export type Decision =
       fields: string[];
     };
 
-export interface DecisionInput {
+export interface DriftInput {
   desired: DeploymentCreateRequest;
   /** The deployment this object manages; undefined when there is none. */
   observed: Deployment | undefined;
@@ -44,7 +44,7 @@ export function deletedElsewhere(d: Pick<Deployment, 'id' | 'status'>): string {
   return `deployment ${d.id} is being deleted on the platform (${d.status}) by someone else; it is created again once it is gone`;
 }
 
-export function decide(input: DecisionInput): Decision {
+export function driftDecision(input: DriftInput): DriftDecision {
   const { desired, observed, digests, applied } = input;
   if (!observed) return { kind: 'create', request: desired };
   if (isDeleting(observed.status)) {

@@ -1,8 +1,8 @@
 /** Following a revision and a deletion to the end: one row per case of the pure rules. */
 import { describe, expect, it } from 'vitest';
 import {
-  decideFollow,
   type FollowInput,
+  followDecisionOf,
   followDeletion,
   progressDeadlineOf,
   retryPolicyOf,
@@ -41,7 +41,7 @@ function input(change: {
 
 const retry = { limit: 2, backoffMs: 10_000 };
 
-describe('decideFollow', () => {
+describe('followDecisionOf', () => {
   it.each<[string, Parameters<typeof input>[0], Record<string, unknown>]>([
     [
       'DEPLOYED and READY: ready',
@@ -177,18 +177,18 @@ describe('decideFollow', () => {
       { action: 'progressing', requestHandled: false },
     ],
   ])('%s', (_, change, expected) => {
-    expect(decideFollow(input(change))).toMatchObject(expected);
+    expect(followDecisionOf(input(change))).toMatchObject(expected);
   });
 
   it('the deadline stall names the revision, its status, the time and the deadline', () => {
-    const decision = decideFollow(input({ status: 'QUEUED', ageMs: 700_000 }));
+    const decision = followDecisionOf(input({ status: 'QUEUED', ageMs: 700_000 }));
     expect((decision as { message: string }).message).toMatch(
       /^revision r-1 is still QUEUED after 11m40s, past spec\.progressDeadline \(10m0s\)/,
     );
   });
 
   it('an exhausted retry says how many redeploys were made', () => {
-    const decision = decideFollow(input({ status: 'DEPLOY_FAILED', retry, retries: 2 }));
+    const decision = followDecisionOf(input({ status: 'DEPLOY_FAILED', retry, retries: 2 }));
     expect((decision as { message: string }).message).toContain(
       'revision r-1 ended in DEPLOY_FAILED after 2 automatic redeploys (spec.retry.limit 2)',
     );
@@ -201,7 +201,10 @@ describe('decideFollow', () => {
     [1_200_000, 3_600_000, 60_000], // at most a minute
     [3_598_000, 3_600_000, 5_000], // and never sooner than the minimum
   ])('a revision %d ms old (deadline %d ms) is looked at again after %d ms', (ageMs, deadline, delay) => {
-    const decision = decideFollow({ ...input({ status: 'BUILDING', ageMs }), progressDeadlineMs: deadline });
+    const decision = followDecisionOf({
+      ...input({ status: 'BUILDING', ageMs }),
+      progressDeadlineMs: deadline,
+    });
     expect(decision).toMatchObject({ action: 'progressing', requeueAfterMs: delay });
   });
 });

@@ -53,7 +53,7 @@ const isRedeployable = (status: string) => revisionPhase(status) === 'failed' ||
 const isPastDeadline = (input: FollowInput) =>
   revisionAgeMs(input.revision.createdAt ?? '', input.nowMs) > input.progressDeadlineMs;
 
-export function decideFollow(input: FollowInput): FollowDecision {
+export function followDecisionOf(input: FollowInput): FollowDecision {
   const { revision, redeployRequest } = input;
   const phase = revisionPhase(revision.status);
   // By hand, a revision stuck past its deadline may be redeployed too.

@@ -1,6 +1,6 @@
 /** The management policy, pure: observe-only or full, and what observe-only reports for each decision. */
 import { describe, expect, it } from 'vitest';
-import type { Decision } from './decide.ts';
+import type { DriftDecision } from './decide.ts';
 import { deletionPolicyOf, isObserveOnly, observeVerdict, specPathOf } from './management.ts';
 
 describe('management policy', () => {
@@ -20,7 +20,7 @@ describe('management policy', () => {
 });
 
 describe('observeVerdict', () => {
-  it.each<[string, Decision, unknown]>([
+  it.each<[string, DriftDecision, unknown]>([
     ['create: nothing to observe', { kind: 'create', request: {} as never }, { kind: 'notFound' }],
     [
       'none: in sync',

@@ -7,7 +7,7 @@
  */
 import type { AgentDeploymentSpec, DeletionPolicy } from '../api/agentdeployment.ts';
 import { snakeToCamel } from '../lib/paths.ts';
-import type { Decision } from './decide.ts';
+import type { DriftDecision } from './decide.ts';
 
 export function isObserveOnly(spec: Pick<AgentDeploymentSpec, 'managementPolicies'>): boolean {
   return spec.managementPolicies?.length === 1 && spec.managementPolicies[0] === 'Observe';
@@ -34,7 +34,7 @@ export type ObserveVerdict =
   | { kind: 'observed'; drift: string[]; secretsTakenAsCurrent: boolean };
 
 /** What an observe-only object reports for the decision a fully managed one would act on. */
-export function observeVerdict(decision: Decision): ObserveVerdict {
+export function observeVerdict(decision: DriftDecision): ObserveVerdict {
   switch (decision.kind) {
     case 'create':
       return { kind: 'notFound' };

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../api/remediation.ts';
 import {
   currentRollback,
-  decideRemediation,
   holdsAfterRollback,
   type RemediationFacts,
+  remediationDecisionOf,
   revertTarget,
   rolledBackMessage,
   specAfterHistory,
@@ -31,7 +31,7 @@ const facts = (more: Partial<RemediationFacts> = {}): RemediationFacts => ({
   ...more,
 });
 
-describe('decideRemediation', () => {
+describe('remediationDecisionOf', () => {
   it.each<[string, Partial<RemediationFacts>, string, RegExp?]>([
     [
       'a failed verification rolls back to the last good revision',
@@ -111,7 +111,7 @@ describe('decideRemediation', () => {
       'rollbackFailed',
     ],
   ])('%s', (_name, more, action, message) => {
-    const decision = decideRemediation(facts(more));
+    const decision = remediationDecisionOf(facts(more));
     expect(decision.action).toBe(action);
     const text = decision.action === 'none' ? (decision.why ?? '') : decision.message;
     if (message) expect(text).toMatch(message);

@@ -35,7 +35,7 @@ const what = (latest: LatestFailure) =>
     ? `ended in ${latest.status}`
     : `failed verification ${latest.failures} time${latest.failures === 1 ? '' : 's'} in a row`;
 
-export function decideRemediation(facts: RemediationFacts): RemediationDecision {
+export function remediationDecisionOf(facts: RemediationFacts): RemediationDecision {
   const { latest, history, lastGoodRevision: good } = facts;
   const entry = history.find((e) => e.id === latest.id);
   if (entry?.trigger === 'Rollback') {

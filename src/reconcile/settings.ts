@@ -83,7 +83,7 @@ export function verdictSettings(
     published.defaultControlPlaneUrl ?? defaults.baseUrl,
   );
   return {
-    defaultCredentialsScope: scope.decide(namespace, labels),
+    defaultCredentialsScope: scope.decisionFor(namespace, labels),
     credentialsPolicy: credentialsPolicy(defaults, allowed),
     objectSecretBudget: published.objectSecretBudget,
   };

@@ -4,6 +4,7 @@ import type { EventReason, Reason } from '../api/names.ts';
 import type { KubeAccess } from '../kube/access.ts';
 import { isNotFound } from '../kube/errors.ts';
 import { kubeRequest } from '../kube/request.ts';
+import { EventCorrelator } from './event-correlation.ts';
 
 export interface EventObjectRef {
   apiVersion: string;
@@ -53,14 +54,20 @@ interface Recorded {
   namespace: string;
   eventName: string;
   count: number;
+  /** What the Event says now: a combined Event's message changes with each event it counts. */
+  message: string;
   lastSeen: number;
 }
 
+const truncated = (message: string) =>
+  message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
+
 /**
- * Writes core/v1 Events about objects. A repeat of the same event (object, type, reason, message)
- * within 10 minutes bumps count and lastTimestamp on the existing Event instead of creating another.
- * Writes of one event run in order, different events up to 8 at once; nothing throws into the
- * caller: failures are logged.
+ * Writes core/v1 Events about objects as the Kubernetes event recorder does. A repeat of the same event
+ * (object, type, reason, message) within 10 minutes bumps count and lastTimestamp on the existing Event
+ * instead of creating another; similar events are combined and an object's flood of events is thinned
+ * (event-correlation.ts). Writes of one event run in order, different events up to 8 at once; nothing
+ * throws into the caller: failures are logged.
  */
 export class EventRecorder {
   readonly #api: EventApi;
@@ -68,6 +75,7 @@ export class EventRecorder {
   readonly #instance: string;
   readonly #log: Logger;
   readonly #recent = new Map<string, Recorded>();
+  readonly #correlator = new EventCorrelator();
   /** Writes of one aggregation key run in order (count bumps must not race); other keys in parallel. */
   readonly #chains = new Map<string, Promise<void>>();
   #inFlight = 0;
@@ -83,8 +91,19 @@ export class EventRecorder {
 
   /** Resolves once this event is written (or its failure logged); never rejects. */
   record(ref: EventObjectRef, type: EventType, reason: EventReason | Reason, message: string): Promise<void> {
-    const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
-    const key = JSON.stringify([ref.uid, type, reason, text]);
+    const correlated = this.#correlator.correlate(ref, type, reason, truncated(message), Date.now());
+    const { key } = correlated;
+    if (correlated.dropped) {
+      // As client-go: a dropped repeat still counts on its Event when the next one is written.
+      const seen = this.#recent.get(key);
+      if (seen) seen.count += 1;
+      this.#log.debug(
+        { object: `${ref.namespace}/${ref.name}`, reason },
+        'event dropped: too many for this object',
+      );
+      return Promise.resolve();
+    }
+    const text = truncated(correlated.message);
     const previous = this.#chains.get(key) ?? Promise.resolve();
     const done = previous
       .then(() => this.#withSlot(() => this.#write(ref, type, reason, text, key)))
@@ -132,9 +151,14 @@ export class EventRecorder {
         await this.#api.patchNamespacedEvent({
           namespace: seen.namespace,
           name: seen.eventName,
-          body: { count: seen.count + 1, lastTimestamp: new Date(now).toISOString() },
+          body: {
+            count: seen.count + 1,
+            lastTimestamp: new Date(now).toISOString(),
+            ...(message === seen.message ? {} : { message }),
+          },
         });
         seen.count += 1;
+        seen.message = message;
         seen.lastSeen = now;
         this.#recent.delete(key);
         this.#recent.set(key, seen);
@@ -170,6 +194,7 @@ export class EventRecorder {
       namespace: ref.namespace,
       eventName: created.metadata?.name ?? event.metadata.name ?? '',
       count: 1,
+      message,
       lastSeen: now,
     });
     if (this.#recent.size > MAX_REMEMBERED) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { VerificationStatus } from '../api/verification.ts';
-import { backoffMs, type Decision, decide, JOIN_SLICE_MS, type MachineInput } from './machine.ts';
+import { backoffMs, type Decision, JOIN_SLICE_MS, type MachineInput, nextStep } from './machine.ts';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
@@ -31,7 +31,7 @@ const input = (record: VerificationStatus | undefined, nowMs: number, extra: Par
   ...extra,
 });
 
-describe('decide', () => {
+describe('nextStep', () => {
   it.each<[string, MachineInput, Decision]>([
     ['no record: start afresh', input(undefined, 0), { action: 'start', reset: true }],
     [
@@ -97,7 +97,7 @@ describe('decide', () => {
       { action: 'start', reset: false },
     ],
   ])('%s', (_name, given, expected) => {
-    expect(decide(given)).toEqual(expected);
+    expect(nextStep(given)).toEqual(expected);
   });
 });
 

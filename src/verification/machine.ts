@@ -58,7 +58,7 @@ export function nextDueMs(
     : completed + backoffMs(record.failures ?? 1, backoffBaseMs, intervalMs);
 }
 
-export function decide(input: MachineInput): Decision {
+export function nextStep(input: MachineInput): Decision {
   const { record, nowMs } = input;
   if (!record || record.revisionId !== input.revisionId || record.specDigest !== input.specDigest) {
     return { action: 'start', reset: true };

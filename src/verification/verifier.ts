@@ -20,7 +20,7 @@ import {
 import { addressGuardedAgent } from './guarded-agent.ts';
 import type { HostAllowList } from './host-allow-list.ts';
 import { type InternalAddressPolicy, internalAddressPolicy } from './internal-addresses.ts';
-import { decide, JOIN_REQUEUE_MS, nextDueMs } from './machine.ts';
+import { JOIN_REQUEUE_MS, nextDueMs, nextStep } from './machine.ts';
 import { runAttempt } from './run-attempt.ts';
 import type { RunReport, RunReports } from './run-reports.ts';
 import { type VerificationSettings, verificationSettings } from './settings.ts';
@@ -133,7 +133,7 @@ export class Verifier {
     const current = req.record?.current;
     // After a restart the receiver knows nothing of the run in flight: register it again.
     if (current?.webhook && reports) reports.expect(req.key, current.threadId, current.runId);
-    const decision = decide({
+    const decision = nextStep({
       record: req.record,
       revisionId: req.revisionId,
       specDigest: settings.digest,
@@ -256,7 +256,7 @@ export class Verifier {
       return this.#complete(req, settings, record, runAttempt(c, early.status, early.error, 'webhook'));
     if (webhook) return this.#result(req, record, Math.ceil(settings.timeoutMs / 2));
     // Fast runs finish within the first join slice, in this very pass.
-    const first = decide({
+    const first = nextStep({
       record,
       revisionId: req.revisionId,
       specDigest: settings.digest,

@@ -172,6 +172,8 @@ export function placeAt(root: JsonSchema, at: string, value: unknown): Mutate {
 /** The edit breaking a check, or undefined when the schema gives none without judgement. */
 export function breakingEdit(root: JsonSchema, c: SchemaCheck | RuleCheck): Mutate | undefined {
   if ('rule' in c) {
+    // A field refused whenever it is set (its rule is `false`), broken by setting it.
+    if (c.rule.rule === 'false') return placeAt(root, c.at, sample(c.schema));
     // A field the control plane does not accept: `!has(self.x)`, broken by setting x.
     const forbidden = /^!has\(self\.([A-Za-z0-9_]+)\)$/.exec(c.rule.rule)?.[1];
     if (!forbidden) return undefined;

@@ -88,6 +88,7 @@ export async function act(
     case 'paused':
       return { kind: 'paused', reason: 'Paused', message: verdict.message };
     case 'stall':
+      if (verdict.undone) status.lastHandledUndoAt = verdict.undone;
       // Refused the default credentials: the batched poll read its deployment with them before: no more.
       if (verdict.forgetPolled) deps.observer.untrack(pass.key);
       redeploySkipped(pass, verdict);
@@ -131,8 +132,20 @@ export async function act(
     }
     case 'patch':
       return patch(deps, pass, passExternal(deps, pass, facts), verdict);
-    case 'rollback':
-      return rollBack(deps, pass, passExternal(deps, pass, facts), verdict);
+    case 'rollback': {
+      // An undo is handled once the platform answered (a refusal included), never after a failed call.
+      const handled = () => {
+        if (verdict.undone) status.lastHandledUndoAt = verdict.undone;
+      };
+      try {
+        const outcome = await rollBack(deps, pass, passExternal(deps, pass, facts), verdict);
+        handled();
+        return outcome;
+      } catch (err) {
+        if (err instanceof Stall) handled();
+        throw err;
+      }
+    }
     case 'redeploy': {
       const { deployment, revision, why } = verdict;
       const redeployed = await passExternal(deps, pass, facts).redeploy(deployment.id, revision.id, why);

@@ -38,7 +38,7 @@ export function watchNamespaceLabels(options: {
       })
     : undefined;
   return {
-    scopeOf: (namespace) => scope.decide(namespace, namespaces?.get('', namespace)?.metadata?.labels),
+    scopeOf: (namespace) => scope.decisionFor(namespace, namespaces?.get('', namespace)?.metadata?.labels),
     hasSynced: () => namespaces?.hasSynced() ?? true,
     stop: async () => {
       await namespaces?.stop();

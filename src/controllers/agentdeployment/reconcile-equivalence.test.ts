@@ -92,6 +92,12 @@ const TABLE: [string, Partial<WorldSpec>, string][] = [
     'patch',
   ],
   [
+    'rolled back, then an undo by hand: the revision before redeployed',
+    { platform: 'inSync', record: 'recorded', remediation: 'rolledBack', annotation: 'undoRequested' },
+    'redeploy',
+  ],
+  ['an undo with no deployment: refused', { annotation: 'undoRequested' }, 'stall:UndoRefused'],
+  [
     'the spec back on a deployed revision: redeployed, no build',
     { platform: 'inSync', record: 'recorded', remediation: 'revert' },
     'redeploy',
@@ -198,7 +204,15 @@ describe('the controller does first what the plan prints', () => {
         'adopt',
       ],
       // The usual value more often, so that worlds get past the first gates.
-      annotation: ['none', 'none', 'none', 'paused', 'badPollInterval', 'reconcileRequested'],
+      annotation: [
+        'none',
+        'none',
+        'none',
+        'paused',
+        'badPollInterval',
+        'reconcileRequested',
+        'undoRequested',
+      ],
       policy: ['full', 'observeOnly'],
       credentials: [
         'default',

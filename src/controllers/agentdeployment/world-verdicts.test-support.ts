@@ -60,7 +60,12 @@ export async function controllerVerdict(
   const claims = ClaimIndex.of(world.others, (o) => {
     const ns = o.metadata.namespace ?? '';
     return identityOf(
-      usableCredentials(o, (name) => world.secrets.get(`${ns}/${name}`), scope.decide(ns, undefined), policy),
+      usableCredentials(
+        o,
+        (name) => world.secrets.get(`${ns}/${name}`),
+        scope.decisionFor(ns, undefined),
+        policy,
+      ),
     );
   });
   const pools = new ControlPlanePools({ clientDefaults: { getRetries: 0 }, breaker: { threshold: 1_000 } });
@@ -96,7 +101,7 @@ export async function controllerVerdict(
     allowedControlPlanes: controlPlaneAllowList('', sim.url),
     claims: (query: Parameters<ClaimIndex['claims']>[0]) => claims.claims(query),
     cacheShows: async () => true,
-    defaultCredentialsScope: (namespace: string) => scope.decide(namespace, undefined),
+    defaultCredentialsScope: (namespace: string) => scope.decisionFor(namespace, undefined),
     protectCredentials: async () => {
       kubeWrites.push('protectCredentials');
     },

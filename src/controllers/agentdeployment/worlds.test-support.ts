@@ -56,7 +56,7 @@ export interface WorldSpec {
     | 'pendingBefore'
     | 'pendingRecent'
     | 'adopt';
-  annotation: 'none' | 'paused' | 'badPollInterval' | 'reconcileRequested';
+  annotation: 'none' | 'paused' | 'badPollInterval' | 'reconcileRequested' | 'undoRequested';
   policy: 'full' | 'observeOnly';
   credentials: 'default' | 'secretAllowed' | 'secretNotAllowed' | 'secretMissing';
   scope: 'allowed' | 'notAllowed';
@@ -148,6 +148,7 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
   if (spec.annotation === 'paused') annotations[Annotation.Paused] = 'true';
   if (spec.annotation === 'badPollInterval') annotations[Annotation.PollInterval] = '1ms';
   if (spec.annotation === 'reconcileRequested') annotations[Annotation.ReconcileRequestedAt] = 'now';
+  if (spec.annotation === 'undoRequested') annotations[Annotation.UndoRequestedAt] = 'now';
   if (spec.deleting) obj.metadata.deletionTimestamp = new Date(NOW - 1_000);
   if (spec.revision === 'failedRequested') annotations[Annotation.RedeployRequestedAt] = 'please';
 

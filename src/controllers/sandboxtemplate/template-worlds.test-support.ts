@@ -135,7 +135,7 @@ export async function templateControllerVerdict(
       snapshots: new TemplateSnapshots({ now: () => NOW }),
       defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },
       allowedControlPlanes: controlPlaneAllowList('', sim.url),
-      defaultCredentialsScope: (namespace) => scope.decide(namespace, undefined),
+      defaultCredentialsScope: (namespace) => scope.decisionFor(namespace, undefined),
       pollIntervalMs: 60_000,
       now: () => new Date(NOW),
     },

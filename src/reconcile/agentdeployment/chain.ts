@@ -20,6 +20,7 @@ import { ownership } from './gates/ownership.ts';
 import { paused } from './gates/paused.ts';
 import { rollback } from './gates/rollback.ts';
 import { rolledBack } from './gates/rolled-back.ts';
+import { undo } from './gates/undo.ts';
 import type { Gate, GateName, Verdict } from './verdict.ts';
 
 export const AGENT_DEPLOYMENT_GATES: readonly (readonly [GateName, Gate])[] = [
@@ -34,6 +35,7 @@ export const AGENT_DEPLOYMENT_GATES: readonly (readonly [GateName, Gate])[] = [
   ['claims', claims],
   ['ownership', ownership],
   ['observeOnly', observeOnly],
+  ['undo', undo],
   ['fastRevert', fastRevert],
   ['converge', converge],
   ['rollback', rollback],

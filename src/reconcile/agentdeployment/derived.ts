@@ -5,17 +5,17 @@
  * gates: gates read these, none calls another gate.
  */
 import { pendingRedeployRequest } from '../../runtime/annotations.ts';
-import { type Decision, decide } from '../decide.ts';
+import { type DriftDecision, driftDecision } from '../decide.ts';
 import { holdsAfterRollback } from '../remediation.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
 import { ownedDeployment } from './owned.ts';
 import type { PatchVerdict } from './verdict.ts';
 
 /** The drift decision: the spec's request against the owned deployment (create, none, patch, wait, stall). */
-export function driftOf(facts: AgentDeploymentFacts): Decision {
+export function driftOf(facts: AgentDeploymentFacts): DriftDecision {
   if (!facts.desired?.ok) throw new Error('drift derived before the desired deployment');
   const { request, digests } = facts.desired;
-  return decide({
+  return driftDecision({
     desired: request,
     observed: ownedDeployment(facts),
     digests,

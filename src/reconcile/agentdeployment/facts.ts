@@ -11,7 +11,7 @@ import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.t
 import type { Deployment } from '../../controlplane/schemas.ts';
 import type { ClaimQuery } from '../claim-index.ts';
 import type { Claim } from '../claims.ts';
-import type { Decision } from '../decide.ts';
+import type { DriftDecision } from '../decide.ts';
 import type { AppliedDigests, DesiredDeployment } from '../desired.ts';
 import type { FollowInput } from '../follow.ts';
 import type { NameLookup, ReadById } from '../ownership.ts';
@@ -102,7 +102,7 @@ export interface AgentDeploymentFacts {
   followed?: { deployment: Deployment; revision: FollowInput['revision'] | undefined };
   // Derived (advance.ts, derive), once, when the first gate that reads them asks.
   /** The drift decision between the spec and the owned deployment (derived.ts). */
-  drift?: Decision;
+  drift?: DriftDecision;
   /** The follow verdict of the revision read (follow-verdict.ts). */
   follow?: Verdict;
 }

@@ -9,7 +9,7 @@
 import { Reason } from '../../api/names.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import { pendingRedeployRequest } from '../../runtime/annotations.ts';
-import { decideFollow, type FollowDecision, progressDeadlineOf, retryPolicyOf } from '../follow.ts';
+import { type FollowDecision, followDecisionOf, progressDeadlineOf, retryPolicyOf } from '../follow.ts';
 import { driftMessage } from '../management.ts';
 import { currentRollback } from '../remediation.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
@@ -28,7 +28,7 @@ export function followVerdictOf(facts: AgentDeploymentFacts): Verdict {
     };
   const { metadata, spec, status } = facts.object;
   const request = pendingRedeployRequest({ metadata: { annotations: metadata.annotations } }, status);
-  const decision = decideFollow({
+  const decision = followDecisionOf({
     deployment,
     revision,
     progressDeadlineMs: progressDeadlineOf(spec),
@@ -56,7 +56,7 @@ function followReadOnly(facts: AgentDeploymentFacts): Verdict {
   const observation = facts.observation as NonNullable<AgentDeploymentFacts['observation']>;
   const { deployment, revision } = facts.followed as NonNullable<AgentDeploymentFacts['followed']>;
   const decision = revision
-    ? decideFollow({
+    ? followDecisionOf({
         deployment,
         revision,
         progressDeadlineMs: progressDeadlineOf(facts.object.spec),

@@ -30,6 +30,7 @@ export type GateName =
   | 'claims'
   | 'ownership'
   | 'observeOnly'
+  | 'undo'
   | 'fastRevert'
   | 'converge'
   | 'rollback'
@@ -75,6 +76,8 @@ export type Verdict = { gate: GateName } & (
       compared?: true;
       remediation?: true;
       forgetPolled?: true;
+      /** An undo request this verdict answers (recorded as handled). */
+      undone?: string | undefined;
     }
   /** POST the deployment, behind the create guard (`digests`: what status records as applied). */
   | {
@@ -90,8 +93,18 @@ export type Verdict = { gate: GateName } & (
    * `patch`: converge's PATCH, sent instead when the platform no longer has the revision (404).
    */
   | { kind: 'revert'; deployment: Deployment; target: string; why: string; patch: PatchVerdict }
-  /** spec.remediation Rollback: the latest revision failed past spec.retry: redeploy the last good one. */
-  | { kind: 'rollback'; deployment: Deployment; from: string; to: string; message: string }
+  /**
+   * Redeploy revision `to` as a rollback from `from`: spec.remediation Rollback (the latest revision failed
+   * past spec.retry), or an undo by hand (`undone`: the request it answers, recorded as handled).
+   */
+  | {
+      kind: 'rollback';
+      deployment: Deployment;
+      from: string;
+      to: string;
+      message: string;
+      undone?: string | undefined;
+    }
   /**
    * Bookkeeping: the deployment matches the spec (what it has is recorded as applied); its revision is
    * followed next.

@@ -5,7 +5,7 @@
  * revision is followed next, read-only, and the drift is DriftDetected after it).
  */
 import { Reason } from '../../../api/names.ts';
-import { decide } from '../../decide.ts';
+import { driftDecision } from '../../decide.ts';
 import { isObserveOnly, observeVerdict } from '../../management.ts';
 import { ownedDeployment } from '../owned.ts';
 import type { Gate } from '../verdict.ts';
@@ -15,7 +15,7 @@ export const observeOnly: Gate = (facts) => {
   if (!isObserveOnly(spec) || !facts.desired?.ok || facts.observation) return undefined;
   const { request, digests } = facts.desired;
   const deployment = ownedDeployment(facts);
-  const decision = decide({ desired: request, observed: deployment, digests, applied: status });
+  const decision = driftDecision({ desired: request, observed: deployment, digests, applied: status });
   const verdict = observeVerdict(decision);
   if (verdict.kind === 'notFound' || !deployment) {
     const which = status.deploymentId ?? `named ${request.name}`;

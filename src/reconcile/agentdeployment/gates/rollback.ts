@@ -6,7 +6,7 @@
  * would do and sends nothing.
  */
 import { Reason } from '../../../api/names.ts';
-import { decideRemediation, type LatestFailure, type RemediationDecision } from '../../remediation.ts';
+import { type LatestFailure, type RemediationDecision, remediationDecisionOf } from '../../remediation.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
 import type { Gate, Verdict } from '../verdict.ts';
 
@@ -20,7 +20,7 @@ export const rollback: Gate = (facts) => {
   const observeOnly = !!facts.observation;
   if (observeOnly && spec.remediation?.strategy !== 'Rollback') return undefined;
   const { deployment } = facts.followed;
-  const decision = decideRemediation({
+  const decision = remediationDecisionOf({
     strategy: spec.remediation?.strategy,
     verificationFailures: spec.remediation?.verificationFailures,
     latest,
