@@ -12,6 +12,7 @@ import { AGENT_DEPLOYMENT, type KindNames } from '../api/group.ts';
 import { Annotation } from '../api/names.ts';
 import type { KubeAccess } from '../kube/access.ts';
 import { NotFoundError } from '../kube/errors.ts';
+import { AbortScope } from '../lib/abort-scope.ts';
 import { parseDuration } from '../lib/duration.ts';
 import { FollowError, follow } from './follow.ts';
 import { formatHistory } from './history.ts';
@@ -298,8 +299,12 @@ export async function runVerb(verb: Verb, io: VerbIo): Promise<number> {
     const names = values.all ? await listNames(access, AGENT_DEPLOYMENT, namespace) : positionals;
     const refs = names.map((n) => parseObjectArg(n, namespace, verb.kinds));
     if (values.all && refs.length === 0) io.stdout(`No AgentDeployment in namespace ${namespace}\n`);
-    const signal = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : new AbortController().signal;
-    return await verb.run(access, refs, io, signal, { toRevision: values['to-revision'] });
+    const scope = new AbortScope([], timeoutMs > 0 ? timeoutMs : undefined);
+    try {
+      return await verb.run(access, refs, io, scope.signal, { toRevision: values['to-revision'] });
+    } finally {
+      scope.end();
+    }
   } catch (err) {
     const message =
       err instanceof NotFoundError
