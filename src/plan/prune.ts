@@ -1,20 +1,21 @@
 /**
  * What deleting an AgentDeployment would do, for `kubectl agd plan --prune`: the objects in the cluster
  * that match the selector but are no longer in the input (removed from git, so a pruning sync deletes
- * them). Each is decided by the controller's own deletion program (reconcile/deletion-program.ts, the
- * credentials and claims read as the finalize step reads them) with read-only reads: `- delete` names the deployment that would be deleted; `- orphan` says the object
+ * them). Each is decided by the controller's own deletion chain (reconcile/deletion/, the credentials
+ * and claims read as the finalize step reads them) with read-only reads: `- delete` names the deployment that would be deleted; `- orphan` says the object
  * would go and leave the platform as it is (deletionPolicy Orphan, observe-only, or it owns nothing).
  */
 
 import type { AgentDeploymentSpec, AgentDeploymentStatus } from '../api/agentdeployment.ts';
 import { lookupName, readById } from '../controlplane/deployment-reads.ts';
 import { REVISION_POLL_MIN_MS } from '../controlplane/progress.ts';
-import { deletionCredentials } from '../reconcile/agentdeployment/deletion-credentials.ts';
+import { readDeletionCredentials } from '../reconcile/agentdeployment/deletion-credentials.ts';
 import { agentDeploymentFacts } from '../reconcile/agentdeployment/facts-of.ts';
 import { defaultCredentialsRefused } from '../reconcile/agentdeployment/gates/default-credentials-scope.ts';
 import { deploymentNameOf } from '../reconcile/claims.ts';
-import { type DeletionFacts, deletionFactsOf } from '../reconcile/deletion.ts';
-import { type FinalDeletionVerdict, runDeletion } from '../reconcile/deletion-program.ts';
+import { type DeletionFacts, deletionFactsOf, recordedIdOf } from '../reconcile/deletion/facts.ts';
+import { planDeletion } from '../reconcile/deletion/program.ts';
+import type { FinalDeletionVerdict } from '../reconcile/deletion/verdict.ts';
 import { PlanStop, planPort, planSettings, stop } from './gather.ts';
 import type { LiveObject, PlanEntry, PlanWorld } from './model.ts';
 
@@ -62,32 +63,30 @@ async function plannedDeletion(
     revisionPollMs: REVISION_POLL_MIN_MS,
   });
   // Pruning is what deletes it: planned as if its deletion had begun.
-  const deleting = {
-    ...deletionFactsOf(obj, name, facts.now, defaultCredentialsRefused(facts)),
-    deleting: true,
-  };
+  const deleting = deletionFactsOf(obj, name, facts.now, defaultCredentialsRefused(facts));
   const port = planPort(world, namespace, spec, notes);
   const client = () => {
     if (!facts.credentials?.ok)
       throw new Error('the control plane was asked for before credentials resolved');
     return world.controlPlane(facts.credentials.credentials);
   };
-  const verdict = await runDeletion(deleting, {
-    async credentials() {
-      if (!spec.credentialsSecretRef && !world.defaultCredentials.baseUrl) {
-        stop(
-          'unknown',
-          'NoCredentials',
-          `no control-plane credentials: cannot tell whether deployment ${deleting.recordedId ?? name} would be deleted`,
-        );
-      }
-      const read = await deletionCredentials(facts, port);
-      if ('kind' in read) return stop(read.kind, read.reason, read.message);
-      return read;
+  const verdict = await planDeletion(deleting, {
+    async read(read, f) {
+      if (read === 'credentials') {
+        if (!spec.credentialsSecretRef && !world.defaultCredentials.baseUrl) {
+          stop(
+            'unknown',
+            'NoCredentials',
+            `no control-plane credentials: cannot tell whether deployment ${deleting.recordedId ?? name} would be deleted`,
+          );
+        }
+        f.credentials = await readDeletionCredentials(facts, port);
+      } else if (read === 'byName') f.byName = await lookupName(client(), name);
+      else f[read] = await readById(client(), recordedIdOf(f));
     },
-    lookup: () => lookupName(client(), name),
-    find: (id) => readById(client(), id),
-    take: (_deployment, message) => notes.push(message),
+    async act(verdict) {
+      notes.push(verdict.event.message);
+    },
   });
   switch (verdict.kind) {
     case 'delete':

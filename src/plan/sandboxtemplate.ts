@@ -4,7 +4,8 @@
  * where the controller stops first (paused, the default-credentials scope, the credentials).
  */
 import { SandboxTemplateSpec } from '../api/sandboxtemplate.ts';
-import { runTemplate, type TemplateFacts } from '../reconcile/sandboxtemplate/program.ts';
+import type { TemplateFacts } from '../reconcile/sandboxtemplate/facts.ts';
+import { runTemplate } from '../reconcile/sandboxtemplate/program.ts';
 import { describeDrift } from '../reconcile/template-drift.ts';
 import { NO_CREDENTIALS } from './agentdeployment.ts';
 import { PlanStop, planSettings } from './gather.ts';

@@ -8,8 +8,8 @@
  * and the chain decides again on its result: one act, whatever the stage that came before.
  */
 import { Annotation, EventReason } from '../../api/names.ts';
+import { claimConflictOf } from '../../reconcile/agentdeployment/claims-met.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
-import { claimConflictOf } from '../../reconcile/agentdeployment/gates/claims.ts';
 import { ownedDeployment } from '../../reconcile/agentdeployment/owned.ts';
 import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
 import type { FinalVerdict, Gate, GateName, PatchVerdict } from '../../reconcile/agentdeployment/verdict.ts';

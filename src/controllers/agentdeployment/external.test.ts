@@ -19,8 +19,8 @@ import { ownership } from '../../reconcile/agentdeployment/gates/ownership.ts';
 import { ownedDeployment, ownershipFactsOf } from '../../reconcile/agentdeployment/owned.ts';
 import { runAgentDeployment } from '../../reconcile/agentdeployment/program.ts';
 import type { Gate } from '../../reconcile/agentdeployment/verdict.ts';
-import { deletionFactsOf } from '../../reconcile/deletion.ts';
-import type { FinalDeletionVerdict } from '../../reconcile/deletion-program.ts';
+import { deletionFactsOf } from '../../reconcile/deletion/facts.ts';
+import type { FinalDeletionVerdict } from '../../reconcile/deletion/verdict.ts';
 import { recordOwned } from '../../reconcile/status.ts';
 import { Stall, Wait } from '../../runtime/outcome.ts';
 import { WriteFenced } from '../../runtime/write-fence.ts';
@@ -152,7 +152,7 @@ function deleteWith(pass: AgentDeploymentPass, client: DeploymentClient, spec: R
   } as AgentDeploymentPass;
   return settleDeletion(
     deletionFactsOf({ ...deleted.obj, spec: deleted.spec, status: deleted.status }, 'agent', deps.now()),
-    async () => ({ tenant: TENANT, claimedBy: () => undefined }),
+    async () => ({ ok: true, tenant: TENANT, claimedBy: () => undefined }),
     () => external,
     // As the finalize step takes a deployment the create guard proves this object's.
     (d) => recordOwned(pass.status, d.id, TENANT),

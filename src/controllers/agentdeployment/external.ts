@@ -47,9 +47,9 @@ export interface ExternalDeployment {
     changed: readonly string[],
   ): Promise<Deployment>;
   /**
-   * What deleting reads and sends (reconcile/deletion.ts decides which, and when): the deployments of
-   * the object's name, one deployment by id, and the DELETE of one id (a 404 answer means it is gone
-   * already).
+   * What deleting reads and sends (the deletion chain, reconcile/deletion/, decides which, and when):
+   * the deployments of the object's name, one deployment by id, and the DELETE of one id (a 404 answer
+   * means it is gone already).
    */
   lookup(): Promise<NameLookup>;
   find(deploymentId: string): Promise<ReadById>;

@@ -1,14 +1,25 @@
 /**
- * The finalize step: a deleted object reads, decides and acts in one loop. The decision is
- * reconcile/deletion.ts's (shared with the plan); this module does the reads and the one write it asks
- * for, then acts on the final verdict: release the finalizer, wait (while the platform deletes, a late
- * create may commit, or the default credentials are not allowed), or stop.
+ * The finalize step: a deleted object reads, decides and acts in one loop. The decision is the deletion
+ * chain's (reconcile/deletion/, shared with the plan's --prune), run by the one chain runner; this module
+ * does the reads and the writes it asks for, then acts on the final verdict: release the finalizer, wait
+ * (while the platform deletes, a late create may commit, the default credentials are not allowed, or the
+ * credentials are not there), or stop.
  */
 import { EventReason } from '../../api/names.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
-import type { DeletionCredentials, DeletionFacts } from '../../reconcile/deletion.ts';
-import { deletionFactsOf } from '../../reconcile/deletion.ts';
-import { type FinalDeletionVerdict, runDeletion } from '../../reconcile/deletion-program.ts';
+import type { DeletionGates } from '../../reconcile/deletion/chain.ts';
+import {
+  type DeletionCredentials,
+  type DeletionFacts,
+  deletionFactsOf,
+  recordedIdOf,
+} from '../../reconcile/deletion/facts.ts';
+import { runDeletion } from '../../reconcile/deletion/program.ts';
+import type {
+  DeletionBookkeeping,
+  DeletionRead,
+  FinalDeletionVerdict,
+} from '../../reconcile/deletion/verdict.ts';
 import { followDeletion } from '../../reconcile/follow.ts';
 import { recordOwned } from '../../reconcile/status.ts';
 import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../runtime/outcome.ts';
@@ -22,7 +33,7 @@ export interface FinalizeHelpers {
   external(pass: AgentDeploymentPass): ExternalDeployment;
   /**
    * Reads the object's Secrets, resolves its credentials into the pass and weighs the other objects'
-   * claims (reconcile/agentdeployment/deletion-credentials.ts); a wait or a stall is thrown.
+   * claims (reconcile/agentdeployment/deletion-credentials.ts): the deletion chain's credentials read.
    */
   credentials(pass: AgentDeploymentPass): Promise<DeletionCredentials>;
   /** Why the object may not use the default credentials; undefined when it may (or names its own). */
@@ -30,30 +41,35 @@ export interface FinalizeHelpers {
 }
 
 /**
- * The deletion program (reconcile/deletion-program.ts) through this object's external resource.
+ * The deletion program (reconcile/deletion/program.ts) through this object's external resource.
  * `credentials` resolves the object's credentials; `external` is asked for only after that.
  */
-export async function settleDeletion(
+export function settleDeletion(
   facts: DeletionFacts,
   credentials: () => Promise<DeletionCredentials>,
   external: () => ExternalDeployment,
   take: (deployment: Deployment, message: string) => void,
+  gates?: DeletionGates,
 ): Promise<FinalDeletionVerdict> {
-  const verdict = await runDeletion(facts, {
-    credentials,
-    lookup: () => external().lookup(),
-    find: (id) => external().find(id),
-    take,
-    delete: (id, options) => external().delete(id, options),
-  });
-  if (verdict.kind === 'delete') throw new Error('a DELETE verdict came back from a port that deletes');
-  return verdict;
+  const port = {
+    async read(read: DeletionRead, f: DeletionFacts) {
+      if (read === 'credentials') f.credentials = await credentials();
+      else if (read === 'byName') f.byName = await external().lookup();
+      else f[read] = await external().find(recordedIdOf(f));
+    },
+    async act(verdict: DeletionBookkeeping) {
+      if (verdict.kind === 'take') take(verdict.deployment, verdict.event.message);
+      else await external().delete(verdict.id, { deleteTracingProject: verdict.deleteTracingProject });
+    },
+  };
+  return runDeletion(facts, port, gates);
 }
 
 export function finalizeStep(
   deps: AgentDeploymentDeps,
   helpers: FinalizeHelpers,
   nameOf: (pass: AgentDeploymentPass) => string,
+  gates?: DeletionGates,
 ): Step<AgentDeploymentPass> {
   return {
     name: 'finalize',
@@ -87,9 +103,10 @@ export function finalizeStep(
             deps.observer.remember(identity, deployment, pass.key);
             pass.events.push({ type: 'Normal', reason: EventReason.Found, message });
           },
+          gates,
         );
       } catch (err) {
-        // Credentials missing or unusable, Secrets over their budget: they say so themselves.
+        // A wait or a stall a read gives itself passes through; any other failure is retried.
         if (err instanceof Stall || err instanceof Wait) throw err;
         const cause = outcomeOf(err);
         throw new Retry(
@@ -120,7 +137,8 @@ async function act(
     }
     case 'wait': {
       if (verdict.why === 'lateCommit') throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
-      if (verdict.why === 'defaultCredentialsNotAllowed') throw new Wait(verdict.reason, verdict.message);
+      if (verdict.why === 'defaultCredentialsNotAllowed' || verdict.why === 'credentials')
+        throw new Wait(verdict.reason, verdict.message);
       if (verdict.event) pass.events.push({ type: 'Normal', ...verdict.event });
       // The platform deletes asynchronously: until it is done the object says Deleting.
       const deleting = followDeletion({

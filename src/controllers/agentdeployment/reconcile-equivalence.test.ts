@@ -3,7 +3,9 @@
  * controller's pass (a real pass: Kubernetes in memory, the control plane the simulator over HTTP) and
  * `kubectl agd plan` (its read-only gather) reach the same first write, or the same wait or stall with
  * the same reason. A deleted object is planned as --prune plans it. Taking any gate out of the chain
- * changes the controller's answer in some world, so the comparison sees every gate.
+ * changes the controller's answer in some world, so the comparison sees every gate. Deleting objects
+ * have worlds of their own (deletion-equivalence.test.ts), as SandboxTemplates do
+ * (controllers/sandboxtemplate/template-equivalence.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_DEPLOYMENT_GATES } from '../../reconcile/agentdeployment/chain.ts';
@@ -201,7 +203,12 @@ describe('the controller does first what the plan prints', () => {
   const randomTimeoutMs = 60_000 + worlds * 300;
 
   it('in random combinations of every dimension', { timeout: randomTimeoutMs }, async () => {
-    const choices: { [K in Exclude<keyof WorldSpec, 'remediation' | 'window'>]: readonly WorldSpec[K][] } = {
+    const choices: {
+      [K in Exclude<
+        keyof WorldSpec,
+        'remediation' | 'window' | 'deletionPolicy' | 'withoutFinalizer'
+      >]: readonly WorldSpec[K][];
+    } = {
       platform: ['none', 'inSync', 'inSync', 'drifted', 'immutable', 'deleting'],
       record: [
         'none',
@@ -279,14 +286,15 @@ describe('the controller does first what the plan prints', () => {
       );
   });
 
-  it('taking any gate out changes what the controller does in some world', async () => {
+  // A pass per gate and row: seconds of work on a loaded machine, not a timing assertion.
+  it('taking any gate out changes what the controller does in some world', { timeout: 120_000 }, async () => {
     const unseen: string[] = [];
     for (const [name] of AGENT_DEPLOYMENT_GATES) {
       const without = AGENT_DEPLOYMENT_GATES.filter(([n]) => n !== name);
       let seen = false;
       for (const [, over, expected] of TABLE) {
         const world = await buildWorld(sim, { ...BASE, ...over });
-        const controller = await controllerVerdict(sim, world, without).catch(
+        const controller = await controllerVerdict(sim, world, { gates: without }).catch(
           (err: Error) => `threw ${err.message}`,
         );
         if (controller !== expected) {
@@ -303,7 +311,7 @@ describe('the controller does first what the plan prints', () => {
       const writes: string[] = [];
       const world = await buildWorld(sim, { ...BASE, credentials: 'secretAllowed' });
       world.obj.metadata.finalizers = [];
-      await controllerVerdict(sim, world, gates, writes);
+      await controllerVerdict(sim, world, { gates, kubeWrites: writes });
       return writes;
     };
     expect(await bookkeeping()).toEqual(['addFinalizer', 'protectCredentials', 'releaseCredentials']);

@@ -15,7 +15,7 @@ import { ControlPlanePools } from '../../controlplane/pools.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import { tenantDigest } from '../../controlplane/tenant.ts';
 import { ClaimIndex } from '../../reconcile/claim-index.ts';
-import { LATE_COMMIT_WINDOW_MS } from '../../reconcile/deletion.ts';
+import { LATE_COMMIT_WINDOW_MS } from '../../reconcile/deletion/facts.ts';
 import { findCondition } from '../../runtime/conditions.ts';
 import type { ReconcileResult } from '../../runtime/controller.ts';
 import { objectKey } from '../../runtime/keys.ts';

@@ -6,11 +6,11 @@
  */
 
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
-import { deletionCredentials } from '../../reconcile/agentdeployment/deletion-credentials.ts';
+import { readDeletionCredentials } from '../../reconcile/agentdeployment/deletion-credentials.ts';
 import { defaultCredentialsRefused } from '../../reconcile/agentdeployment/gates/default-credentials-scope.ts';
 import type { Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
 import { deploymentNameOf } from '../../reconcile/claims.ts';
-import { Stall, Wait } from '../../runtime/outcome.ts';
+import type { DeletionGates } from '../../reconcile/deletion/chain.ts';
 import type { Step } from '../../runtime/reconcile-shell.ts';
 import { decideStep } from './act.ts';
 import { finalizeStep } from './finalize.ts';
@@ -19,32 +19,30 @@ import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 type AgdStep = Step<AgentDeploymentPass>;
 
-/** `gates`: the chain to run (a test may take one out; the default is the whole chain). */
+/** `gates`, `deletionGates`: the chains to run (a test may take one out; the default is the whole chain). */
 export function agentDeploymentSteps(
   deps: AgentDeploymentDeps,
   gates?: readonly (readonly [GateName, Gate])[],
+  deletionGates?: DeletionGates,
 ): readonly AgdStep[] {
   const policy = credentialsPolicy(deps.defaultCredentials, deps.allowedControlPlanes);
   const facts = (pass: AgentDeploymentPass) => factsOf(deps, pass, policy);
 
-  /** Deleted: the deletion decision (reconcile/deletion.ts), read and acted on in finalize.ts. */
+  /** Deleted: the deletion chain (reconcile/deletion/), read and acted on in finalize.ts. */
   const finalize = finalizeStep(
     deps,
     {
       external: (pass) => passExternal(deps, pass, facts(pass)),
       async credentials(pass) {
         const f = facts(pass);
-        const read = await deletionCredentials(f, controllerPort(deps, pass));
-        if ('kind' in read) {
-          if (read.kind === 'stall') throw new Stall(read.reason, read.message);
-          throw new Wait(read.reason, read.message, read.retryAfterMs);
-        }
-        passClient(deps, pass, f);
+        const read = await readDeletionCredentials(f, controllerPort(deps, pass));
+        if (read.ok) passClient(deps, pass, f);
         return read;
       },
       defaultCredentialsRefused: (pass) => defaultCredentialsRefused(facts(pass)),
     },
     (pass) => deploymentNameOf({ ...pass.obj, spec: pass.spec }),
+    deletionGates,
   );
 
   return [finalize, decideStep(deps, facts, gates)];

@@ -18,6 +18,7 @@ import { readOnly } from '../../plan/read-only.ts';
 import type { Gate, GateName } from '../../reconcile/agentdeployment/verdict.ts';
 import { ClaimIndex } from '../../reconcile/claim-index.ts';
 import { identityOf, usableCredentials } from '../../reconcile/credentials.ts';
+import type { DeletionGates } from '../../reconcile/deletion/chain.ts';
 import { findCondition } from '../../runtime/conditions.ts';
 import { reconcileWithShell } from '../../runtime/reconcile-shell.ts';
 import { DEFAULT_API_KEY, type Simulator } from '../../simulator/index.ts';
@@ -26,14 +27,27 @@ import { agentDeploymentSteps } from './steps.ts';
 import type { AgentDeploymentDeps } from './types.ts';
 import { type BuiltWorld, DIGEST_KEY, NOW, NS } from './worlds.test-support.ts';
 
-/** What one pass did, reduced: the first control-plane write, else `stall:Reason`, `wait:Reason`, none. */
+/** How the controller's pass is run and watched. */
+export interface PassOptions {
+  /** The chains to run (a test takes one gate out); the default is the whole chain. */
+  gates?: readonly (readonly [GateName, Gate])[];
+  deletionGates?: DeletionGates;
+  /** Collects the pass's Kubernetes-side bookkeeping (finalizers), which the plan only assumes. */
+  kubeWrites?: string[];
+  /** Collects every control-plane write of the pass, then what it left (as the reduction says it). */
+  trace?: string[];
+}
+
+/**
+ * What one pass did, reduced: the first control-plane write, else `orphan` (the object let go),
+ * `stall:Reason`, `wait:Reason`, none.
+ */
 export async function controllerVerdict(
   sim: Simulator,
   world: BuiltWorld,
-  gates?: readonly (readonly [GateName, Gate])[],
-  /** Collects the pass's Kubernetes-side bookkeeping (finalizers), which the plan only assumes. */
-  kubeWrites: string[] = [],
+  options: PassOptions = {},
 ): Promise<string> {
+  const { gates, deletionGates, kubeWrites = [], trace = [] } = options;
   let obj = structuredClone(world.obj);
   const scope = defaultCredentialsScope({
     namespaces: world.settings.defaultCredentials.namespaces,
@@ -103,7 +117,17 @@ export async function controllerVerdict(
     now: () => new Date(NOW),
   };
   const typed = deps as unknown as AgentDeploymentDeps;
-  const shell = { ...agentDeploymentShell(typed), steps: agentDeploymentSteps(typed, gates) };
+  // A deleted object without the finalizer is let go with no write at all: the pass says so.
+  let released = false;
+  const steps = agentDeploymentSteps(typed, gates, deletionGates).map((step) => ({
+    ...step,
+    async run(pass: Parameters<typeof step.run>[0]) {
+      const outcome = await step.run(pass);
+      if (outcome?.kind === 'deleted') released = true;
+      return outcome;
+    },
+  }));
+  const shell = { ...agentDeploymentShell(typed), steps };
   sim.resetRequests();
   const signal = new AbortController().signal;
   try {
@@ -127,17 +151,22 @@ export async function controllerVerdict(
           ? 'create'
           : r.method.toLowerCase(),
     );
-  if (writes[0]) return writes[0];
-  if (gone) return 'orphan';
-  const conditions = obj.status?.conditions;
-  // Paused: nothing sent (a Stalled condition from before is left as it was).
-  if (findCondition(conditions, 'Paused')?.status === 'True') return 'none';
-  const stalled = findCondition(conditions, 'Stalled');
-  if (stalled?.status === 'True') return `stall:${stalled.reason}`;
-  const reconciling = findCondition(conditions, 'Reconciling');
-  if (reconciling?.status === 'True' && reconciling.reason !== 'Progressing')
-    return `wait:${reconciling.reason}`;
-  return 'none';
+  trace.push(...writes, left());
+  return writes[0] ?? left();
+
+  /** What the pass left, writes aside. */
+  function left(): string {
+    if (gone || released) return 'orphan';
+    const conditions = obj.status?.conditions;
+    // Paused: nothing sent (a Stalled condition from before is left as it was).
+    if (findCondition(conditions, 'Paused')?.status === 'True') return 'none';
+    const stalled = findCondition(conditions, 'Stalled');
+    if (stalled?.status === 'True') return `stall:${stalled.reason}`;
+    const reconciling = findCondition(conditions, 'Reconciling');
+    if (reconciling?.status === 'True' && reconciling.reason !== 'Progressing')
+      return `wait:${reconciling.reason}`;
+    return 'none';
+  }
 }
 
 /** What the plan prints for the same world, reduced the same way. */

@@ -46,7 +46,16 @@ const GONE_ID = '00000000-0000-4000-8000-000000000000';
 /** The dimensions a world is built from. */
 export interface WorldSpec {
   platform: 'none' | 'inSync' | 'drifted' | 'immutable' | 'deleting';
-  record: 'none' | 'recorded' | 'recordedGone' | 'otherTenant' | 'pendingAfter' | 'pendingBefore' | 'adopt';
+  /** `pendingRecent`: a create sent a second ago got no answer (a deleted object waits for it). */
+  record:
+    | 'none'
+    | 'recorded'
+    | 'recordedGone'
+    | 'otherTenant'
+    | 'pendingAfter'
+    | 'pendingBefore'
+    | 'pendingRecent'
+    | 'adopt';
   annotation: 'none' | 'paused' | 'badPollInterval' | 'reconcileRequested' | 'undoRequested';
   policy: 'full' | 'observeOnly';
   credentials: 'default' | 'secretAllowed' | 'secretNotAllowed' | 'secretMissing';
@@ -66,6 +75,9 @@ export interface WorldSpec {
   remediation: 'none' | 'rollbackDue' | 'rolledBack' | 'revert' | 'revertGone';
   /** spec.deploymentWindows: a Deny window open now (with the override annotation), or one later. */
   window: 'none' | 'denyNow' | 'denyNowOverride' | 'denyLater';
+  /** Deleting worlds (deletion-equivalence.test.ts): spec.deletionPolicy, and the finalizer already off. */
+  deletionPolicy?: 'Delete' | 'Orphan';
+  withoutFinalizer?: boolean;
 }
 
 export const BASE: WorldSpec = {
@@ -103,6 +115,7 @@ function objectSpec(spec: WorldSpec, image = 'registry.example.com/agent:1'): Ag
     secrets: [{ name: 'API_TOKEN', valueFrom: { secretKeyRef: { name: 'agent-secrets', key: 'token' } } }],
     ...(spec.credentials !== 'default' ? { credentialsSecretRef: { name: 'agent-credentials' } } : {}),
     ...(spec.policy === 'observeOnly' ? { managementPolicies: ['Observe'] } : {}),
+    ...(spec.deletionPolicy ? { deletionPolicy: spec.deletionPolicy } : {}),
   } as AgentDeployment['spec'];
 }
 
@@ -129,7 +142,7 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
       generation: 1,
       creationTimestamp: new Date(NOW - 60_000),
       annotations: {},
-      finalizers: spec.policy === 'full' || spec.deleting ? [FINALIZER] : [],
+      finalizers: (spec.policy === 'full' || spec.deleting) && !spec.withoutFinalizer ? [FINALIZER] : [],
     },
     spec: objectSpec(spec),
     status: {},
@@ -214,6 +227,11 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
       break;
     case 'pendingBefore':
       status.createPendingSince = new Date(Date.now() + 3_600_000).toISOString();
+      break;
+    case 'pendingRecent':
+      // The plan's clock is the wall's, the controller's NOW: a second ago by the wall is within the
+      // late-commit window for both.
+      status.createPendingSince = new Date(Date.now() - 1_000).toISOString();
       break;
     case 'adopt':
       annotations[Annotation.AdoptDeploymentId] = made?.id ?? GONE_ID;

@@ -15,11 +15,9 @@ import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import type { SandboxTemplate as ListedTemplate } from '../../controlplane/template-schemas.ts';
 import { canonicalJson } from '../../lib/canonical-json.ts';
-import {
-  type FinalTemplateVerdict,
-  runTemplate,
-  type TemplateFacts,
-} from '../../reconcile/sandboxtemplate/program.ts';
+import type { TemplateFacts } from '../../reconcile/sandboxtemplate/facts.ts';
+import { runTemplate, type TemplateGates } from '../../reconcile/sandboxtemplate/program.ts';
+import type { FinalTemplateVerdict } from '../../reconcile/sandboxtemplate/verdict.ts';
 import { observedFacts } from '../../reconcile/template-observed.ts';
 import { pollIntervalOf, takeReconcileRequest } from '../../runtime/annotations.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
@@ -77,7 +75,7 @@ const TEMPLATE_FIELDS = [
   'drift',
 ] as const satisfies readonly (keyof SandboxTemplateStatus)[];
 
-function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
+function templateSteps(deps: SandboxTemplateDeps, gates?: TemplateGates): readonly TemplateStep[] {
   const policy = credentialsPolicy(deps.defaultCredentials, deps.allowedControlPlanes);
   /** Gather and decide (reconcile/sandboxtemplate/), then act: record what was observed, report drift. */
   const decide: TemplateStep = {
@@ -94,35 +92,39 @@ function templateSteps(deps: SandboxTemplateDeps): readonly TemplateStep[] {
           credentialsPolicy: policy,
         },
       };
-      const verdict = await runTemplate(facts, {
-        async read(read, f) {
-          const ref = obj.spec.credentialsSecretRef;
-          if (read === 'credentialsSecret') {
-            f.credentialsSecret = { data: ref ? await deps.readSecret(namespace, ref.name) : undefined };
-            return;
-          }
-          if (!f.credentials?.ok) throw new Error('templates listed before the credentials resolved');
-          const { credentials } = f.credentials;
-          const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);
-          // Under the pass deadline (--reconcile-timeout), as every AgentDeployment call: a server that
-          // answers each page just inside the call deadline cannot hold the worker for hundreds of pages.
-          const from = ref ? namespace : undefined;
-          const snapshot = await deps.snapshots.get(
-            credentialsKey(credentials),
-            maxAgeMs,
-            (maxBytes, deadline) =>
-              deps.listTemplates(credentials, {
-                ...(from === undefined ? {} : { namespace: from }),
-                ...(maxBytes === undefined ? {} : { maxBytes }),
-                ...(deadline === undefined ? {} : { deadline }),
-              }),
-            from,
-            pass.deadline,
-          );
-          status.lastSyncTime = new Date(snapshot.takenAt).toISOString();
-          f.templates = snapshot.templates;
+      const verdict = await runTemplate(
+        facts,
+        {
+          async read(read, f) {
+            const ref = obj.spec.credentialsSecretRef;
+            if (read === 'credentialsSecret') {
+              f.credentialsSecret = { data: ref ? await deps.readSecret(namespace, ref.name) : undefined };
+              return;
+            }
+            if (!f.credentials?.ok) throw new Error('templates listed before the credentials resolved');
+            const { credentials } = f.credentials;
+            const maxAgeMs = requested ? 0 : pollIntervalOf(obj, deps.pollIntervalMs);
+            // Under the pass deadline (--reconcile-timeout), as every AgentDeployment call: a server that
+            // answers each page just inside the call deadline cannot hold the worker for hundreds of pages.
+            const from = ref ? namespace : undefined;
+            const snapshot = await deps.snapshots.get(
+              credentialsKey(credentials),
+              maxAgeMs,
+              (maxBytes, deadline) =>
+                deps.listTemplates(credentials, {
+                  ...(from === undefined ? {} : { namespace: from }),
+                  ...(maxBytes === undefined ? {} : { maxBytes }),
+                  ...(deadline === undefined ? {} : { deadline }),
+                }),
+              from,
+              pass.deadline,
+            );
+            status.lastSyncTime = new Date(snapshot.takenAt).toISOString();
+            f.templates = snapshot.templates;
+          },
         },
-      });
+        gates,
+      );
       if (verdict.kind !== 'paused') takeReconcileRequest(obj, status);
       return act(pass, verdict);
     },
@@ -164,8 +166,10 @@ function worthWriting(before: SandboxTemplateStatus, after: SandboxTemplateStatu
   return withoutSyncTime(before) !== withoutSyncTime(after);
 }
 
+/** `gates`: the chain to run (a test may take one out; the default is the whole chain). */
 export function sandboxTemplateShell(
   deps: SandboxTemplateDeps,
+  gates?: TemplateGates,
 ): KindShell<SandboxTemplate, SandboxTemplateStatus, TemplatePass> {
   return {
     kind: 'SandboxTemplate',
@@ -175,7 +179,7 @@ export function sandboxTemplateShell(
       return obj?.metadata.deletionTimestamp ? undefined : obj;
     },
     begin: (pass) => pass,
-    steps: templateSteps(deps),
+    steps: templateSteps(deps, gates),
     classify: outcomeOfControlPlaneError,
     summarize: (pass, outcome) => {
       if (outcome.kind !== 'paused') summarizeDrift(pass);

@@ -2,6 +2,7 @@
  * The AgentDeployment's gates, in the order they decide (DEVELOPMENT.md lists them, one line each). The
  * first gate with a verdict decides; a gate adds here once, and the controller and the plan both run it.
  */
+import { decideChain } from '../chain-runner.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
 import { budgets } from './gates/budgets.ts';
 import { claims } from './gates/claims.ts';
@@ -49,9 +50,5 @@ export function decideAgentDeployment(
   facts: AgentDeploymentFacts,
   gates: readonly (readonly [GateName, Gate])[] = AGENT_DEPLOYMENT_GATES,
 ): Verdict {
-  for (const [, gate] of gates) {
-    const verdict = gate(facts);
-    if (verdict) return verdict;
-  }
-  throw new Error('no gate decided: the chain must end with one that always does');
+  return decideChain(facts, gates);
 }

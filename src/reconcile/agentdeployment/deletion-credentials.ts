@@ -1,31 +1,37 @@
 /**
- * What deleting an object reads about its credentials, the same for the finalize step and the plan's
- * --prune: the chain's own gates for the Secrets' budgets and the credentials, then the claims, through
- * the caller's port. A wait or a stall comes back as the gate's verdict.
+ * The deletion chain's `credentials` read (reconcile/deletion/), the same for the finalize step and the
+ * plan's --prune: the AgentDeployment's reads through the caller's port (the Secrets, the claims) and
+ * its derivations (the Secrets' budgets, the credentials, the claim that wins), so deleting an object
+ * calls with the credentials, and weighs the claims, exactly as reconciling it does. Why there are none
+ * (past a budget, missing, not allowed) is the fact's, for the deletion's credentials gate to decide on.
  */
-import type { DeletionCredentials } from '../deletion.ts';
+import type { Reason } from '../../api/names.ts';
+import type { DeletionCredentials } from '../deletion/facts.ts';
 import { derive } from './advance.ts';
+import { claimConflictOf } from './claims-met.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
-import { budgets } from './gates/budgets.ts';
-import { claimConflictOf } from './gates/claims.ts';
-import { credentials } from './gates/credentials.ts';
 import { ownershipFactsOf } from './owned.ts';
 import type { ProgramPort } from './program.ts';
-import type { FinalVerdict } from './verdict.ts';
+import { secretsOverBudget } from './secret-budget.ts';
 
-export async function deletionCredentials(
+export async function readDeletionCredentials(
   facts: AgentDeploymentFacts,
   port: Pick<ProgramPort, 'read'>,
-): Promise<DeletionCredentials | (FinalVerdict & { kind: 'wait' | 'stall' })> {
+): Promise<DeletionCredentials> {
   if (!facts.secrets) await port.read('secrets', facts);
-  const overBudget = budgets(facts);
-  if (overBudget?.kind === 'stall') return overBudget;
+  const secrets = facts.secrets;
+  if (!secrets) throw new Error('the port did not read the Secrets');
+  const over = secretsOverBudget(secrets, facts.settings.objectSecretBudget);
+  if (over) return { ok: false, kind: 'stall', reason: 'BudgetExceeded', message: over };
   derive(facts, 'credentials');
-  const refused = credentials(facts);
-  if (refused?.kind === 'stall' || refused?.kind === 'wait') return refused;
+  const creds = facts.credentials;
+  if (!creds) throw new Error('the credentials were not derived');
+  if (!creds.ok)
+    return { ok: false, kind: creds.kind, reason: creds.reason as Reason, message: creds.message };
   if (!facts.claims) await port.read('claims', facts);
   return {
-    tenant: facts.credentials?.ok ? facts.credentials.tenant : undefined,
+    ok: true,
+    tenant: creds.tenant,
     conflict: claimConflictOf(facts),
     claimedBy: ownershipFactsOf(facts).claimedBy,
   };

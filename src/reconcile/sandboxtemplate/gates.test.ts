@@ -6,7 +6,8 @@ import { controlPlaneAllowList } from '../../controlplane/allowed-control-planes
 import { credentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import type { SandboxTemplate } from '../../controlplane/template-schemas.ts';
 import { credentialsFact } from '../credentials.ts';
-import { decideTemplate, type TemplateFacts } from './program.ts';
+import type { TemplateFacts } from './facts.ts';
+import { decideTemplate } from './program.ts';
 
 const BASE_URL = 'https://cp.example.com';
 const policy = credentialsPolicy({ baseUrl: BASE_URL, apiKey: 'k' }, controlPlaneAllowList('', BASE_URL));

@@ -1,81 +1,44 @@
 /**
  * The SandboxTemplate program, the AgentDeployment's design (DEVELOPMENT.md, "One program"): the facts
- * a pass reads, one chain of named pure gates (gates.ts) with one verdict type, and the one loop that
- * gathers what a gate asks for. The controller acts on the verdict (records what it observed, reports
- * drift); `kubectl agd plan` prints it. A template is only observed: no verdict writes anything.
+ * a pass reads (facts.ts), one chain of named pure gates (chain.ts) with one verdict type (verdict.ts),
+ * run by the one chain runner (../chain-runner.ts). The controller acts on the verdict (records what it
+ * observed, reports drift); `kubectl agd plan` prints it. A template is only observed: no verdict writes
+ * anything, so the program has no bookkeeping.
  */
-
-import type { Reason } from '../../api/names.ts';
-import type { Drift, SandboxTemplateSpec } from '../../api/sandboxtemplate.ts';
-import type { SandboxTemplate as ListedTemplate } from '../../controlplane/template-schemas.ts';
-import type { CredentialsFact, VerdictSettings } from '../agentdeployment/facts.ts';
+import { type ChainPort, type ChainProgram, decideChain, type GateList, runChain } from '../chain-runner.ts';
 import { credentialsFact } from '../credentials.ts';
-import { TEMPLATE_GATES, type TemplateGate } from './gates.ts';
+import { TEMPLATE_GATES } from './chain.ts';
+import type { TemplateFacts } from './facts.ts';
+import type { FinalTemplateVerdict, TemplateGateName, TemplateVerdict } from './verdict.ts';
 
-export interface TemplateFacts {
-  object: {
-    metadata: {
-      name: string;
-      namespace?: string | undefined;
-      annotations?: Record<string, string> | undefined;
-    };
-    spec: SandboxTemplateSpec;
-  };
-  settings: Pick<VerdictSettings, 'defaultCredentialsScope' | 'credentialsPolicy'>;
-  /** The credentials Secret the object names, as read (undefined: it names none, or none there). */
-  credentialsSecret?: { data: Record<string, string> | undefined };
-  credentials?: CredentialsFact;
-  /** Every template the credentials reach (one listing, shared per credential by the controller). */
-  templates?: readonly ListedTemplate[];
-}
+export type TemplateGates = GateList<TemplateFacts, TemplateVerdict, TemplateGateName>;
 
-export type TemplateGateName =
-  | 'paused'
-  | 'defaultCredentialsScope'
-  | 'credentials'
-  | 'templates'
-  | 'resolve'
-  | 'drift';
+/** Reads the credentials Secret, or lists the templates, into the facts. */
+export type TemplatePort = ChainPort<TemplateFacts, TemplateVerdict, never, 'credentials'>;
 
-export type TemplateVerdict = { gate: TemplateGateName } & (
-  | { kind: 'read'; read: 'credentialsSecret' | 'credentials' | 'templates' }
-  | { kind: 'paused'; message: string }
-  /** `unresolved`: no template (or no one template) of the name: status says nothing of a template. */
-  | { kind: 'wait'; reason: Reason; message: string; unresolved?: true }
-  | { kind: 'stall'; reason: Reason; message: string; unresolved?: true }
-  /** The one template of the name, and how it differs from the spec (empty: in sync). */
-  | { kind: 'found'; template: ListedTemplate; drift: Drift[] }
-);
+export const templateProgram = (
+  gates: TemplateGates = TEMPLATE_GATES,
+): ChainProgram<TemplateFacts, TemplateVerdict, never, 'credentials'> => ({
+  gates,
+  isDerived: (read): read is 'credentials' => read === 'credentials',
+  // The credentials as for an AgentDeployment, from the Secret read.
+  derive(facts) {
+    const data = facts.credentialsSecret?.data;
+    facts.credentials = credentialsFact(
+      facts.object.spec.credentialsSecretRef,
+      () => data,
+      facts.settings.credentialsPolicy,
+    );
+  },
+});
 
-export type FinalTemplateVerdict = Exclude<TemplateVerdict, { kind: 'read' }>;
-
-export interface TemplatePort {
-  /** Reads the credentials Secret, or lists the templates, into the facts. */
-  read(read: 'credentialsSecret' | 'templates', facts: TemplateFacts): Promise<void>;
-}
-
-export function decideTemplate(
+export const decideTemplate = (
   facts: TemplateFacts,
-  gates: readonly (readonly [TemplateGateName, TemplateGate])[] = TEMPLATE_GATES,
-): TemplateVerdict {
-  for (const [, gate] of gates) {
-    const verdict = gate(facts);
-    if (verdict) return verdict;
-  }
-  throw new Error('no gate decided: the chain must end with one that always does');
-}
+  gates: TemplateGates = TEMPLATE_GATES,
+): TemplateVerdict => decideChain(facts, gates);
 
-export async function runTemplate(facts: TemplateFacts, port: TemplatePort): Promise<FinalTemplateVerdict> {
-  for (;;) {
-    const verdict = decideTemplate(facts);
-    if (verdict.kind !== 'read') return verdict;
-    if (verdict.read === 'credentials') {
-      const data = facts.credentialsSecret?.data;
-      facts.credentials = credentialsFact(
-        facts.object.spec.credentialsSecretRef,
-        () => data,
-        facts.settings.credentialsPolicy,
-      );
-    } else await port.read(verdict.read, facts);
-  }
-}
+export const runTemplate = (
+  facts: TemplateFacts,
+  port: TemplatePort,
+  gates?: TemplateGates,
+): Promise<FinalTemplateVerdict> => runChain(facts, templateProgram(gates), port);

@@ -1,6 +1,7 @@
 /**
- * The chain is a chain (issue 51): a gate reads facts and returns a verdict or nothing; it imports no
- * other gate, nor the chain or the program; and no code outside the programs asks which gate answered
+ * The chains are chains (issue 51): a gate, of any chain (AgentDeployment, SandboxTemplate, deletion),
+ * reads facts and returns a verdict or nothing; it imports no other gate (of its chain or another), nor a
+ * chain, a program or the runner; and no code outside the programs asks which gate answered
  * (`verdict.gate`) or where a gate stands in the chain. What several gates need is a derived fact.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -8,8 +9,16 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(import.meta.dirname, '../../..');
-const GATE_DIRS = [import.meta.dirname];
-const PROGRAM_DIRS = [resolve(SRC, 'reconcile/agentdeployment'), resolve(SRC, 'reconcile/sandboxtemplate')];
+const GATE_DIRS = [
+  import.meta.dirname,
+  resolve(SRC, 'reconcile/sandboxtemplate/gates'),
+  resolve(SRC, 'reconcile/deletion/gates'),
+];
+const PROGRAM_DIRS = [
+  resolve(SRC, 'reconcile/agentdeployment'),
+  resolve(SRC, 'reconcile/sandboxtemplate'),
+  resolve(SRC, 'reconcile/deletion'),
+];
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
@@ -23,9 +32,16 @@ const importsOf = (file: string) =>
 describe('gates stand alone', () => {
   const gates = GATE_DIRS.flatMap(sources);
 
+  it('every chain has its gates here', () => {
+    for (const dir of GATE_DIRS) expect(sources(dir).length).toBeGreaterThan(3);
+  });
+
   it.each(gates.map((f) => [relative(SRC, f), f]))('%s imports no other gate, nor the chain', (_, file) => {
     const wrong = importsOf(file).filter(
-      (from) => /^\.\/[\w-]+(\.ts)?$/.test(from) || /^\.\.\/(chain|program)(\.ts)?$/.test(from),
+      (from) =>
+        /^\.\/[\w-]+(\.ts)?$/.test(from) ||
+        /(^|\/)gates\/[\w-]+(\.ts)?$/.test(from) ||
+        /(^|\/)(chain|program|chain-runner)(\.ts)?$/.test(from),
     );
     expect(wrong).toEqual([]);
   });
@@ -37,7 +53,9 @@ describe('actors act on the verdict, not on which gate gave it', () => {
   it('no module outside the programs reads verdict.gate or a chain position', () => {
     const readers = outside.flatMap((file) => {
       const text = readFileSync(file, 'utf8');
-      return /\bverdict\.gate\b|\bdecidedAfterOwnership\b|\bAGENT_DEPLOYMENT_GATES\b/.test(text)
+      return /\bverdict\.gate\b|\bdecidedAfterOwnership\b|\b(AGENT_DEPLOYMENT|TEMPLATE|DELETION)_GATES\b/.test(
+        text,
+      )
         ? [relative(SRC, file)]
         : [];
     });

@@ -1,48 +1,13 @@
-/** The deletion decision, row by row (deletion.ts's numbered list): each read, action and verdict. */
+/** The deletion chain, row by row (chain.ts, gate by gate): each read, action and verdict. */
 import { describe, expect, it } from 'vitest';
-import type { Deployment } from '../controlplane/schemas.ts';
-import { type DeletionFacts, type DeletionVerdict, deletion, LATE_COMMIT_WINDOW_MS } from './deletion.ts';
-
-const NOW = new Date('2026-01-01T01:00:00Z');
-const deployment = (id: string, status = 'READY', createdAt = '2026-01-01T00:59:00Z'): Deployment => ({
-  id,
-  name: 'agent',
-  source: 'external_image',
-  source_config: { listener_id: 'l-1' },
-  source_revision_config: { image_uri: 'registry.local/agent:1' },
-  secrets: [],
-  created_at: createdAt,
-  updated_at: createdAt,
-  status,
-  latest_revision_id: 'r-1',
-  active_revision_id: 'r-1',
-});
-const credentials = (over: Partial<NonNullable<DeletionFacts['credentials']>> = {}) => ({
-  tenant: 'sha256:now',
-  claimedBy: () => undefined,
-  ...over,
-});
-const base: DeletionFacts = {
-  name: 'agent',
-  deleting: true,
-  hasFinalizer: true,
-  policy: 'Delete',
-  observeOnly: false,
-  deleteTracingProject: false,
-  recordedId: 'd-1',
-  recordedTenant: 'sha256:now',
-  now: NOW,
-};
-/** Facts with the credentials read. */
-const read = (over: Partial<DeletionFacts>): DeletionFacts => ({
-  ...base,
-  credentials: credentials(),
-  ...over,
-});
-const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
+import { documentedChain } from '../chain-list.test-support.ts';
+import { DELETION_GATES } from './chain.ts';
+import { ago, base, credentials, deployment, read } from './facts.test-support.ts';
+import { type DeletionFacts, LATE_COMMIT_WINDOW_MS } from './facts.ts';
+import { deletion } from './program.ts';
+import type { DeletionVerdict } from './verdict.ts';
 
 const rows: [string, DeletionFacts, Partial<DeletionVerdict> & { kind: DeletionVerdict['kind'] }][] = [
-  ['1. not being deleted: nothing', { ...base, deleting: false }, { kind: 'none' }],
   [
     '1. deleted without the finalizer: let go',
     { ...base, hasFinalizer: false },
@@ -209,5 +174,11 @@ describe('deletion', () => {
     expect(verdict.kind === 'wait' && verdict.why === 'lateCommit' && verdict.message).toMatch(
       /nothing named agent exists yet.*until 2026-01-01T01:/,
     );
+  });
+});
+
+describe('the deletion gate list', () => {
+  it('DEVELOPMENT.md names the gates in the chain order', () => {
+    expect(documentedChain('Deletion')).toEqual(DELETION_GATES.map(([name]) => name));
   });
 });
