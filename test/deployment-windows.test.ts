@@ -13,6 +13,7 @@ import { planObjects } from '../src/plan/plan.ts';
 import { externalImage } from './support/agd-objects.ts';
 import {
   createAgd,
+  deleteAgd,
   eventually,
   getAgd,
   type Harness,
@@ -91,7 +92,7 @@ describe('deployment windows', () => {
     const done = await eventually(
       async () => {
         const obj = await getAgd(h, 'frozen');
-        return           obj.status?.deploymentWindow?.open &&
+        return obj.status?.deploymentWindow?.open &&
           condition(obj, 'Ready')?.status === 'True' &&
           obj.status.history?.[0]?.image === 'registry.example.com/agent:2'
           ? obj
@@ -151,6 +152,28 @@ describe('deployment windows', () => {
     await eventually(
       async () => condition(await getAgd(h, 'hotfixed'), 'Reconciling')?.reason === 'WindowClosed',
       'held again',
+    );
+  });
+
+  it('a closed window holds the DELETE of a deleted object: the finalizer stays until it opens', async () => {
+    await createAgd(h, externalImage('kept'));
+    await waitReady(h, 'kept');
+    const never = { kind: 'Deny', schedule: '0 0 * * *', duration: '8784h' };
+    await mergePatchAgd(h, 'kept', { spec: { deploymentWindows: [never] } });
+    await deleteAgd(h, 'kept');
+    const held = await eventually(async () => {
+      const o = await getAgd(h, 'kept');
+      return condition(o, 'Reconciling')?.reason === 'WindowClosed' ? o : undefined;
+    }, 'the DELETE held');
+    expect(condition(held, 'Reconciling')?.message).toMatch(
+      /^the deletion waits: spec\.deploymentWindows\[0\]/,
+    );
+    expect(writesTo('kept').filter((w) => w.startsWith('DELETE'))).toEqual([]);
+    // The window lifted: the DELETE goes, and the object with it.
+    await mergePatchAgd(h, 'kept', { spec: { deploymentWindows: null } });
+    await eventually(
+      async () => !h.sim.deployments().some((d) => d.name === 'kept'),
+      'the deployment deleted',
     );
   });
 

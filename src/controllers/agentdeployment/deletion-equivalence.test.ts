@@ -57,6 +57,8 @@ const TABLE: [string, Partial<WorldSpec>, string][] = [
     'stall:CredentialsChanged',
   ],
   ['while the platform deletes it: waits', { platform: 'deleting', record: 'recorded' }, 'wait:Deleting'],
+  ['a Deny window open: the DELETE waits', { ...OWNED, window: 'denyNow' }, 'wait:WindowClosed'],
+  ['a Deny window open, owning nothing: released', { window: 'denyNow' }, 'orphan'],
 ];
 
 const agree = async (spec: WorldSpec) => {
@@ -96,7 +98,6 @@ describe('the finalize step does first what plan --prune prints', () => {
         'pendingRecent',
       ],
       annotation: ['none', 'none', 'paused'],
-      // Deletion is not held by a window yet: drawn so that a world with one shows it.
       window: ['none', 'none', 'denyNow'],
       policy: ['full', 'full', 'observeOnly'],
       credentials: ['default', 'default', 'secretAllowed', 'secretNotAllowed', 'secretMissing'],

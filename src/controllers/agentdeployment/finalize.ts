@@ -136,7 +136,8 @@ async function act(
       return { kind: 'deleted', reason: 'Succeeded', message: 'deletion policy applied' };
     }
     case 'wait': {
-      if (verdict.why === 'lateCommit') throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
+      if (verdict.why === 'lateCommit' || verdict.why === 'window')
+        throw new Wait(verdict.reason, verdict.message, verdict.retryAfterMs);
       if (verdict.why === 'defaultCredentialsNotAllowed' || verdict.why === 'credentials')
         throw new Wait(verdict.reason, verdict.message);
       if (verdict.event) pass.events.push({ type: 'Normal', ...verdict.event });

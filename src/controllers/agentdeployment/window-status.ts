@@ -5,8 +5,8 @@
  */
 import { EventReason } from '../../api/names.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
-import { describeWindow } from '../../reconcile/agentdeployment/gates/window.ts';
 import type { FinalVerdict } from '../../reconcile/agentdeployment/verdict.ts';
+import { describeWindow } from '../../reconcile/agentdeployment/window-fact.ts';
 import type { AgentDeploymentPass } from './types.ts';
 
 /** The verdicts that send a change to the platform (a closed window holds them, an override lets one by). */

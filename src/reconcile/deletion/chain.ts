@@ -18,6 +18,7 @@ import { recordedGone } from './gates/recorded-gone.ts';
 import { refusedMadeNothing } from './gates/refused-made-nothing.ts';
 import { sendDelete } from './gates/send-delete.ts';
 import { takeFound } from './gates/take-found.ts';
+import { window } from './gates/window.ts';
 import type { DeletionVerdict } from './verdict.ts';
 
 export type DeletionGateName =
@@ -31,6 +32,7 @@ export type DeletionGateName =
   | 'lateCommit'
   | 'ownsNothing'
   | 'recordedGone'
+  | 'window'
   | 'sendDelete'
   | 'deleted'
   | 'platformDeleting';
@@ -48,6 +50,7 @@ export const DELETION_GATES: DeletionGates = [
   ['lateCommit', lateCommit],
   ['ownsNothing', ownsNothing],
   ['recordedGone', recordedGone],
+  ['window', window],
   ['sendDelete', sendDelete],
   ['deleted', deleted],
   ['platformDeleting', platformDeleting],

@@ -11,6 +11,7 @@ import type {
 import { FINALIZER, type Reason } from '../../api/names.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import { DEFAULT_TIMEOUTS } from '../../controlplane/timeouts.ts';
+import { closedWindowOf } from '../agentdeployment/window-fact.ts';
 import { deletionPolicyOf, isObserveOnly } from '../management.ts';
 import type { NameLookup, ReadById } from '../ownership.ts';
 
@@ -56,6 +57,8 @@ export interface DeletionFacts {
   pendingSince?: string | undefined;
   /** Why the object may not use the default credentials; undefined when it may (or names its own). */
   defaultCredentialsRefused?: string | undefined;
+  /** The object's deployment windows are closed: what holds the DELETE, and when to look again. */
+  windowClosed?: { message: string; retryAfterMs: number } | undefined;
   now: Date;
   /** What has been read or done so far. */
   credentials?: DeletionCredentials;
@@ -93,6 +96,7 @@ export function deletionFactsOf(
     recordedTenant: status.credentialsDigest,
     pendingSince: status.createPendingSince,
     defaultCredentialsRefused,
+    windowClosed: closedWindowOf(spec.deploymentWindows, now),
     now,
   };
 }

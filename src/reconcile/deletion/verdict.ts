@@ -25,7 +25,8 @@ export type DeletionVerdict =
   /**
    * The finalizer stays and the object is looked at again, `reason` saying why (the controller's
    * condition, the plan's line): the platform is deleting `deployment` (`event` when the DELETE went this
-   * pass), a create without an answer may still commit (until `retryAfterMs`), the default credentials
+   * pass), a create without an answer may still commit (until `retryAfterMs`), a deployment window is
+   * closed (until `retryAfterMs`), the default credentials
    * are not allowed now (the administrator's scope, or the policy, may change), or the credentials are
    * not there yet.
    */
@@ -37,6 +38,7 @@ export type DeletionVerdict =
       event?: DeletionEvent | undefined;
     }
   | { kind: 'wait'; why: 'lateCommit'; reason: 'Deleting'; message: string; retryAfterMs: number }
+  | { kind: 'wait'; why: 'window'; reason: 'WindowClosed'; message: string; retryAfterMs: number }
   | {
       kind: 'wait';
       why: 'defaultCredentialsNotAllowed';

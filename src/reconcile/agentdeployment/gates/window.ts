@@ -7,14 +7,10 @@
  * one change through. A window the controller cannot read is InvalidWindow, nothing sent.
  */
 import { Reason } from '../../../api/names.ts';
-import { formatDuration } from '../../../lib/duration.ts';
-import type { DeploymentWindow } from '../../../lib/schedule/windows.ts';
 import { isObserveOnly } from '../../management.ts';
 import { writesHeld } from '../derived.ts';
 import type { Gate } from '../verdict.ts';
-
-/** The longest wait before the next look (the window's own opening is sooner, or the spec changes). */
-const MAX_WAIT_MS = 3_600_000;
+import { heldBy } from '../window-fact.ts';
 
 export const window: Gate = (facts) => {
   const { spec } = facts.object;
@@ -27,18 +23,11 @@ export const window: Gate = (facts) => {
   if (!facts.drift) return { gate: 'window', kind: 'read', read: 'drift' };
   const held = heldChange(facts.drift.kind, facts.follow?.kind);
   if (!held) return undefined;
-  const { holding, nextOpen } = fact.state;
-  const opens = nextOpen
-    ? `it opens ${nextOpen.local} (${nextOpen.timeZone}), ${nextOpen.utc}`
-    : 'it does not open within a year';
   return {
     gate: 'window',
     kind: 'wait',
     reason: Reason.WindowClosed,
-    message: `${held} waits: ${holding ? describeWindow(holding) : 'a deployment window'} holds changes; ${opens}`,
-    retryAfterMs: nextOpen
-      ? Math.min(MAX_WAIT_MS, Math.max(1_000, nextOpen.at - facts.now.getTime()))
-      : MAX_WAIT_MS,
+    ...heldBy(fact.state, facts.now, held),
     windowClosed: true,
   };
 };
@@ -50,6 +39,3 @@ function heldChange(drift: string, follow: string | undefined): string | undefin
   if (follow === 'redeploy') return 'the redeploy';
   return undefined;
 }
-
-export const describeWindow = (w: DeploymentWindow): string =>
-  `${w.field} (${w.kind} "${w.schedule.text.trim()}" for ${formatDuration(w.durationMs)}, ${w.timeZone})`;
