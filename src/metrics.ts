@@ -24,8 +24,8 @@ const TRACKED_CONDITIONS = ['Ready', 'Stalled', 'Paused', 'Reconciling', 'Drifte
  */
 export interface ShardObjects {
   kind: string;
-  owned: number;
-  unowned: number;
+  assigned: number;
+  unassigned: number;
   awaitingPass: number;
   awaitingRead: number;
 }
@@ -93,7 +93,7 @@ export class OperatorMetrics {
 
   readonly shardTakeover = new Histogram({
     name: 'agent_operator_shard_takeover_duration_seconds',
-    help: 'From a change of the shard members seen to this replica holding its new share (the old owners let go, or their Leases expired).',
+    help: 'From a change of the shard members seen to this replica holding its new share (the old assignees let go, or their Leases expired).',
     buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60],
     registers: [this.registry],
   });
@@ -119,12 +119,12 @@ export class OperatorMetrics {
       [
         'agent_operator_shard_objects',
         'Objects of a kind this replica works on under --sharding=auto (its share), read when scraped.',
-        (s) => s.owned,
+        (s) => s.assigned,
       ],
       [
         'agent_operator_shard_objects_unowned',
         "Objects of a kind no live member may work on, as this replica reads the members' Leases (a handover under way; for long, a member that cannot let go).",
-        (s) => s.unowned,
+        (s) => s.unassigned,
       ],
       [
         'agent_operator_shard_objects_awaiting_pass',
@@ -133,7 +133,7 @@ export class OperatorMetrics {
       ],
       [
         'agent_operator_shard_objects_awaiting_read',
-        'Objects of a kind this replica stands by for (it takes them over should their owner go) or owns, held as projections alone: a takeover of them reads them from the API server first. Back to 0 once it has read them, soon after a change of members.',
+        'Objects of a kind this replica stands by for (it takes them over should their assignee go) or has assigned to it, held as projections alone: a takeover of them reads them from the API server first. Back to 0 once it has read them, soon after a change of members.',
         (s) => s.awaitingRead,
       ],
     ];
@@ -214,7 +214,7 @@ export class OperatorMetrics {
     this.#namespaceStates = states;
   }
 
-  /** Under --sharding=auto: each kind's objects owned and unowned, and the members, read when scraped. */
+  /** Under --sharding=auto: each kind's objects assigned and unassigned, and the members, when scraped. */
   watchShards(objects: () => readonly ShardObjects[], members: () => number): void {
     this.#shardObjects = objects;
     this.#shardMembers = members;

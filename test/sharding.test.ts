@@ -4,15 +4,15 @@
  * would), one is added, one removed, and all three are replaced one by one (a rolling update). The
  * simulator's log, told apart by User-Agent, and the member Leases' history (watched) show that no
  * deployment was written by a replica that did not hold its object then, nor taken from another before
- * that one let go; every object converges on its last spec, and none is left without an owner. Each
+ * that one let go; every object converges on its last spec, and none is left unassigned. Each
  * replica caches in full its own share, packed what it stands by for (the objects it takes over should
  * their owner go), the other objects as projections (its metrics say how many of each), and a spec
- * change made while an object's owner is dead is applied by the replica that takes it over.
+ * change made while an object's assignee is dead is applied by the replica that takes it over.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { kubeRequest } from '../src/kube/request.ts';
-import { ownerOf, standbyOf } from '../src/runtime/shard-ownership.ts';
+import { assigneeOf, standbyOf } from '../src/runtime/shard-assignment.ts';
 import { defaultListeners } from '../src/simulator/index.ts';
 import { type ControllerProcess, startControllerProcess } from './support/controller-process.ts';
 import { AGD_PATH, condition, eventually, type Harness, sleep, startHarness } from './support/harness.ts';
@@ -65,7 +65,7 @@ async function startReplica(pod: string): Promise<void> {
 
 /**
  * What a replica's AgentDeployment cache holds, in full and as projections, and how many of those it
- * owns or stands by for it would have to read first (its metrics).
+ * is assigned or stands by for it would have to read first (its metrics).
  */
 async function cachedObjects(
   pod: string,
@@ -97,8 +97,8 @@ function memberOf(pod: string): { identity: string; acknowledged: string[] } {
 }
 
 const shareOf = (member: { identity: string; acknowledged: string[] }) =>
-  names.filter((name) => ownerOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
-/** What a member would take over were an owner gone (kept packed beside its share). */
+  names.filter((name) => assigneeOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
+/** What a member would take over were an assignee gone (kept packed beside its share). */
 const standingByOf = (member: { identity: string; acknowledged: string[] }) =>
   names.filter((name) => standbyOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
 
@@ -197,14 +197,14 @@ async function converged(why: string): Promise<void> {
 }
 
 /** Every object held by exactly one live member, and all of them acknowledge the same members. */
-function everyObjectOwned(): true {
+function everyObjectAssigned(): true {
   const live = history.liveAt(Date.now());
   const lists = new Set(live.map((m) => m.acknowledged.join(',')));
   expect(lists.size, `members agree: ${[...lists].join(' | ')}`).toBe(1);
-  const unowned = names.filter(
-    (name) => live.filter((m) => ownerOf(`${h.ns}/${name}`, m.acknowledged) === m.identity).length !== 1,
+  const unassigned = names.filter(
+    (name) => live.filter((m) => assigneeOf(`${h.ns}/${name}`, m.acknowledged) === m.identity).length !== 1,
   );
-  expect(unowned).toEqual([]);
+  expect(unassigned).toEqual([]);
   return true;
 }
 
@@ -215,7 +215,7 @@ describe('--sharding=auto with three replicas', () => {
       await Promise.all(names.slice(i, i + 25).map((name) => apply(name, image(1), true)));
     }
     await converged('created');
-    await eventually(async () => everyObjectOwned(), 'every object owned', 20_000);
+    await eventually(async () => everyObjectAssigned(), 'every object assigned', 20_000);
     // Memory divides: each replica holds in full its share, packed what it stands by for (another
     // member's share it would take over), every other object as a projection.
     await keptByForm(['replica-a', 'replica-b', 'replica-c']);
@@ -249,7 +249,7 @@ describe('--sharding=auto with three replicas', () => {
       await Promise.all([changeSome(6, version), startReplica(next).then(() => stopReplica(old))]);
     }
     await converged('after a rolling update');
-    await eventually(async () => everyObjectOwned(), 'every object owned after all', 20_000);
+    await eventually(async () => everyObjectAssigned(), 'every object assigned after all', 20_000);
 
     const ids = new Map(h.sim.deployments().map((d) => [d.id, d.name]));
     const writes = deploymentWrites(h.sim.requests(), h.ns, (id) => ids.get(id));
@@ -265,7 +265,7 @@ describe('--sharding=auto with three replicas', () => {
       const share = new Set(
         names
           .map((name) => `${h.ns}/${name}`)
-          .filter((key) => ownerOf(key, member.acknowledged) === member.identity)
+          .filter((key) => assigneeOf(key, member.acknowledged) === member.identity)
           .map((key) => idOf.get(key)),
       );
       const listed = new Set(

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { mayWork, ownerOf, standbyOf, unclaimed } from './shard-ownership.ts';
-import { MAY_WORK, type MembersView, OWNS, ShardVerdicts, STANDS_BY, UNCLAIMED } from './shard-verdicts.ts';
+import { assigneeOf, mayWork, standbyOf, unassigned } from './shard-assignment.ts';
+import {
+  ASSIGNED,
+  MAY_WORK,
+  type MembersView,
+  ShardVerdicts,
+  STANDS_BY,
+  UNASSIGNED,
+} from './shard-verdicts.ts';
 
 const keys = Array.from({ length: 500 }, (_, i) => `ns-${i % 5}/object-${i}`);
 
@@ -9,7 +16,7 @@ const views: [string, MembersView][] = [
     'settled: everyone acknowledged the same list',
     {
       identity: 'a',
-      claims: [['a', 'b', 'c']],
+      published: [['a', 'b', 'c']],
       target: ['a', 'b', 'c'],
       others: [
         { identity: 'b', acknowledged: ['a', 'b', 'c'] },
@@ -22,17 +29,17 @@ const views: [string, MembersView][] = [
     'c died: a acknowledged, b not yet',
     {
       identity: 'a',
-      claims: [['a', 'b']],
+      published: [['a', 'b']],
       target: ['a', 'b'],
       others: [{ identity: 'b', acknowledged: ['a', 'b', 'c'] }],
       lost: false,
     },
   ],
   [
-    'a write of unknown outcome: two claims',
+    'a write of unknown outcome: two lists published',
     {
       identity: 'a',
-      claims: [
+      published: [
         ['a', 'b', 'c'],
         ['a', 'b'],
       ],
@@ -45,7 +52,7 @@ const views: [string, MembersView][] = [
     'd left: b acknowledged, c not yet, a write of unknown outcome',
     {
       identity: 'b',
-      claims: [
+      published: [
         ['a', 'b', 'c', 'd'],
         ['a', 'b', 'c'],
       ],
@@ -61,7 +68,7 @@ const views: [string, MembersView][] = [
     'd joins: nothing acknowledged yet, the others on the list before it',
     {
       identity: 'd',
-      claims: [],
+      published: [],
       target: ['a', 'b', 'c', 'd'],
       others: [
         { identity: 'a', acknowledged: ['a', 'b', 'c'] },
@@ -75,7 +82,7 @@ const views: [string, MembersView][] = [
     'membership lost',
     {
       identity: 'a',
-      claims: [['a', 'b']],
+      published: [['a', 'b']],
       target: ['a', 'b'],
       others: [{ identity: 'b', acknowledged: ['a', 'b'] }],
       lost: true,
@@ -84,15 +91,18 @@ const views: [string, MembersView][] = [
 ];
 
 describe('ShardVerdicts', () => {
-  it.each(views)('%s: the verdicts are those of shard-ownership.ts, asked twice or once', (_name, view) => {
+  it.each(views)('%s: the verdicts are those of shard-assignment.ts, asked twice or once', (_name, view) => {
     const verdicts = new ShardVerdicts(view);
-    const published = [{ identity: view.identity, acknowledged: view.claims.at(-1) ?? [] }, ...view.others];
+    const published = [
+      { identity: view.identity, acknowledged: view.published.at(-1) ?? [] },
+      ...view.others,
+    ];
     for (const key of keys) {
       const expected =
-        (unclaimed(key, published) ? UNCLAIMED : 0) |
+        (unassigned(key, published) ? UNASSIGNED : 0) |
         (view.lost
           ? 0
-          : (ownerOf(key, view.target) === view.identity ? OWNS : 0) |
+          : (assigneeOf(key, view.target) === view.identity ? ASSIGNED : 0) |
             (mayWork(key, view, view.others) ? MAY_WORK : 0) |
             (standbyOf(key, view.target) === view.identity ? STANDS_BY : 0));
       expect(verdicts.of(key)).toBe(expected);
@@ -142,24 +152,27 @@ describe('ShardVerdicts', () => {
 });
 
 describe('ShardVerdicts over a life of member changes', () => {
-  /** The verdicts by shard-ownership.ts's rules alone, scored afresh. */
+  /** The verdicts by shard-assignment.ts's rules alone, scored afresh. */
   const byTheRules = (key: string, view: MembersView) => {
-    const published = [{ identity: view.identity, acknowledged: view.claims.at(-1) ?? [] }, ...view.others];
+    const published = [
+      { identity: view.identity, acknowledged: view.published.at(-1) ?? [] },
+      ...view.others,
+    ];
     return (
-      (unclaimed(key, published) ? UNCLAIMED : 0) |
+      (unassigned(key, published) ? UNASSIGNED : 0) |
       (view.lost
         ? 0
-        : (ownerOf(key, view.target) === view.identity ? OWNS : 0) |
+        : (assigneeOf(key, view.target) === view.identity ? ASSIGNED : 0) |
           (mayWork(key, view, view.others) ? MAY_WORK : 0) |
           (standbyOf(key, view.target) === view.identity ? STANDS_BY : 0))
     );
   };
   /** Replica `a`'s views while members join, die one by one or two at once, and acknowledge in turn. */
   const life: MembersView[] = [];
-  const seen = (target: string[], acknowledgedBy: Record<string, string[]>, claims = [target]) =>
+  const seen = (target: string[], acknowledgedBy: Record<string, string[]>, published = [target]) =>
     life.push({
       identity: 'a',
-      claims,
+      published,
       target,
       others: Object.entries(acknowledgedBy).map(([identity, acknowledged]) => ({ identity, acknowledged })),
       lost: false,

@@ -1,6 +1,6 @@
 /**
- * Each key's verdicts under one view of the members (does this replica own it, may it work on it, does
- * it stand by for it, may no live member hold it), by shard-ownership.ts's rules, from a ranking of the
+ * Each key's verdicts under one view of the members (is it assigned to this replica, may it work on it, does
+ * it stand by for it, may no live member hold it), by shard-assignment.ts's rules, from a ranking of the
  * members kept per key rather than from scores computed per question: every scrape's gauges and the
  * queues ask them of every cached key, a view changes a few times per change of membership (a member
  * gone, each acknowledgement), and scoring every cached key anew at each view sits on a takeover's
@@ -10,27 +10,27 @@
  * a view it has left.
  */
 import {
-  type KeyOwners,
+  type KeyAssignees,
   KeyScores,
-  type MemberClaim,
+  type LiveMember,
   mayWork,
   ranking,
   standbyOf,
-  unclaimed,
-} from './shard-ownership.ts';
+  unassigned,
+} from './shard-assignment.ts';
 
-export const OWNS = 1;
+export const ASSIGNED = 1;
 export const MAY_WORK = 2;
-export const UNCLAIMED = 4;
+export const UNASSIGNED = 4;
 export const STANDS_BY = 8;
 
 export interface MembersView {
   identity: string;
-  /** Every member list this replica's Lease may show (shard-ownership.ts, SelfState). */
-  claims: readonly (readonly string[])[];
+  /** Every member list this replica's Lease may show (shard-assignment.ts, SelfState). */
+  published: readonly (readonly string[])[];
   target: readonly string[];
-  others: readonly MemberClaim[];
-  /** Membership lost: it may work on nothing, owns and stands by for nothing. */
+  others: readonly LiveMember[];
+  /** Membership lost: nothing is assigned to it, it may work on nothing and stands by for nothing. */
   lost: boolean;
 }
 
@@ -104,7 +104,7 @@ export class ShardVerdicts {
     return this.#views;
   }
 
-  /** The key's verdicts under the view (OWNS | MAY_WORK | UNCLAIMED | STANDS_BY). */
+  /** The key's verdicts under the view (ASSIGNED | MAY_WORK | UNASSIGNED | STANDS_BY). */
   of(key: string): number {
     const view = this.#view;
     if (view.ranked.length === 0) return judge(new KeyScores(key), view);
@@ -112,7 +112,7 @@ export class ShardVerdicts {
     if (entry !== undefined && entry >>> VIEW_SHIFT === this.#viewNumber)
       return (entry >>> VERDICT_SHIFT) & VERDICTS;
     const ranks = entry === undefined ? packed(ranking(key, view.ranked, RANK_DEPTH)) : entry & RANKS;
-    const verdict = judge(new RankedOwners(key, ranks, view), view);
+    const verdict = judge(new RankedAssignees(key, ranks, view), view);
     const kept = ranks | (verdict << VERDICT_SHIFT) | (this.#viewNumber << VIEW_SHIFT);
     if (entry !== undefined) {
       this.#rankings.set(key, kept);
@@ -129,7 +129,7 @@ export class ShardVerdicts {
   /** `view` as judged; the rankings are made anew when it names a member they do not rank, or lost many. */
   #judged(view: MembersView): JudgedView {
     const members = [
-      ...new Set([...view.claims, view.target, ...view.others.map((o) => o.acknowledged)].flat()),
+      ...new Set([...view.published, view.target, ...view.others.map((o) => o.acknowledged)].flat()),
     ];
     const ranked = new Set(this.#ranked);
     const stillRight =
@@ -150,13 +150,13 @@ export class ShardVerdicts {
 }
 
 function signatureOf(view: MembersView): string {
-  return JSON.stringify([view.claims, view.target, view.others, view.lost]);
+  return JSON.stringify([view.published, view.target, view.others, view.lost]);
 }
 
 /** A view as judged: each member list a mask over the ranked members, and what it publishes. */
 interface JudgedView extends MembersView {
-  /** Every member's claim as the others read it, this replica's first. */
-  published: readonly MemberClaim[];
+  /** Every member's published list as the others read it, this replica's first. */
+  asRead: readonly LiveMember[];
   ranked: readonly string[];
   /** The view's member lists (equal ones as one array) and each one's mask of ranked members. */
   lists: readonly (readonly string[])[];
@@ -176,18 +176,18 @@ function judged(view: MembersView, ranked: readonly string[]): JudgedView {
     masks.push(list.reduce((mask, member) => mask | (1 << ranked.indexOf(member)), 0));
     return list;
   };
-  const claims = view.claims.map(one);
+  const published = view.published.map(one);
   const target = one(view.target);
   const others = view.others.map((o) => ({ identity: o.identity, acknowledged: one(o.acknowledged) }));
-  // What this replica's Lease shows last: another member reads that as its claim.
-  const published = [{ identity: view.identity, acknowledged: one(claims.at(-1) ?? []) }, ...others];
+  // What this replica's Lease shows last: another member reads that as its list.
+  const asRead = [{ identity: view.identity, acknowledged: one(published.at(-1) ?? []) }, ...others];
   return {
     identity: view.identity,
-    claims,
+    published,
     target,
     others,
     lost: view.lost,
-    published,
+    asRead,
     ranked,
     lists,
     masks,
@@ -201,10 +201,10 @@ function packed(order: readonly number[]): number {
 }
 
 /**
- * A key's owners read from its kept ranking: the owner among a list of the view is the highest-ranked
+ * A key's assignees read from its kept ranking: the assignee among a list of the view is the highest-ranked
  * member the list names. A list that names none of them (or one not of the view) is scored.
  */
-class RankedOwners implements KeyOwners {
+class RankedAssignees implements KeyAssignees {
   readonly #key: string;
   readonly #ranks: number;
   readonly #view: JudgedView;
@@ -216,7 +216,7 @@ class RankedOwners implements KeyOwners {
     this.#view = view;
   }
 
-  ownerOf(members: readonly string[], except?: string): string | undefined {
+  assigneeOf(members: readonly string[], except?: string): string | undefined {
     const { lists, masks, ranked } = this.#view;
     const at = lists.indexOf(members);
     if (at >= 0) {
@@ -229,15 +229,15 @@ class RankedOwners implements KeyOwners {
       }
     }
     this.#scores ??= new KeyScores(this.#key);
-    return this.#scores.ownerOf(members, except);
+    return this.#scores.assigneeOf(members, except);
   }
 }
 
-function judge(owners: KeyOwners, view: JudgedView): number {
-  let verdict = unclaimed(owners, view.published) ? UNCLAIMED : 0;
+function judge(assignees: KeyAssignees, view: JudgedView): number {
+  let verdict = unassigned(assignees, view.asRead) ? UNASSIGNED : 0;
   if (view.lost) return verdict;
-  if (owners.ownerOf(view.target) === view.identity) verdict |= OWNS;
-  if (mayWork(owners, view, view.others)) verdict |= MAY_WORK;
-  if (standbyOf(owners, view.target) === view.identity) verdict |= STANDS_BY;
+  if (assignees.assigneeOf(view.target) === view.identity) verdict |= ASSIGNED;
+  if (mayWork(assignees, view, view.others)) verdict |= MAY_WORK;
+  if (standbyOf(assignees, view.target) === view.identity) verdict |= STANDS_BY;
   return verdict;
 }

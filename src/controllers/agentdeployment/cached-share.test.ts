@@ -33,12 +33,12 @@ async function* pageOf(objects: AgentDeployment[] | Promise<AgentDeployment[]>) 
  * The informer's cache as the controller wires it: its transform keeps an object in the form the share
  * says, and recache swaps an entry only while it is still the one the caller saw.
  */
-function world(owned: Set<string>, standingBy = new Set<string>(), lingerMs = 0) {
+function world(assigned: Set<string>, standingBy = new Set<string>(), lingerMs = 0) {
   const stored = new Map<string, AgentDeployment>();
   const read = vi.fn(async (_namespace: string, name: string) => stored.get(name));
   const list = vi.fn((_namespace: string) => pageOf([...stored.values()]));
   const share = new CachedShare({
-    owned: (key) => owned.has(key),
+    assigned: (key) => assigned.has(key),
     standsBy: (key) => standingBy.has(key),
     read,
     list,
@@ -73,13 +73,13 @@ function world(owned: Set<string>, standingBy = new Set<string>(), lingerMs = 0)
 }
 
 describe('CachedShare: a pass never runs on a projection', () => {
-  it('reads a projected object in full before the pass, and keeps it in full while owned', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
+  it('reads a projected object in full before the pass, and keeps it in full while assigned', async () => {
+    const assigned = new Set<string>();
+    const w = world(assigned);
     w.event(obj('a', '5'));
     expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(true);
 
-    owned.add('ns/a'); // gained
+    assigned.add('ns/a'); // gained
     const seen: (AgentDeployment | undefined)[] = [];
     const pass = w.share.reconciler(async () => {
       seen.push(fullObject(w.entry('a')));
@@ -96,10 +96,10 @@ describe('CachedShare: a pass never runs on a projection', () => {
   });
 
   it('does not put its read over a newer watch event that came meanwhile', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
+    const assigned = new Set<string>();
+    const w = world(assigned);
     w.event(obj('a', '5', 'agent:old'));
-    owned.add('ns/a');
+    assigned.add('ns/a');
     // The GET answers with version 5 only after the watch delivered version 6.
     w.read.mockImplementationOnce(async () => {
       w.event(obj('a', '6', 'agent:new'));
@@ -115,12 +115,12 @@ describe('CachedShare: a pass never runs on a projection', () => {
   });
 
   it('a watch event that comes while the pass runs is kept in full, even once the key is lost', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
+    const assigned = new Set<string>();
+    const w = world(assigned);
     w.event(obj('a', '5'));
-    owned.add('ns/a');
+    assigned.add('ns/a');
     w.read.mockImplementationOnce(async () => {
-      owned.delete('ns/a'); // lost while its pass runs: the handover waits for the pass
+      assigned.delete('ns/a'); // lost while its pass runs: the handover waits for the pass
       w.event(obj('a', '6', 'agent:6'));
       return obj('a', '5');
     });
@@ -135,11 +135,11 @@ describe('CachedShare: a pass never runs on a projection', () => {
   });
 
   it('an object gone from the API server: the pass runs and finds no object (the watch deletes it)', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
+    const assigned = new Set<string>();
+    const w = world(assigned);
     w.event(obj('a', '5'));
     w.stored.delete('a');
-    owned.add('ns/a');
+    assigned.add('ns/a');
     let seen: AgentDeployment | undefined = obj('x', '1');
     await w.share.reconciler(async () => {
       seen = fullObject(w.entry('a'));
@@ -151,8 +151,8 @@ describe('CachedShare: a pass never runs on a projection', () => {
 
 describe('CachedShare: keys lost', () => {
   it('are projected at once, except while a pass of theirs runs: then when it ends', async () => {
-    const owned = new Set(['ns/a', 'ns/b']);
-    const w = world(owned);
+    const assigned = new Set(['ns/a', 'ns/b']);
+    const w = world(assigned);
     w.event(obj('a', '1'));
     w.event(obj('b', '1'));
     const inPass = Promise.withResolvers<void>();
@@ -168,7 +168,7 @@ describe('CachedShare: keys lost', () => {
     })('ns/b', ctx());
     await inPass.promise;
 
-    owned.clear();
+    assigned.clear();
     w.share.conform(['ns/a', 'ns/b']);
     expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(true);
     expect(isProjection(w.entry('b') as CachedAgentDeployment)).toBe(false);
@@ -180,9 +180,9 @@ describe('CachedShare: keys lost', () => {
     expect(w.entry('b')?.metadata.resourceVersion).toBe('2');
   });
 
-  it('an owned key is never projected, a projection is left as it is', () => {
-    const owned = new Set(['ns/a']);
-    const w = world(owned);
+  it('an assigned key is never projected, a projection is left as it is', () => {
+    const assigned = new Set(['ns/a']);
+    const w = world(assigned);
     w.event(obj('a', '1'));
     w.event(obj('b', '1'));
     const before = w.entry('b');
@@ -199,10 +199,10 @@ describe('CachedShare.readInFull: a takeover lists its namespaces instead of a G
     ['fewer keys than a listing is worth: each pass reads its own', LIST_FROM_KEYS - 1, 0],
     ['as many as LIST_FROM_KEYS: one listing, no GET', LIST_FROM_KEYS, 1],
   ])('%s', async (_name, gained, listings) => {
-    const owned = new Set<string>();
-    const w = world(owned);
+    const assigned = new Set<string>();
+    const w = world(assigned);
     for (const name of names(gained)) w.event(obj(name, '1'));
-    for (const name of names(gained)) owned.add(`ns/${name}`);
+    for (const name of names(gained)) assigned.add(`ns/${name}`);
     await w.share.readInFull(names(gained).map((name) => `ns/${name}`));
     expect(w.list).toHaveBeenCalledTimes(listings);
     const pass = w.share.reconciler(async () => ({}));
@@ -211,24 +211,24 @@ describe('CachedShare.readInFull: a takeover lists its namespaces instead of a G
   });
 
   it('keeps a projection whose resourceVersion the listing does not show (its pass reads it)', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
+    const assigned = new Set<string>();
+    const w = world(assigned);
     for (const name of names(LIST_FROM_KEYS)) w.event(obj(name, '1'));
     // The listing answers an older version of o0 than the watch delivered.
     w.list.mockImplementationOnce(() =>
       pageOf([obj('o0', '0'), ...[...w.stored.values()].filter((o) => o.metadata.name !== 'o0')]),
     );
-    for (const name of names(LIST_FROM_KEYS)) owned.add(`ns/${name}`);
+    for (const name of names(LIST_FROM_KEYS)) assigned.add(`ns/${name}`);
     await w.share.readInFull(names(LIST_FROM_KEYS).map((name) => `ns/${name}`));
     expect(isProjection(w.entry('o0') as CachedAgentDeployment)).toBe(true);
     expect(isProjection(w.entry('o1') as CachedAgentDeployment)).toBe(false);
   });
 
   it('lists nothing for keys already held in full (a replica that starts)', async () => {
-    const owned = new Set(names(LIST_FROM_KEYS).map((name) => `ns/${name}`));
-    const w = world(owned);
+    const assigned = new Set(names(LIST_FROM_KEYS).map((name) => `ns/${name}`));
+    const w = world(assigned);
     for (const name of names(LIST_FROM_KEYS)) w.event(obj(name, '1'));
-    await w.share.readInFull([...owned]);
+    await w.share.readInFull([...assigned]);
     expect(w.list).not.toHaveBeenCalled();
   });
 });
@@ -240,16 +240,16 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
   const formOf = (entry: CachedAgentDeployment | undefined) =>
     entry === undefined ? 'none' : !isProjection(entry) ? 'full' : entry.packed ? 'packed' : 'projection';
 
-  it('keeps packed what it stands by for; the owner gone, the takeover unpacks it, neither lists nor GETs, and each pass sees the object', async () => {
-    const owned = new Set<string>();
+  it('keeps packed what it stands by for; the assignee gone, the takeover unpacks it, neither lists nor GETs, and each pass sees the object', async () => {
+    const assigned = new Set<string>();
     const standingBy = new Set(keysOf(names));
-    const w = world(owned, standingBy);
+    const w = world(assigned, standingBy);
     for (const name of names) w.event(obj(name, '1', `agent:${name}`));
     w.event(obj('other', '1'));
     expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'packed'));
     expect(formOf(w.entry('other'))).toBe('projection');
-    // The owner died: the keys are this replica's now.
-    for (const key of standingBy) owned.add(key);
+    // The assignee died: the keys are this replica's now.
+    for (const key of standingBy) assigned.add(key);
     standingBy.clear();
     await w.share.readInFull(keysOf(names));
     // Unpacked by the takeover's read, before any pass (which then has nothing to do first).
@@ -267,11 +267,11 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
   });
 
   it('a pass on a key still packed (its takeover read did not run or failed) unpacks it, with no GET', async () => {
-    const owned = new Set<string>();
+    const assigned = new Set<string>();
     const standingBy = new Set(['ns/a']);
-    const w = world(owned, standingBy);
+    const w = world(assigned, standingBy);
     w.event(obj('a', '1', 'agent:a'));
-    owned.add('ns/a');
+    assigned.add('ns/a');
     standingBy.clear();
     const seen: (AgentDeployment | undefined)[] = [];
     const pass = w.share.reconciler(async () => {
@@ -326,15 +326,15 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
 
   it('a takeover while the standby is read waits for that read instead of listing again', async () => {
     const standingBy = new Set<string>();
-    const owned = new Set<string>();
-    const w = world(owned, standingBy);
+    const assigned = new Set<string>();
+    const w = world(assigned, standingBy);
     for (const name of names) w.event(obj(name, '1'));
     const listed = Promise.withResolvers<AgentDeployment[]>();
     w.list.mockImplementationOnce(() => pageOf(listed.promise));
-    // Standing by for them since the members changed, and read in full; meanwhile their owner dies.
+    // Standing by for them since the members changed, and read in full; meanwhile their assignee dies.
     for (const key of keysOf(names)) standingBy.add(key);
     const reading = w.share.readStandby(keysOf(names), staying);
-    for (const key of keysOf(names)) owned.add(key);
+    for (const key of keysOf(names)) assigned.add(key);
     const takeover = w.share.readInFull(keysOf(names));
     listed.resolve([...w.stored.values()]);
     await Promise.all([reading, takeover]);
@@ -344,20 +344,21 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
 
   it('a takeover of what it held packed does not wait for a standby listing under way (it needs nothing read)', async () => {
     const standingBy = new Set<string>();
-    const owned = new Set<string>();
-    const w = world(owned, standingBy);
+    const assigned = new Set<string>();
+    const w = world(assigned, standingBy);
     const all = Array.from({ length: LIST_FROM_KEYS + 10 }, (_, i) => `p${i}`);
     const [packed, listedNow] = [all.slice(0, 10), all.slice(10)];
     for (const key of keysOf(packed)) standingBy.add(key);
     for (const name of all) w.event(obj(name, '1'));
     const listed = Promise.withResolvers<AgentDeployment[]>();
     w.list.mockImplementationOnce(() => pageOf(listed.promise));
-    // The members changed: it stands by for more, whose listing hangs; meanwhile the packed ones' owner dies.
+    // The members changed: it stands by for more, whose listing hangs; meanwhile the packed ones'
+    // assignee dies.
     for (const key of keysOf(listedNow)) standingBy.add(key);
     const reading = w.share.readStandby(keysOf(all), staying);
     for (const key of keysOf(packed)) {
       standingBy.delete(key);
-      owned.add(key);
+      assigned.add(key);
     }
     await w.share.readInFull(keysOf(packed));
     expect(packed.map((name) => formOf(w.entry(name)))).toEqual(packed.map(() => 'full'));
@@ -412,12 +413,12 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     ['lost: a projection alone', true, false, 'projection'],
     ['no longer stood by for: a projection alone (the packed object dropped)', false, false, 'projection'],
     ['still stood by for: packed, as it was', false, true, 'packed'],
-  ])('released once the members changed, a key it %s', (_name, owned, standsBy, form) => {
-    const ownedKeys = new Set(owned ? ['ns/a'] : []);
-    const standingBy = new Set(owned ? [] : ['ns/a']);
-    const w = world(ownedKeys, standingBy);
+  ])('released once the members changed, a key it %s', (_name, assigned, standsBy, form) => {
+    const assignedKeys = new Set(assigned ? ['ns/a'] : []);
+    const standingBy = new Set(assigned ? [] : ['ns/a']);
+    const w = world(assignedKeys, standingBy);
     w.event(obj('a', '1'));
-    ownedKeys.clear();
+    assignedKeys.clear();
     standingBy.clear();
     if (standsBy) standingBy.add('ns/a');
     w.share.conform(['ns/a']);

@@ -1,19 +1,18 @@
 /**
- * How the informer keeps each AgentDeployment under --sharding=auto, and the rule that a pass never
- * runs on a projection (projection.ts). The transform asks, each time it puts an object in the cache,
- * which form it takes (formOf): in full where this replica owns the key (the member list it sees) or
- * a pass of it runs here now (a handover waits for that pass; what it reads must not shrink under it);
- * packed beside its projection where it stands by for the key (it takes the key over should the owner
- * go: a failover unpacks its objects, with nothing to read, packed.ts); a projection alone otherwise.
- * What needs no read is brought to its form at once (conform): keys lost projected or packed (memory
- * given back) once no pass of theirs runs, keys gained unpacked. A key no longer stood by for stays
- * packed for LINGER_MS first: a member that joined and leaves again, or the next step of a rolling
- * update, hands the standby back, and what is still packed needs no read. Before a pass on a key
- * whose entry is still a projection alone, the object is read with a GET and put in the cache in its
- * place only if the entry is still that projection (a watch event that came meanwhile is newer). A
- * takeover of keys held as projections alone (this replica began standing by for them after their
- * last change) reads their namespaces in full first (readInFull), a page of 500 objects per call
- * instead of a GET per object. Without sharding every object is owned and nothing is projected.
+ * How the informer keeps each AgentDeployment under --sharding=auto, and the rule that a pass never runs on a
+ * projection (projection.ts). The transform asks, each time it puts an object in the cache, which form it
+ * takes (formOf): in full where the key is assigned to this replica (the member list it sees) or a pass of it
+ * runs here now (a handover waits for that pass; what it reads must not shrink under it); packed beside its
+ * projection where it stands by for the key (it takes the key over should the assignee go: a failover unpacks
+ * its objects, with nothing to read, packed.ts); a projection alone otherwise. What needs no read is brought
+ * to its form at once (conform): keys lost projected or packed (memory given back) once no pass of theirs
+ * runs, keys gained unpacked. A key no longer stood by for stays packed for LINGER_MS first: a member that
+ * joined and leaves again, or the next step of a rolling update, hands the standby back, and what is still
+ * packed needs no read. Before a pass on a key whose entry is still a projection alone, the object is read
+ * with a GET and put in the cache in its place only if the entry is still that projection (a watch event that
+ * came meanwhile is newer). A takeover of keys held as projections alone (this replica began standing by for
+ * them after their last change) reads their namespaces in full first (readInFull), a page of 500 objects per
+ * call instead of a GET per object. Without sharding every object is assigned and nothing is projected.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { AbortScope } from '../../lib/abort-scope.ts';
@@ -52,7 +51,7 @@ export class CachedShare {
   readonly #lingerMs: number;
   #lingerTimer: ReturnType<typeof setTimeout> | undefined;
   #listingStandby: Promise<void> = Promise.resolve();
-  readonly #owned: (key: string) => boolean;
+  readonly #assigned: (key: string) => boolean;
   readonly #standsBy: (key: string) => boolean;
   #objects: ObjectCache | undefined;
   readonly #read: (
@@ -63,20 +62,20 @@ export class CachedShare {
   readonly #list: (namespace: string) => AsyncIterable<readonly AgentDeployment[]>;
 
   /**
-   * `owned`: whether this replica owns a key (always, without sharding). `standsBy`: whether it takes the
-   * key over should its owner go (never, without sharding). `read`: the object from the API server,
-   * undefined when it is gone. `list`: every object of a namespace from the API server, a page at a
+   * `assigned`: whether a key is assigned to this replica (always, without sharding). `standsBy`: whether it
+   * takes the key over should its assignee go (never, without sharding). `read`: the object from the API
+   * server, undefined when it is gone. `list`: every object of a namespace from the API server, a page at a
    * time (only the wanted ones are kept). `lingerMs`: LINGER_MS, but in tests (0: none lingers).
    */
   constructor(deps: {
-    owned: (key: string) => boolean;
+    assigned: (key: string) => boolean;
     standsBy?: (key: string) => boolean;
     read: (namespace: string, name: string, signal: AbortSignal) => Promise<AgentDeployment | undefined>;
     list: (namespace: string) => AsyncIterable<readonly AgentDeployment[]>;
     lingerMs?: number;
   }) {
     this.#lingerMs = deps.lingerMs ?? LINGER_MS;
-    this.#owned = deps.owned;
+    this.#assigned = deps.assigned;
     this.#standsBy = deps.standsBy ?? (() => false);
     this.#read = deps.read;
     this.#list = deps.list;
@@ -202,7 +201,7 @@ export class CachedShare {
 
   /** How the transform keeps this key's object. */
   formOf(key: string): CachedForm {
-    if (this.#passing.has(key) || this.#owned(key)) return 'full';
+    if (this.#passing.has(key) || this.#assigned(key)) return 'full';
     return this.#standsBy(key) || this.#lingering.has(key) ? 'packed' : 'projection';
   }
 

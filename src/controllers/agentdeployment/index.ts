@@ -75,11 +75,11 @@ export interface AgentDeploymentControllerOptions {
   /** Bytes of deployment snapshots held per namespace (snapshot-budget.ts); default 32 MiB. */
   namespaceDeploymentBudget?: number;
   /**
-   * Under --sharding=auto: whether this replica owns a key. The objects it does not own are cached as
-   * projections (projection.ts, cached-share.ts). Default: every object is owned.
+   * Under --sharding=auto: whether a key is assigned to this replica. The objects not assigned to it are
+   * cached as projections (projection.ts, cached-share.ts). Default: every object is assigned.
    */
-  owns?: (key: string) => boolean;
-  /** Under --sharding=auto: whether this replica takes a key over should its owner go (kept packed). */
+  assigned?: (key: string) => boolean;
+  /** Under --sharding=auto: whether this replica takes a key over should its assignee go (kept packed). */
   standsBy?: (key: string) => boolean;
   /** Under --sharding=auto: how long a key no longer stood by for stays packed (cached-share.ts). */
   standbyLingerMs?: number;
@@ -108,7 +108,7 @@ export interface AgentDeploymentController {
    * first, those it shows unchanged and whose status is settled without a token of the pace.
    */
   prime(keys?: readonly string[]): Promise<void>;
-  /** The objects this replica owns in full, the others as projections (cached-share.ts). */
+  /** The objects assigned to this replica in full, the others as projections (cached-share.ts). */
   objects: RunningInformer<CachedAgentDeployment, AgentDeployment>;
   /**
    * Keys no longer this replica's: the poll forgets them, the cache keeps projections of them (in full,
@@ -126,7 +126,7 @@ export interface AgentDeploymentController {
    * `signal` ends it (the replica leaves). Resolves with how many it read.
    */
   readStandby(signal: AbortSignal): Promise<number>;
-  /** How many of the objects it owns or stands by for are held as projections alone (CachedShare.awaitsRead). */
+  /** How many objects assigned to it or stood by for are projections alone (CachedShare.awaitsRead). */
   awaitingRead(): number;
   /** Moves whenever the cache or what decides an object's form there changes, beside the members' view. */
   changes(): number;
@@ -202,7 +202,7 @@ export function startAgentDeploymentController(
 
   const arrivals = new CacheArrivals<CachedAgentDeployment>(objectOf);
   const share = new CachedShare({
-    owned: options.owns ?? (() => true),
+    assigned: options.assigned ?? (() => true),
     ...(options.standsBy ? { standsBy: options.standsBy } : {}),
     ...(options.standbyLingerMs === undefined ? {} : { lingerMs: options.standbyLingerMs }),
     ...objectReads(access, options.labelSelector || undefined),
@@ -231,7 +231,7 @@ export function startAgentDeploymentController(
       const full = fullObject(newObj);
       if (full) written.delivered(full);
       else {
-        // No longer this replica's: what its passes wrote or failed to write is the new owner's to judge.
+        // No longer this replica's: what its passes wrote or failed to write is the new assignee's to judge.
         written.forget(objectKey(newObj));
         unwritten.forget(objectKey(newObj));
       }

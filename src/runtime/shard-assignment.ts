@@ -1,11 +1,11 @@
 /**
- * Which replica owns an object under `--sharding=auto` (pure): rendezvous (highest random weight)
- * hashing of the object's key over the live members, and the rule that keeps an object with at most
- * one replica while the members' views of each other differ.
+ * Which replica an object is assigned to under `--sharding=auto` (pure): rendezvous (highest random weight)
+ * hashing of the object's key over the live members, and the rule that keeps an object with at most one
+ * replica while the members' views of each other differ.
  *
- * Rendezvous hashing: every member scores every key, the highest score owns it. Adding or removing a
- * member moves only the keys it wins or held (about 1/n of them), and the shares are even without
- * virtual nodes. Every replica computes the same owner from the same member list, with no coordinator.
+ * Rendezvous hashing: every member scores every key, the key is assigned to the highest score. Adding or
+ * removing a member moves only the keys it wins or held (about 1/n of them), and the shares are even without
+ * virtual nodes. Every replica computes the same assignee from the same member list, with no coordinator.
  */
 
 /** FNV-1a's state after `${member}\u0000`, by member: a key's score continues from it (a few members, ever). */
@@ -48,10 +48,10 @@ function score(member: string, key: string): number {
 
 /**
  * One key's scores, each member's computed once: a key is checked against several member lists (this
- * replica's claims, its target, every other member's acknowledged list) that name mostly the same
+ * replica's published lists, its target, every other member's acknowledged list) that name mostly the same
  * members, and a scrape checks every cached key.
  */
-export class KeyScores implements KeyOwners {
+export class KeyScores implements KeyAssignees {
   readonly #key: string;
   readonly #members: string[] = [];
   readonly #scores: number[] = [];
@@ -70,10 +70,10 @@ export class KeyScores implements KeyOwners {
   }
 
   /**
-   * The member that owns the key among `members` (undefined when there are none), or among them but
+   * The member the key is assigned to among `members` (undefined when there are none), or among them but
    * `except`. Ties go to the lower name.
    */
-  ownerOf(members: readonly string[], except?: string): string | undefined {
+  assigneeOf(members: readonly string[], except?: string): string | undefined {
     let best: string | undefined;
     let bestScore = -1;
     for (const member of members) {
@@ -94,7 +94,7 @@ function outranks(sa: number, a: string, sb: number, b: string): boolean {
 }
 
 /**
- * The key's `depth` highest-ranked of `members`, as indices into it, highest first: the owner among
+ * The key's `depth` highest-ranked of `members`, as indices into it, highest first: the assignee among
  * any of them is the first of these it names, the standby the second (shard-verdicts.ts keeps this
  * per key, so a change of members that only removes some needs no score computed again).
  */
@@ -125,31 +125,31 @@ export function ranking(key: string, members: readonly string[], depth: number):
 }
 
 /**
- * What the rules below ask of a key: its owner among a member list, or among it but one member.
+ * What the rules below ask of a key: its assignee among a member list, or among it but one member.
  * KeyScores answers from the scores; shard-verdicts.ts from a ranking it keeps.
  */
-export interface KeyOwners {
-  ownerOf(members: readonly string[], except?: string): string | undefined;
+export interface KeyAssignees {
+  assigneeOf(members: readonly string[], except?: string): string | undefined;
 }
 
-/** The member that owns `key` among `members` (undefined when there are none). Ties go to the lower name. */
-export function ownerOf(key: string, members: readonly string[]): string | undefined {
-  return new KeyScores(key).ownerOf(members);
+/** The member `key` is assigned to among `members` (undefined when there are none); ties: the lower name. */
+export function assigneeOf(key: string, members: readonly string[]): string | undefined {
+  return new KeyScores(key).assigneeOf(members);
 }
 
 /**
- * The member that takes `key` over should its owner among `members` go: the second highest score
+ * The member that takes `key` over should its assignee among `members` go: the second highest score
  * (undefined with fewer than two members). It keeps the key's object ready (cached-share.ts).
  */
-export function standbyOf(key: string | KeyOwners, members: readonly string[]): string | undefined {
+export function standbyOf(key: string | KeyAssignees, members: readonly string[]): string | undefined {
   const scores = typeof key === 'string' ? new KeyScores(key) : key;
-  return scores.ownerOf(members, scores.ownerOf(members));
+  return scores.assigneeOf(members, scores.assigneeOf(members));
 }
 
 /** A live member as another reads it from its Lease: who, and the member list it has acknowledged. */
-export interface MemberClaim {
+export interface LiveMember {
   identity: string;
-  /** The members it acknowledged (after letting go of what it no longer owns under them). */
+  /** The members it acknowledged (after handing over what is no longer assigned to it under them). */
   acknowledged: readonly string[];
 }
 
@@ -159,28 +159,31 @@ export interface SelfState {
    * Every member list this replica's Lease may show to the others (the one it wrote last, and one
    * whose write has not been followed by a read of the others' yet, or whose outcome is unknown).
    */
-  claims: readonly (readonly string[])[];
+  published: readonly (readonly string[])[];
   /** The member list it sees now, acknowledged once it let go of what it loses under it. */
   target: readonly string[];
 }
 
 /**
- * Whether this replica may start a pass of `key`: it owns the key under every list its Lease may show
- * and under the one it moves to, and no other live member owns it under the list that member published. Each
- * replica publishes its list before reading the others' (a write, then a list of every member Lease),
- * so of two replicas that both claim a key, the later to publish reads the earlier's claim and waits:
- * two replicas never both pass this check for one key. A member whose Lease expired is not live; it
- * stopped before its Lease could be seen expired (its renew deadline is below the lease duration).
+ * Whether this replica may start a pass of `key`: the key is assigned to it under every list its Lease may
+ * show and under the one it moves to, and no other live member has it assigned under the list that member
+ * published. Each replica publishes its list before reading the others' (a write, then a list of every member
+ * Lease), so of two replicas whose lists both assign themselves a key, the later to publish reads the
+ * earlier's list and waits: two replicas never both pass this check for one key. A member whose Lease expired
+ * is not live; it stopped before its Lease could be seen expired (its renew deadline is below the lease
+ * duration).
  */
-export function mayWork(key: string | KeyOwners, self: SelfState, others: readonly MemberClaim[]): boolean {
+export function mayWork(key: string | KeyAssignees, self: SelfState, others: readonly LiveMember[]): boolean {
   const scores = typeof key === 'string' ? new KeyScores(key) : key;
-  for (const claim of self.claims) if (scores.ownerOf(claim) !== self.identity) return false;
-  if (scores.ownerOf(self.target) !== self.identity) return false;
-  return others.every((o) => o.identity === self.identity || scores.ownerOf(o.acknowledged) !== o.identity);
+  for (const list of self.published) if (scores.assigneeOf(list) !== self.identity) return false;
+  if (scores.assigneeOf(self.target) !== self.identity) return false;
+  return others.every(
+    (o) => o.identity === self.identity || scores.assigneeOf(o.acknowledged) !== o.identity,
+  );
 }
 
 /** Whether no live member may hold `key` now: every one's published list gives it to someone else. */
-export function unclaimed(key: string | KeyOwners, members: readonly MemberClaim[]): boolean {
+export function unassigned(key: string | KeyAssignees, members: readonly LiveMember[]): boolean {
   const scores = typeof key === 'string' ? new KeyScores(key) : key;
-  return members.every((m) => scores.ownerOf(m.acknowledged) !== m.identity);
+  return members.every((m) => scores.assigneeOf(m.acknowledged) !== m.identity);
 }
