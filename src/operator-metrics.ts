@@ -1,6 +1,6 @@
 /**
  * Where the object gauges count from: each kind's informer cache, read when scraped. Under
- * --sharding=auto a replica counts only the objects it owns, so the sums across replicas are right (what
+ * --sharding=auto a replica counts only the objects assigned to it, so the sums across replicas are right (what
  * it caches of the others are projections, without conditions); and what the AgentDeployment cache
  * holds in full, packed and as projections (agent_operator_cached_objects).
  */

@@ -1,5 +1,5 @@
 /**
- * What a replica under --sharding=auto keeps of an AgentDeployment another replica owns (pure): only
+ * What a replica under --sharding=auto keeps of an AgentDeployment assigned to another replica (pure): only
  * what its own objects' checks read of other objects, so a replica's memory holds its share in full
  * and the rest as a few hundred bytes each (the issue's "memory divides, it does not repeat").
  *
