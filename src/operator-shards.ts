@@ -120,8 +120,6 @@ export class OperatorShards {
         this.#metrics.shardTakeover.observe(ms / 1000);
       },
       onLost: wiring.onLost,
-      // An object's verdict is kept under the copy of its key the cache holds (a template's: few).
-      keyCopy: (key) => (key.startsWith(TEMPLATE_SHARD_PREFIX) ? key : agentDeployments.heldKey(key)),
     });
     this.#membership = membership;
     this.#watchMetrics(kinds);

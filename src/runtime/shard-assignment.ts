@@ -8,32 +8,17 @@
  * virtual nodes. Every replica computes the same assignee from the same member list, with no coordinator.
  */
 
-/** FNV-1a's state after `${member}\u0000`, by member: a key's score continues from it (a few members, ever). */
-const memberStates = new Map<string, number>();
-/** Identities seen over a process's life (rolling updates) stay few; past this the table starts again. */
-const MEMBER_STATES_MAX = 256;
-
-function memberState(member: string): number {
-  let h = memberStates.get(member);
-  if (h !== undefined) return h;
-  h = 0x811c9dc5;
+/**
+ * FNV-1a over the UTF-16 code units of `${member}\u0000${key}`, then murmur3's finalizer so close
+ * strings score far apart: every replica of every version computes the same scores.
+ */
+function score(member: string, key: string): number {
+  let h = 0x811c9dc5;
   for (let i = 0; i < member.length; i++) {
     h ^= member.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
   h = Math.imul(h, 0x01000193); // the separator, U+0000: xor with 0 changes nothing
-  if (memberStates.size >= MEMBER_STATES_MAX) memberStates.clear();
-  memberStates.set(member, h);
-  return h;
-}
-
-/**
- * FNV-1a over the UTF-16 code units of `${member}\u0000${key}`, then murmur3's finalizer so close
- * strings score far apart. The member's part is computed once (memberState); the scores are those of
- * the hash over the whole text, which every replica of every version computes alike.
- */
-function score(member: string, key: string): number {
-  let h = memberState(member);
   for (let i = 0; i < key.length; i++) {
     h ^= key.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
@@ -48,10 +33,10 @@ function score(member: string, key: string): number {
 
 /**
  * One key's scores, each member's computed once: a key is checked against several member lists (this
- * replica's published lists, its target, every other member's acknowledged list) that name mostly the same
- * members, and a scrape checks every cached key.
+ * replica's published lists, its target, every other member's acknowledged list) that name mostly the
+ * same members.
  */
-export class KeyScores implements KeyAssignees {
+export class KeyScores {
   readonly #key: string;
   readonly #members: string[] = [];
   readonly #scores: number[] = [];
@@ -93,45 +78,6 @@ function outranks(sa: number, a: string, sb: number, b: string): boolean {
   return sa > sb || (sa === sb && a < b);
 }
 
-/**
- * The key's `depth` highest-ranked of `members`, as indices into it, highest first: the assignee among
- * any of them is the first of these it names, the standby the second (shard-verdicts.ts keeps this
- * per key, so a change of members that only removes some needs no score computed again).
- */
-export function ranking(key: string, members: readonly string[], depth: number): number[] {
-  const scores = members.map((member) => score(member, key));
-  const order: number[] = [];
-  for (let i = 0; i < members.length; i++) {
-    let at = order.length;
-    while (at > 0) {
-      const above = order[at - 1] as number;
-      if (
-        !outranks(
-          scores[i] as number,
-          members[i] as string,
-          scores[above] as number,
-          members[above] as string,
-        )
-      )
-        break;
-      at--;
-    }
-    if (at < depth) {
-      order.splice(at, 0, i);
-      if (order.length > depth) order.pop();
-    }
-  }
-  return order;
-}
-
-/**
- * What the rules below ask of a key: its assignee among a member list, or among it but one member.
- * KeyScores answers from the scores; shard-verdicts.ts from a ranking it keeps.
- */
-export interface KeyAssignees {
-  assigneeOf(members: readonly string[], except?: string): string | undefined;
-}
-
 /** The member `key` is assigned to among `members` (undefined when there are none); ties: the lower name. */
 export function assigneeOf(key: string, members: readonly string[]): string | undefined {
   return new KeyScores(key).assigneeOf(members);
@@ -141,7 +87,7 @@ export function assigneeOf(key: string, members: readonly string[]): string | un
  * The member that takes `key` over should its assignee among `members` go: the second highest score
  * (undefined with fewer than two members). It keeps the key's object ready (cached-share.ts).
  */
-export function standbyOf(key: string | KeyAssignees, members: readonly string[]): string | undefined {
+export function standbyOf(key: string | KeyScores, members: readonly string[]): string | undefined {
   const scores = typeof key === 'string' ? new KeyScores(key) : key;
   return scores.assigneeOf(members, scores.assigneeOf(members));
 }
@@ -173,7 +119,7 @@ export interface SelfState {
  * is not live; it stopped before its Lease could be seen expired (its renew deadline is below the lease
  * duration).
  */
-export function mayWork(key: string | KeyAssignees, self: SelfState, others: readonly LiveMember[]): boolean {
+export function mayWork(key: string | KeyScores, self: SelfState, others: readonly LiveMember[]): boolean {
   const scores = typeof key === 'string' ? new KeyScores(key) : key;
   for (const list of self.published) if (scores.assigneeOf(list) !== self.identity) return false;
   if (scores.assigneeOf(self.target) !== self.identity) return false;
@@ -183,7 +129,7 @@ export function mayWork(key: string | KeyAssignees, self: SelfState, others: rea
 }
 
 /** Whether no live member may hold `key` now: every one's published list gives it to someone else. */
-export function unassigned(key: string | KeyAssignees, members: readonly LiveMember[]): boolean {
+export function unassigned(key: string | KeyScores, members: readonly LiveMember[]): boolean {
   const scores = typeof key === 'string' ? new KeyScores(key) : key;
   return members.every((m) => scores.assigneeOf(m.acknowledged) !== m.identity);
 }

@@ -34,7 +34,7 @@ import {
   SHARD_GROUP_LABEL,
 } from './member-leases.ts';
 import type { LiveMember } from './shard-assignment.ts';
-import { ASSIGNED, type KeyCopy, MAY_WORK, ShardVerdicts, STANDS_BY, UNASSIGNED } from './shard-verdicts.ts';
+import { ASSIGNED, MAY_WORK, ShardView, STANDS_BY, UNASSIGNED } from './shard-view.ts';
 
 export interface ShardMembershipOptions {
   access: KubeAccess;
@@ -54,8 +54,6 @@ export interface ShardMembershipOptions {
   onLost: () => void;
   /** A member list was acknowledged and holds: how long since it was first seen (time to take over). */
   onSettled?: (ms: number) => void;
-  /** The copy of a key the verdicts are kept under (shard-verdicts.ts); default: the key asked with. */
-  keyCopy?: KeyCopy;
   api?: MemberLeaseApi;
   monotonicNow?: () => number;
 }
@@ -68,11 +66,10 @@ export interface ShardMembership {
   assigned(key: string): boolean;
   /**
    * Of `keys`, how many a pass may start on here now (mayWork) and how many no live member may hold
-   * (a handover not acknowledged yet): one walk over verdicts computed once per view of the members
-   * (shard-verdicts.ts; a scrape counts every cached key).
+   * (a handover not acknowledged yet), in one walk (a scrape counts every cached key).
    */
   census(keys: Iterable<string>): { assigned: number; unassigned: number };
-  /** How many views of the members keys were judged by: the same number, the same answers for every key. */
+  /** How many views of the members were set: the same number, the same answers for every key. */
   views(): number;
   /** Whether this replica takes `key` over should its assignee go (standbyOf, under the members it sees). */
   standsBy(key: string): boolean;
@@ -147,9 +144,9 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   });
 
   const viewNow = () => ({ identity, published: acknowledged.all(), target, others, lost });
-  const verdicts = new ShardVerdicts(viewNow(), options.keyCopy);
+  const view = new ShardView(viewNow());
   /** After any change of published lists, target, others or lost (before a write that shows it goes out). */
-  const judgeAnew = () => verdicts.judgeBy(viewNow());
+  const setView = () => view.set(viewNow());
   /**
    * This replica acknowledged the members it sees and some live member has not yet, for at most two
    * retry periods after the change (each sees it within one; a member still draining a pass wakes
@@ -163,7 +160,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       others.some((m) => m.acknowledged.join(',') !== last)
     );
   };
-  const loses = (key: string) => (verdicts.of(key) & ASSIGNED) === 0;
+  const loses = (key: string) => (view.of(key) & ASSIGNED) === 0;
   const drained = () => {
     for (const key of options.running()) if (loses(key)) return false;
     return true;
@@ -172,7 +169,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   function lose(why: string): void {
     if (lost) return;
     lost = true;
-    judgeAnew();
+    setView();
     clearTimeout(deadlineTimer);
     stopping.abort();
     log.error({ why }, 'lost shard membership; stopping every pass');
@@ -208,7 +205,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     }
     const acknowledge = drained() ? target : acknowledged.last();
     const writeSeq = acknowledged.write(acknowledge);
-    judgeAnew();
+    setView();
     const stamp = microTime();
     const body = memberLeaseBody({
       mine,
@@ -259,7 +256,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       targetSince = now();
     }
     if (confirmedSeq !== undefined) acknowledged.confirm(confirmedSeq);
-    judgeAnew();
+    setView();
     const settled = acknowledged.settledOn(target);
     const next = JSON.stringify([acknowledged.all(), target, others]);
     if (next !== signature) {
@@ -332,20 +329,20 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
 
   return {
     identity,
-    mayWork: (key) => (verdicts.of(key) & MAY_WORK) !== 0,
+    mayWork: (key) => (view.of(key) & MAY_WORK) !== 0,
     assigned: (key) => !lost && !loses(key),
-    standsBy: (key) => (verdicts.of(key) & STANDS_BY) !== 0,
+    standsBy: (key) => (view.of(key) & STANDS_BY) !== 0,
     census: (keys) => {
       let assigned = 0;
       let unassigned = 0;
       for (const key of keys) {
-        const verdict = verdicts.of(key);
-        if (verdict & MAY_WORK) assigned++;
-        if (verdict & UNASSIGNED) unassigned++;
+        const standing = view.of(key);
+        if (standing & MAY_WORK) assigned++;
+        if (standing & UNASSIGNED) unassigned++;
       }
       return { assigned, unassigned };
     },
-    views: () => verdicts.views,
+    views: () => view.views,
     members: () => target,
     heldUntil: () =>
       lost || stopping.signal.aborted ? Number.NEGATIVE_INFINITY : renewedAt + leaseDurationMs,

@@ -116,11 +116,6 @@ export interface AgentDeploymentController {
    */
   release(keys: readonly string[]): void;
   /**
-   * The copy of an object's key held for as long as it is cached (the claim index's), undefined for a
-   * key not cached yet: tables over every key keep it rather than a copy of their own.
-   */
-  heldKey(key: string): string | undefined;
-  /**
    * Reads in full what this replica stands by for and holds as projections (it began standing by for
    * them when the members changed, after their last watch event), so that a failover reads nothing.
    * `signal` ends it (the replica leaves). Resolves with how many it read.
@@ -354,7 +349,6 @@ export function startAgentDeploymentController(
       for (const key of keys) observer.untrack(key);
       share.conform(keys);
     },
-    heldKey: (key) => claims.heldKey(key),
     readStandby: (signal) => share.readStandby(objects.list().map(objectKey), signal),
     awaitingRead: () => {
       let count = 0;
