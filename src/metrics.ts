@@ -49,7 +49,7 @@ function oncePerTurn<T>(read: () => T): () => T {
 /** How many objects of a kind an informer cache holds in one form (projection.ts's CachedForm). */
 interface CachedCount {
   kind: string;
-  form: 'full' | 'packed' | 'projection';
+  form: 'full' | 'projection';
   count: number;
 }
 
@@ -152,7 +152,7 @@ export class OperatorMetrics {
     const cachedObjects = () => this.#cachedObjects();
     new Gauge({
       name: 'agent_operator_cached_objects',
-      help: "Objects of a kind in this replica's cache: in full, packed (under --sharding=auto, those it stands by for) or as a projection (the other replicas' objects: only what claims read), read when scraped.",
+      help: "Objects of a kind in this replica's cache: in full or, under --sharding=auto, as a projection (the objects neither assigned to it nor stood by for: only what claims read), read when scraped.",
       labelNames: ['kind', 'form'] as const,
       registers: [this.registry],
       collect() {
@@ -221,7 +221,7 @@ export class OperatorMetrics {
   }
 
   /**
-   * What the informer caches hold, in full, packed and as projections, read when scraped and counted
+   * What the informer caches hold, in full and as projections, read when scraped and counted
    * again only once `changes` (lib/memo-by-changes.ts) moved.
    */
   watchCache(counts: () => readonly CachedCount[], changes: () => readonly number[]): void {

@@ -156,7 +156,6 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       ? {
           assigned: (key: string) => !shards.joined || sharded.admits('', key),
           standsBy: (key: string) => sharded.standsBy('', key),
-          standbyLingerMs: config.shardingStandbyLinger,
         }
       : {}),
     settings: {

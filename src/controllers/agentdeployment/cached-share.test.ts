@@ -33,7 +33,7 @@ async function* pageOf(objects: AgentDeployment[] | Promise<AgentDeployment[]>) 
  * The informer's cache as the controller wires it: its transform keeps an object in the form the share
  * says, and recache swaps an entry only while it is still the one the caller saw.
  */
-function world(assigned: Set<string>, standingBy = new Set<string>(), lingerMs = 0) {
+function world(assigned: Set<string>, standingBy = new Set<string>()) {
   const stored = new Map<string, AgentDeployment>();
   const read = vi.fn(async (_namespace: string, name: string) => stored.get(name));
   const list = vi.fn((_namespace: string) => pageOf([...stored.values()]));
@@ -42,12 +42,11 @@ function world(assigned: Set<string>, standingBy = new Set<string>(), lingerMs =
     standsBy: (key) => standingBy.has(key),
     read,
     list,
-    lingerMs,
   });
   const cache = new Map<string, CachedAgentDeployment>();
   const transform = (o: AgentDeployment): CachedAgentDeployment => {
     const form = share.formOf(objectKey(o));
-    return form === 'full' ? o : projectAgentDeployment(o, form);
+    return form === 'full' ? o : projectAgentDeployment(o);
   };
   /** A watch event: the API server's object, through the transform. */
   const event = (o: AgentDeployment) => {
@@ -233,26 +232,25 @@ describe('CachedShare.readInFull: a takeover lists its namespaces instead of a G
   });
 });
 
-describe('CachedShare: what it stands by for is kept packed, so a failover reads nothing', () => {
+describe('CachedShare: what it stands by for is kept in full, so a failover reads nothing', () => {
   const staying = new AbortController().signal;
   const keysOf = (names: string[]) => names.map((name) => `ns/${name}`);
   const names = Array.from({ length: LIST_FROM_KEYS }, (_, i) => `o${i}`);
   const formOf = (entry: CachedAgentDeployment | undefined) =>
-    entry === undefined ? 'none' : !isProjection(entry) ? 'full' : entry.packed ? 'packed' : 'projection';
+    entry === undefined ? 'none' : isProjection(entry) ? 'projection' : 'full';
 
-  it('keeps packed what it stands by for; the assignee gone, the takeover unpacks it, neither lists nor GETs, and each pass sees the object', async () => {
+  it('keeps in full what it stands by for; the assignee gone, the takeover neither lists nor GETs, and each pass sees the object', async () => {
     const assigned = new Set<string>();
     const standingBy = new Set(keysOf(names));
     const w = world(assigned, standingBy);
     for (const name of names) w.event(obj(name, '1', `agent:${name}`));
     w.event(obj('other', '1'));
-    expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'packed'));
+    expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
     expect(formOf(w.entry('other'))).toBe('projection');
     // The assignee died: the keys are this replica's now.
     for (const key of standingBy) assigned.add(key);
     standingBy.clear();
     await w.share.readInFull(keysOf(names));
-    // Unpacked by the takeover's read, before any pass (which then has nothing to do first).
     expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
     const seen: (AgentDeployment | undefined)[] = [];
     const pass = w.share.reconciler(async (key) => {
@@ -266,28 +264,11 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
   });
 
-  it('a pass on a key still packed (its takeover read did not run or failed) unpacks it, with no GET', async () => {
-    const assigned = new Set<string>();
-    const standingBy = new Set(['ns/a']);
-    const w = world(assigned, standingBy);
-    w.event(obj('a', '1', 'agent:a'));
-    assigned.add('ns/a');
-    standingBy.clear();
-    const seen: (AgentDeployment | undefined)[] = [];
-    const pass = w.share.reconciler(async () => {
-      seen.push(fullObject(w.entry('a')));
-      return {};
-    });
-    await pass('ns/a', ctx());
-    expect(w.read).not.toHaveBeenCalled();
-    expect(seen).toEqual([w.stored.get('a')]);
-  });
-
   it.each([
     ['as many as LIST_FROM_KEYS: one listing', LIST_FROM_KEYS, 1, 0],
     ['fewer: a GET each (no pass will read them)', 3, 0, 3],
   ])(
-    'reads and packs what it began standing by for after its last watch event: %s',
+    'reads in full what it began standing by for after its last watch event: %s',
     async (_name, n, listings, reads) => {
       const standingBy = new Set<string>();
       const w = world(new Set(), standingBy);
@@ -301,7 +282,7 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
       await expect(w.share.readStandby(all, staying)).resolves.toBe(n);
       expect(w.list).toHaveBeenCalledTimes(listings);
       expect(w.read).toHaveBeenCalledTimes(reads);
-      expect(some.map((name) => formOf(w.entry(name)))).toEqual(some.map(() => 'packed'));
+      expect(some.map((name) => formOf(w.entry(name)))).toEqual(some.map(() => 'full'));
       expect(formOf(w.entry('other'))).toBe('projection');
       expect(all.filter((key) => w.share.awaitsRead(key))).toEqual([]);
     },
@@ -320,7 +301,7 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     });
     await expect(w.share.readStandby(keysOf(all), staying)).resolves.toBe(wanted.length);
     expect(all.map((name) => formOf(w.entry(name)))).toEqual(
-      all.map((_, i) => (i % 3 === 0 ? 'packed' : 'projection')),
+      all.map((_, i) => (i % 3 === 0 ? 'full' : 'projection')),
     );
   });
 
@@ -342,26 +323,26 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
   });
 
-  it('a takeover of what it held packed does not wait for a standby listing under way (it needs nothing read)', async () => {
+  it('a takeover of what it held in full does not wait for a standby listing under way (it needs nothing read)', async () => {
     const standingBy = new Set<string>();
     const assigned = new Set<string>();
     const w = world(assigned, standingBy);
     const all = Array.from({ length: LIST_FROM_KEYS + 10 }, (_, i) => `p${i}`);
-    const [packed, listedNow] = [all.slice(0, 10), all.slice(10)];
-    for (const key of keysOf(packed)) standingBy.add(key);
+    const [held, listedNow] = [all.slice(0, 10), all.slice(10)];
+    for (const key of keysOf(held)) standingBy.add(key);
     for (const name of all) w.event(obj(name, '1'));
     const listed = Promise.withResolvers<AgentDeployment[]>();
     w.list.mockImplementationOnce(() => pageOf(listed.promise));
-    // The members changed: it stands by for more, whose listing hangs; meanwhile the packed ones'
-    // assignee dies.
+    // The members changed: it stands by for more, whose listing hangs; meanwhile the assignee of the
+    // ones held in full dies.
     for (const key of keysOf(listedNow)) standingBy.add(key);
     const reading = w.share.readStandby(keysOf(all), staying);
-    for (const key of keysOf(packed)) {
+    for (const key of keysOf(held)) {
       standingBy.delete(key);
       assigned.add(key);
     }
-    await w.share.readInFull(keysOf(packed));
-    expect(packed.map((name) => formOf(w.entry(name)))).toEqual(packed.map(() => 'full'));
+    await w.share.readInFull(keysOf(held));
+    expect(held.map((name) => formOf(w.entry(name)))).toEqual(held.map(() => 'full'));
     listed.resolve([...w.stored.values()]);
     await reading;
     expect(w.list).toHaveBeenCalledTimes(1);
@@ -379,7 +360,7 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     await w.share.readInFull(['ns/few']);
     answered.resolve(w.stored.get('few'));
     await reading;
-    expect(formOf(w.entry('few'))).toBe('packed');
+    expect(formOf(w.entry('few'))).toBe('full');
   });
 
   it('a standby GET that answered leaves no deadline timer behind', async () => {
@@ -409,10 +390,10 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
   });
 
   it.each([
-    ['lost, and stood by for: packed', true, true, 'packed'],
-    ['lost: a projection alone', true, false, 'projection'],
-    ['no longer stood by for: a projection alone (the packed object dropped)', false, false, 'projection'],
-    ['still stood by for: packed, as it was', false, true, 'packed'],
+    ['lost, and stood by for: in full', true, true, 'full'],
+    ['lost: a projection', true, false, 'projection'],
+    ['no longer stood by for: a projection', false, false, 'projection'],
+    ['still stood by for: in full, as it was', false, true, 'full'],
   ])('released once the members changed, a key it %s', (_name, assigned, standsBy, form) => {
     const assignedKeys = new Set(assigned ? ['ns/a'] : []);
     const standingBy = new Set(assigned ? [] : ['ns/a']);
@@ -426,85 +407,13 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     expect(w.read).not.toHaveBeenCalled();
   });
 
-  it('once the members changed, drops the packed objects it no longer stands by for', async () => {
+  it('once the members changed, projects the objects it no longer stands by for', async () => {
     const standingBy = new Set(['ns/a', 'ns/b']);
     const w = world(new Set(), standingBy);
     for (const name of ['a', 'b']) w.event(obj(name, '1'));
     standingBy.delete('ns/a');
     await w.share.readStandby(['ns/a', 'ns/b'], staying);
-    expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'packed']);
+    expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'full']);
     expect(w.read).not.toHaveBeenCalled();
-  });
-
-  describe('a key no longer stood by for lingers packed for a while', () => {
-    const LINGER = 1_000;
-    const faked = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-
-    it('then is projected alone, and lingers no longer after that', async () => {
-      faked();
-      try {
-        const standingBy = new Set(['ns/a']);
-        const w = world(new Set(), standingBy, LINGER);
-        w.event(obj('a', '1'));
-        standingBy.clear();
-        w.share.conform(['ns/a']);
-        expect(formOf(w.entry('a'))).toBe('packed');
-        // A watch event meanwhile: its new version, packed too.
-        w.event(obj('a', '2'));
-        expect([formOf(w.entry('a')), w.entry('a')?.metadata.resourceVersion]).toEqual(['packed', '2']);
-        vi.advanceTimersByTime(LINGER);
-        expect(formOf(w.entry('a'))).toBe('projection');
-        w.share.conform(['ns/a']);
-        expect(formOf(w.entry('a'))).toBe('projection');
-        expect(w.share.awaitsRead('ns/a')).toBe(false);
-      } finally {
-        vi.useRealTimers();
-      }
-    });
-
-    it('stood by for again within it (a replica that joined and left): still packed, nothing to read', async () => {
-      faked();
-      try {
-        const standingBy = new Set(keysOf(names));
-        const w = world(new Set(), standingBy, LINGER);
-        for (const name of names) w.event(obj(name, '1'));
-        // A member joins and stands by for them instead; it leaves again before the while is over.
-        standingBy.clear();
-        await w.share.readStandby(keysOf(names), staying);
-        vi.advanceTimersByTime(LINGER / 2);
-        for (const key of keysOf(names)) standingBy.add(key);
-        expect(keysOf(names).filter((key) => w.share.awaitsRead(key))).toEqual([]);
-        await w.share.readStandby(keysOf(names), staying);
-        vi.advanceTimersByTime(LINGER);
-        expect(w.list).not.toHaveBeenCalled();
-        expect(w.read).not.toHaveBeenCalled();
-        expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'packed'));
-      } finally {
-        vi.useRealTimers();
-      }
-    });
-
-    it('each key for its own while; a key deleted meanwhile is forgotten', async () => {
-      faked();
-      try {
-        const standingBy = new Set(['ns/a', 'ns/b', 'ns/gone']);
-        const w = world(new Set(), standingBy, LINGER);
-        for (const name of ['a', 'b', 'gone']) w.event(obj(name, '1'));
-        standingBy.delete('ns/a');
-        standingBy.delete('ns/gone');
-        w.share.conform(['ns/a', 'ns/gone']);
-        w.remove('gone');
-        vi.advanceTimersByTime(LINGER / 2);
-        standingBy.delete('ns/b');
-        w.share.conform(['ns/b']);
-        vi.advanceTimersByTime(LINGER / 2);
-        expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'packed']);
-        vi.advanceTimersByTime(LINGER / 2);
-        expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'projection']);
-        expect(vi.getTimerCount()).toBe(0);
-      } finally {
-        vi.useRealTimers();
-      }
-    });
   });
 });

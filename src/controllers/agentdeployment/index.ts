@@ -79,10 +79,8 @@ export interface AgentDeploymentControllerOptions {
    * cached as projections (projection.ts, cached-share.ts). Default: every object is assigned.
    */
   assigned?: (key: string) => boolean;
-  /** Under --sharding=auto: whether this replica takes a key over should its assignee go (kept packed). */
+  /** Under --sharding=auto: whether this replica takes a key over should its assignee go (kept in full). */
   standsBy?: (key: string) => boolean;
-  /** Under --sharding=auto: how long a key no longer stood by for stays packed (cached-share.ts). */
-  standbyLingerMs?: number;
   settings: Pick<
     AgentDeploymentDeps,
     | 'defaultCredentials'
@@ -199,7 +197,6 @@ export function startAgentDeploymentController(
   const share = new CachedShare({
     assigned: options.assigned ?? (() => true),
     ...(options.standsBy ? { standsBy: options.standsBy } : {}),
-    ...(options.standbyLingerMs === undefined ? {} : { lingerMs: options.standbyLingerMs }),
     ...objectReads(access, options.labelSelector || undefined),
   });
   const objects = startInformer<AgentDeployment, CachedAgentDeployment>({
@@ -210,7 +207,7 @@ export function startAgentDeploymentController(
       const shared = shareRepeats(obj, previous);
       return form === 'full'
         ? internAgentDeployment(interner, shared)
-        : internProjection(interner, projectAgentDeployment(shared, form));
+        : internProjection(interner, projectAgentDeployment(shared));
     },
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
@@ -371,7 +368,6 @@ export function startAgentDeploymentController(
     hasSynced: () => objects.hasSynced() && secrets.hasSynced() && namespaceLabels.hasSynced(),
     stop: async () => {
       observer.stop();
-      share.stop();
       await Promise.all([objects.stop(), secrets.stop(), namespaceLabels.stop()]);
     },
   };
