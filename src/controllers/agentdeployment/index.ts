@@ -44,7 +44,7 @@ import {
   recordedDeployments,
   settledAtGeneration,
 } from './first-listing.ts';
-import { internAgentDeployment, internDeployment, internProjection, shareRepeats } from './intern.ts';
+import { internAgentDeployment, internDeployment, internProjection } from './intern.ts';
 import { watchNamespaceLabels } from './namespace-labels.ts';
 import { objectReads } from './object-reads.ts';
 import { DeploymentObserver } from './observer.ts';
@@ -202,13 +202,10 @@ export function startAgentDeploymentController(
   const objects = startInformer<AgentDeployment, CachedAgentDeployment>({
     access,
     path: resourcePath(resource),
-    transform: (obj, previous) => {
-      const form = share.formOf(objectKey(obj));
-      const shared = shareRepeats(obj, previous);
-      return form === 'full'
-        ? internAgentDeployment(interner, shared)
-        : internProjection(interner, projectAgentDeployment(shared));
-    },
+    transform: (obj) =>
+      share.formOf(objectKey(obj)) === 'full'
+        ? internAgentDeployment(interner, obj)
+        : internProjection(interner, projectAgentDeployment(obj)),
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
     logger: logger.child({ informer: 'agentdeployments' }),
