@@ -11,7 +11,7 @@ const pair = (round: number, replicasMiB: number[], aloneMiB: number) =>
     readyMs: 0,
     perReplica: replicasMiB.map((rssMiB, i) => ({
       identity: `bench-r${i}`,
-      owned: 3_333,
+      assigned: 3_333,
       rssMiB,
       heapTotalMiB: 0,
       heapUsedMiB: 0,
@@ -19,10 +19,10 @@ const pair = (round: number, replicasMiB: number[], aloneMiB: number) =>
       sockets: 0,
       callsPerPoll: 34,
     })),
-    ownedMaxOverMean: 1,
+    assignedMaxOverMean: 1,
     movedOnJoin: 0.25,
     orphaned: 3_333,
-    killToOwnedMs: 0,
+    killToAssignedMs: 0,
     killToReconciledMs: 0,
     alone: { n: 3_333, rssMiB: aloneMiB, heapUsedMiB: 0, anonymousMiB: 0 },
   }) satisfies ShardedWithAlone;

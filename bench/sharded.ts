@@ -2,17 +2,17 @@
  * The sharded run (`make bench ARGS="--replicas 3 --n 1000"`): R controller processes with
  * --sharding=auto beside a fresh simulator and namespace, at the controller's own defaults under
  * --sharding=auto (Lease timings, reconcile rate) unless flags say otherwise. Apply N objects and wait
- * for all Ready; then, per replica, the objects it owns (max over mean), its RSS and its control-plane
+ * for all Ready; then, per replica, the objects assigned to it (max over mean), its RSS and its control-plane
  * calls per poll interval; then one more replica joins (the share of objects that moved) and leaves
  * again (a graceful stop), and one of the R is killed with SIGKILL: the time until every object it held
- * had a pass by its new owner.
+ * had a pass by its new assignee.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeAccess } from '../src/kube/access.ts';
 import { parseDuration } from '../src/lib/duration.ts';
 import { OPTIONS } from '../src/options.ts';
-import { ownerOf } from '../src/runtime/shard-ownership.ts';
+import { assigneeOf } from '../src/runtime/shard-assignment.ts';
 import { DEFAULT_API_KEY, defaultListeners, startSimulator } from '../src/simulator/index.ts';
 import { pollStartAfter } from './calls.ts';
 import type { Cleanup } from './cleanup.ts';
@@ -40,7 +40,7 @@ export interface ShardedResult {
   readyMs: number;
   perReplica: {
     identity: string;
-    owned: number;
+    assigned: number;
     rssMiB: number;
     /**
      * Where the RSS goes: V8 heap reserved and used, the anonymous pages beside the node binary's, open
@@ -52,14 +52,14 @@ export interface ShardedResult {
     sockets: number;
     callsPerPoll: number;
   }[];
-  ownedMaxOverMean: number;
-  /** Share of the objects whose owner changed when one more replica joined. */
+  assignedMaxOverMean: number;
+  /** Share of the objects whose assignee changed when one more replica joined. */
   movedOnJoin: number;
   /** The killed replica's objects: those the survivors take over. */
   orphaned: number;
-  /** From the SIGKILL until the survivors owned every object (its Lease seen expired, the share taken). */
-  killToOwnedMs: number;
-  /** From the SIGKILL until every orphaned object had a pass by its new owner (see settled below). */
+  /** From the SIGKILL until every object was assigned to the survivors (its Lease seen expired, the share taken). */
+  killToAssignedMs: number;
+  /** From the SIGKILL until every orphaned object had a pass by its new assignee (see settled below). */
   killToReconciledMs: number;
 }
 
@@ -131,7 +131,7 @@ export async function runShardedScenario(options: {
   /** Waits that grow with N (a relist, a convergence, a takeover of N/R objects on a loaded machine). */
   const settleTimeoutMs = 120_000 + 30 * n;
   /**
-   * How often the replicas are scraped while settling: each scrape counts every cached object's owner
+   * How often the replicas are scraped while settling: each scrape counts every cached object's assignee
    * and state on the replica measured (O(N)), so at N = 10,000 every 500 ms, not 200.
    */
   const scrapeEveryMs = Math.max(200, Math.ceil(n / 20));
@@ -203,7 +203,7 @@ export async function runShardedScenario(options: {
     const readyMs = Math.max(...watch.readyAt.values()) - lastApplyAt;
     log(`sharded N=${n} × ${bench.replicas}: all Ready ${readyMs} ms after the last apply`);
 
-    // Steady: owned, RSS and calls per poll interval, per replica.
+    // Steady: assigned, RSS and calls per poll interval, per replica.
     await sleep(bench.pollIntervalMs);
     const since = Date.now();
     await sleep(bench.pollIntervalMs * (STEADY_INTERVALS + 1));
@@ -221,7 +221,11 @@ export async function runShardedScenario(options: {
         const memory = await replica.memory();
         return {
           identity,
-          owned: sampleSum(await scrape(replica), 'agent_operator_shard_objects', 'kind="AgentDeployment"'),
+          assigned: sampleSum(
+            await scrape(replica),
+            'agent_operator_shard_objects',
+            'kind="AgentDeployment"',
+          ),
           rssMiB: memory.rssBytes / MIB,
           heapTotalMiB: memory.heapTotalBytes / MIB,
           heapUsedMiB: memory.heapUsedBytes / MIB,
@@ -231,23 +235,24 @@ export async function runShardedScenario(options: {
         };
       }),
     );
-    const owned = perReplica.map((r) => r.owned);
-    const ownedMaxOverMean = Math.max(...owned) / (owned.reduce((a, b) => a + b, 0) / owned.length);
+    const assigned = perReplica.map((r) => r.assigned);
+    const assignedMaxOverMean =
+      Math.max(...assigned) / (assigned.reduce((a, b) => a + b, 0) / assigned.length);
 
     /**
-     * The replicas' view, from their metrics: what they own sums to N, and none awaits the first pass
-     * of an object it gained (agent_operator_shard_objects_awaiting_pass: a pass of an object that
-     * did not change calls and writes nothing, so neither the simulator nor the API server sees it).
-     * `idle`: besides, the queues empty, no worker busy, and nothing it stands by for left to read
-     * (agent_operator_shard_objects_awaiting_read: a replica reads what it began standing by for a
-     * retry period after the members changed; a failover before that reads it first): a settled
-     * share, before the kill.
+     * The replicas' view, from their metrics: what is assigned to them sums to N, and none awaits the first
+     * pass of an object it gained (agent_operator_shard_objects_awaiting_pass: a pass of an object that did
+     * not change calls and writes nothing, so neither the simulator nor the API server sees it). `idle`:
+     * besides, the queues empty, no worker busy, and nothing it stands by for left to read
+     * (agent_operator_shard_objects_awaiting_read: a replica reads what it began standing by for a retry
+     * period after the members changed; a failover before that reads it first): a settled share, before the
+     * kill.
      */
     const state = async (alive: ControllerProcess[]) => {
       const texts = await Promise.all(alive.map(scrape));
       const sum = (name: string, labels: string) => texts.reduce((s, t) => s + sampleSum(t, name, labels), 0);
       return {
-        owned: sum('agent_operator_shard_objects', 'kind="AgentDeployment"'),
+        assigned: sum('agent_operator_shard_objects', 'kind="AgentDeployment"'),
         awaiting: sum('agent_operator_shard_objects_awaiting_pass', 'kind="AgentDeployment"'),
         unread: sum('agent_operator_shard_objects_awaiting_read', 'kind="AgentDeployment"'),
         busy:
@@ -257,7 +262,7 @@ export async function runShardedScenario(options: {
     };
     const settled = async (alive: ControllerProcess[], idle = true) => {
       const s = await state(alive);
-      return s.owned === n && s.awaiting === 0 && (!idle || (s.busy === 0 && s.unread === 0))
+      return s.assigned === n && s.awaiting === 0 && (!idle || (s.busy === 0 && s.unread === 0))
         ? true
         : undefined;
     };
@@ -267,7 +272,7 @@ export async function runShardedScenario(options: {
     const joinedId = identityOf(`bench-r${bench.replicas}`, await readFile(joined.logFile, 'utf8'));
     const keys = names.map((name) => `${ns}/${name}`);
     const after = [...before, joinedId];
-    const movedOnJoin = keys.filter((k) => ownerOf(k, before) !== ownerOf(k, after)).length / n;
+    const movedOnJoin = keys.filter((k) => assigneeOf(k, before) !== assigneeOf(k, after)).length / n;
     await waitFor(() => settled([...replicas.values()]), {
       timeoutMs: settleTimeoutMs,
       everyMs: scrapeEveryMs,
@@ -283,28 +288,28 @@ export async function runShardedScenario(options: {
       everyMs: scrapeEveryMs,
       describe: () => 'the shares did not settle after the added replica left',
     });
-    // SIGKILL one: until the survivors own everything and each object it held had its first pass by
-    // its new owner.
+    // SIGKILL one: until everything is assigned to the survivors and each object it held had its first
+    // pass by its new assignee.
     const victim = 'bench-r0';
     const victimId = perReplica.find((r) => r.identity.startsWith(`${victim}_`))?.identity ?? victim;
-    const orphaned = keys.filter((k) => ownerOf(k, before) === victimId).length;
+    const orphaned = keys.filter((k) => assigneeOf(k, before) === victimId).length;
     const survivors = [...replicas].filter(([pod]) => pod !== victim).map(([, r]) => r);
     const killedAt = Date.now();
     await replicas.get(victim)?.kill();
     replicas.delete(victim);
-    await waitFor(async () => ((await state(survivors)).owned === n ? true : undefined), {
+    await waitFor(async () => ((await state(survivors)).assigned === n ? true : undefined), {
       timeoutMs: settleTimeoutMs,
       everyMs: takeoverScrapeEveryMs,
       describe: () => 'the survivors did not take the killed replica’s objects',
     });
-    const ownedSeen = Date.now();
+    const assignedSeen = Date.now();
     await waitFor(() => settled(survivors, false), {
       timeoutMs: settleTimeoutMs,
       everyMs: takeoverScrapeEveryMs,
       describe: () => 'the survivors did not reconcile the killed replica’s objects',
     });
     const reconciledSeen = Date.now();
-    const killToOwnedMs = await lastLogged(survivors, 'new share held', killedAt, ownedSeen);
+    const killToAssignedMs = await lastLogged(survivors, 'new share held', killedAt, assignedSeen);
     const killToReconciledMs = await lastLogged(
       survivors,
       'gained objects reconciled',
@@ -312,7 +317,7 @@ export async function runShardedScenario(options: {
       reconciledSeen,
     );
     log(
-      `sharded N=${n}: the killed replica's ${orphaned} objects owned by the survivors ${killToOwnedMs} ms and reconciled ${killToReconciledMs} ms after the SIGKILL`,
+      `sharded N=${n}: the killed replica's ${orphaned} objects assigned to the survivors ${killToAssignedMs} ms and reconciled ${killToReconciledMs} ms after the SIGKILL`,
     );
     return {
       n,
@@ -320,10 +325,10 @@ export async function runShardedScenario(options: {
       lease,
       readyMs,
       perReplica,
-      ownedMaxOverMean,
+      assignedMaxOverMean,
       movedOnJoin,
       orphaned,
-      killToOwnedMs,
+      killToAssignedMs,
       killToReconciledMs,
     };
   } finally {
@@ -346,8 +351,8 @@ export function formatShardedReport(results: readonly ShardedWithAlone[]): strin
     ],
     ['all Ready after the last apply', (r) => `${(r.readyMs / 1000).toFixed(1)} s`],
     [
-      'objects owned per replica (max/mean)',
-      (r) => `${r.perReplica.map((p) => p.owned).join(' / ')} (${r.ownedMaxOverMean.toFixed(3)})`,
+      'objects assigned per replica (max/mean)',
+      (r) => `${r.perReplica.map((p) => p.assigned).join(' / ')} (${r.assignedMaxOverMean.toFixed(3)})`,
     ],
     ['RSS per replica', (r) => `${r.perReplica.map((p) => `${p.rssMiB.toFixed(1)}`).join(' / ')} MiB`],
     [
@@ -375,7 +380,7 @@ export function formatShardedReport(results: readonly ShardedWithAlone[]): strin
     ],
     ['objects moved going to one more replica', (r) => `${(r.movedOnJoin * 100).toFixed(1)}%`],
     ['orphaned objects (the killed replica’s)', (r) => String(r.orphaned)],
-    ['SIGKILL to every orphaned object owned', (r) => `${(r.killToOwnedMs / 1000).toFixed(1)} s`],
+    ['SIGKILL to every orphaned object assigned', (r) => `${(r.killToAssignedMs / 1000).toFixed(1)} s`],
     ['SIGKILL to every orphaned object reconciled', (r) => `${(r.killToReconciledMs / 1000).toFixed(1)} s`],
   ];
   const lines = [

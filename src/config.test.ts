@@ -167,8 +167,6 @@ describe('loadConfig: deadlines and leader election timings', () => {
     [{ LEADER_ELECTION_RETRY_PERIOD: 'often' }, '--leader-election-retry-period: "often" is not a duration'],
     [{ CONTROL_PLANE_TIMEOUT: '500ms' }, '--control-plane-timeout must be between 1s and 10m'],
     [{ CONTROL_PLANE_TIMEOUT: '1h' }, '--control-plane-timeout must be between 1s and 10m'],
-    [{ SHARDING_STANDBY_LINGER: '0s' }, '--sharding-standby-linger: "0s" is not a duration above zero'],
-    [{ SHARDING_STANDBY_LINGER: '720h' }, '--sharding-standby-linger must be at most 1h'],
     [{ CONTROL_PLANE_URL: 'https://cp.example.test/#1' }, '--control-plane-url must not have a fragment'],
     [{ CONTROL_PLANE_URL: 'https://cp.example.test/?a=1' }, '--control-plane-url must not have a query'],
     [

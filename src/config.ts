@@ -128,10 +128,6 @@ const ConfigFields = z.object({
     message: '--control-plane-timeout must be between 1s and 10m',
   }),
   sharding: z.enum(['off', 'auto'], { error: '--sharding must be off or auto' }),
-  // Bounded: what lingers is memory, and a timer past 24.8 days would fire at once, over and over.
-  shardingStandbyLinger: duration('sharding-standby-linger').refine((ms) => ms <= 3_600_000, {
-    message: '--sharding-standby-linger must be at most 1h',
-  }),
   leaderElect: z
     .enum(['true', 'false'], { error: '--leader-elect must be true or false' })
     .transform((v) => v === 'true'),

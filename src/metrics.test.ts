@@ -84,7 +84,9 @@ describe('OperatorMetrics', () => {
     metrics.watchShards(
       () => {
         reads++;
-        return [{ kind: 'AgentDeployment', owned: reads, unowned: 0, awaitingPass: 0, awaitingRead: 0 }];
+        return [
+          { kind: 'AgentDeployment', assigned: reads, unassigned: 0, awaitingPass: 0, awaitingRead: 0 },
+        ];
       },
       () => 3,
     );

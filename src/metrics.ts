@@ -24,8 +24,8 @@ const TRACKED_CONDITIONS = ['Ready', 'Stalled', 'Paused', 'Reconciling', 'Drifte
  */
 export interface ShardObjects {
   kind: string;
-  owned: number;
-  unowned: number;
+  assigned: number;
+  unassigned: number;
   awaitingPass: number;
   awaitingRead: number;
 }
@@ -49,7 +49,7 @@ function oncePerTurn<T>(read: () => T): () => T {
 /** How many objects of a kind an informer cache holds in one form (projection.ts's CachedForm). */
 interface CachedCount {
   kind: string;
-  form: 'full' | 'packed' | 'projection';
+  form: 'full' | 'projection';
   count: number;
 }
 
@@ -93,7 +93,7 @@ export class OperatorMetrics {
 
   readonly shardTakeover = new Histogram({
     name: 'agent_operator_shard_takeover_duration_seconds',
-    help: 'From a change of the shard members seen to this replica holding its new share (the old owners let go, or their Leases expired).',
+    help: 'From a change of the shard members seen to this replica holding its new share (the old assignees let go, or their Leases expired).',
     buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60],
     registers: [this.registry],
   });
@@ -119,12 +119,12 @@ export class OperatorMetrics {
       [
         'agent_operator_shard_objects',
         'Objects of a kind this replica works on under --sharding=auto (its share), read when scraped.',
-        (s) => s.owned,
+        (s) => s.assigned,
       ],
       [
         'agent_operator_shard_objects_unowned',
         "Objects of a kind no live member may work on, as this replica reads the members' Leases (a handover under way; for long, a member that cannot let go).",
-        (s) => s.unowned,
+        (s) => s.unassigned,
       ],
       [
         'agent_operator_shard_objects_awaiting_pass',
@@ -133,7 +133,7 @@ export class OperatorMetrics {
       ],
       [
         'agent_operator_shard_objects_awaiting_read',
-        'Objects of a kind this replica stands by for (it takes them over should their owner go) or owns, held as projections alone: a takeover of them reads them from the API server first. Back to 0 once it has read them, soon after a change of members.',
+        'Objects of a kind this replica stands by for (it takes them over should their assignee go) or has assigned to it, held as projections alone: a takeover of them reads them from the API server first. Back to 0 once it has read them, soon after a change of members.',
         (s) => s.awaitingRead,
       ],
     ];
@@ -152,7 +152,7 @@ export class OperatorMetrics {
     const cachedObjects = () => this.#cachedObjects();
     new Gauge({
       name: 'agent_operator_cached_objects',
-      help: "Objects of a kind in this replica's cache: in full, packed (under --sharding=auto, those it stands by for) or as a projection (the other replicas' objects: only what claims read), read when scraped.",
+      help: "Objects of a kind in this replica's cache: in full or, under --sharding=auto, as a projection (the objects neither assigned to it nor stood by for: only what claims read), read when scraped.",
       labelNames: ['kind', 'form'] as const,
       registers: [this.registry],
       collect() {
@@ -214,14 +214,14 @@ export class OperatorMetrics {
     this.#namespaceStates = states;
   }
 
-  /** Under --sharding=auto: each kind's objects owned and unowned, and the members, read when scraped. */
+  /** Under --sharding=auto: each kind's objects assigned and unassigned, and the members, when scraped. */
   watchShards(objects: () => readonly ShardObjects[], members: () => number): void {
     this.#shardObjects = objects;
     this.#shardMembers = members;
   }
 
   /**
-   * What the informer caches hold, in full, packed and as projections, read when scraped and counted
+   * What the informer caches hold, in full and as projections, read when scraped and counted
    * again only once `changes` (lib/memo-by-changes.ts) moved.
    */
   watchCache(counts: () => readonly CachedCount[], changes: () => readonly number[]): void {

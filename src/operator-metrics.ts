@@ -1,8 +1,8 @@
 /**
  * Where the object gauges count from: each kind's informer cache, read when scraped. Under
- * --sharding=auto a replica counts only the objects it owns, so the sums across replicas are right (what
+ * --sharding=auto a replica counts only the objects assigned to it, so the sums across replicas are right (what
  * it caches of the others are projections, without conditions); and what the AgentDeployment cache
- * holds in full, packed and as projections (agent_operator_cached_objects).
+ * holds in full and as projections (agent_operator_cached_objects).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { AgentDeploymentController } from './controllers/agentdeployment/index.ts';
@@ -39,15 +39,13 @@ export function watchObjectMetrics(
   );
   metrics.watchCache(
     () => {
-      const count = { full: 0, packed: 0, projection: 0 };
+      const count = { full: 0, projection: 0 };
       for (const obj of agentDeployments.objects.list()) {
-        if (!isProjection(obj)) count.full += 1;
-        else if (obj.packed === undefined) count.projection += 1;
-        else count.packed += 1;
+        if (isProjection(obj)) count.projection += 1;
+        else count.full += 1;
       }
       return [
         { kind: 'AgentDeployment', form: 'full', count: count.full },
-        { kind: 'AgentDeployment', form: 'packed', count: count.packed },
         { kind: 'AgentDeployment', form: 'projection', count: count.projection },
         // Few, and read whole by the template import: always cached in full.
         { kind: 'SandboxTemplate', form: 'full', count: sandboxTemplates.objects.list().length },

@@ -1,7 +1,7 @@
 /**
  * The operator's side of `--sharding=auto`: the replica's shard membership (runtime/shard-membership.ts)
  * wired to both kinds (their keys, the queues that take what is gained, the poll that forgets what
- * is lost), the template import on the one member that owns it, and the shard metrics. operator.ts
+ * is lost), the template import on the one member it is assigned to, and the shard metrics. operator.ts
  * makes the queues take only this replica's share (work.admits) and checks every pass
  * (work.whileAssigned).
  */
@@ -19,7 +19,7 @@ import type { WorkQueue } from './runtime/workqueue.ts';
 
 /** A SandboxTemplate's key is hashed with this in front (an AgentDeployment's key as it is). */
 export const TEMPLATE_SHARD_PREFIX = 'SandboxTemplate:';
-/** The template importer runs on the member that owns this key. */
+/** The template importer runs on the member this key is assigned to. */
 const IMPORTER_SHARD_KEY = 'importer';
 
 export interface ShardWiring {
@@ -120,8 +120,6 @@ export class OperatorShards {
         this.#metrics.shardTakeover.observe(ms / 1000);
       },
       onLost: wiring.onLost,
-      // An object's verdict is kept under the copy of its key the cache holds (a template's: few).
-      keyCopy: (key) => (key.startsWith(TEMPLATE_SHARD_PREFIX) ? key : agentDeployments.heldKey(key)),
     });
     this.#membership = membership;
     this.#watchMetrics(kinds);
@@ -176,8 +174,11 @@ export class OperatorShards {
           const prefixed = function* () {
             for (const key of kind.keys()) yield kind.prefix + key;
           };
-          const { owned, unowned } = this.#membership?.census(prefixed()) ?? { owned: 0, unowned: 0 };
-          return { owned, unowned, awaitingRead: kind.awaitingRead?.() ?? 0 };
+          const { assigned, unassigned } = this.#membership?.census(prefixed()) ?? {
+            assigned: 0,
+            unassigned: 0,
+          };
+          return { assigned, unassigned, awaitingRead: kind.awaitingRead?.() ?? 0 };
         },
       );
       return () => ({ ...census(), awaitingPass: this.work.awaitingPass(kind.prefix) });

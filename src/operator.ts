@@ -150,13 +150,12 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       namespaceSelector: config.defaultCredentialsNamespaceSelector,
     }),
     namespaceDeploymentBudget: config.namespaceDeploymentBudget,
-    // What this replica neither owns nor stands by for is cached as a projection (cached-share.ts).
+    // What is neither assigned to this replica nor stood by for is cached as a projection (cached-share.ts).
     // Until it joins, all in full: its first member list projects the rest, and what it keeps needs no GET.
     ...(shards && sharded
       ? {
-          owns: (key: string) => !shards.joined || sharded.admits('', key),
+          assigned: (key: string) => !shards.joined || sharded.admits('', key),
           standsBy: (key: string) => sharded.standsBy('', key),
-          standbyLingerMs: config.shardingStandbyLinger,
         }
       : {}),
     settings: {

@@ -178,12 +178,6 @@ export const OPTIONS = [
     default: 'off',
   },
   {
-    flag: 'sharding-standby-linger',
-    env: 'SHARDING_STANDBY_LINGER',
-    help: 'With --sharding=auto: how long a replica keeps packed the objects it no longer stands by for (a member that joined takes them), so that a member that leaves again within it, or the next step of a rolling update, gives them back with nothing to read. Costs about 300 bytes per such object for that long; at most 1h.',
-    default: '2m',
-  },
-  {
     flag: 'leader-elect',
     env: 'LEADER_ELECT',
     help: 'Elect a leader on a Lease so one replica writes.',

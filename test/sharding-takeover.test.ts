@@ -2,14 +2,14 @@
  * A takeover under --sharding=auto: two replicas as real controller processes, one SIGKILLed, and
  * while its Lease has not expired yet its objects change every way they can: a spec change, a
  * deployment changed behind the controller's back, a deletion, and a new object the dead replica
- * would own. The survivor takes the objects over (the unchanged ones pass without a token of the
+ * would be assigned. The survivor takes the objects over (the unchanged ones pass without a token of the
  * pace, first-listing.ts) and still applies every change: nothing is skipped for having been listed
  * unchanged, and the unchanged objects get no write.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { kubeRequest } from '../src/kube/request.ts';
-import { ownerOf } from '../src/runtime/shard-ownership.ts';
+import { assigneeOf } from '../src/runtime/shard-assignment.ts';
 import { DEFAULT_API_KEY, defaultListeners } from '../src/simulator/index.ts';
 import type { ControllerProcess } from './support/controller-process.ts';
 import { AGD_PATH, condition, eventually, type Harness, startHarness } from './support/harness.ts';
@@ -78,7 +78,7 @@ const readyAt = (obj: AgentDeployment | undefined, image: string) =>
   obj.status?.imageVersion === image;
 
 describe('a takeover under --sharding=auto', () => {
-  it('applies every change made while the owner was dead, and writes nothing for the unchanged', async () => {
+  it('applies every change made while the assignee was dead, and writes nothing for the unchanged', async () => {
     await Promise.all(['replica-a', 'replica-b'].map((pod) => startReplica(pod)));
     await Promise.all(names.map(create));
     await eventually(
@@ -95,12 +95,12 @@ describe('a takeover under --sharding=auto', () => {
     const victim = identities.find((id) => id.startsWith('replica-a_')) as string;
     const survivor = identities.find((id) => id.startsWith('replica-b_')) as string;
     const keyOf = (name: string) => `${h.ns}/${name}`;
-    const orphaned = names.filter((name) => ownerOf(keyOf(name), identities) === victim);
+    const orphaned = names.filter((name) => assigneeOf(keyOf(name), identities) === victim);
     expect(orphaned.length).toBeGreaterThanOrEqual(6);
     const [specChanged, drifted, deleted] = orphaned as [string, string, string];
-    // A new object the dead replica would own: it is created by the survivor, after the takeover.
+    // A new object the dead replica would be assigned: it is created by the survivor, after the takeover.
     const created = Array.from({ length: 100 }, (_, i) => `takeover-new-${i}`).find(
-      (name) => ownerOf(keyOf(name), identities) === victim,
+      (name) => assigneeOf(keyOf(name), identities) === victim,
     ) as string;
     const before = new Map((await listObjects()).map((o) => [o.metadata.name, o]));
     const idOf = (name: string) => before.get(name)?.status?.deploymentId as string;

@@ -4,15 +4,15 @@
  * would), one is added, one removed, and all three are replaced one by one (a rolling update). The
  * simulator's log, told apart by User-Agent, and the member Leases' history (watched) show that no
  * deployment was written by a replica that did not hold its object then, nor taken from another before
- * that one let go; every object converges on its last spec, and none is left without an owner. Each
- * replica caches in full its own share, packed what it stands by for (the objects it takes over should
- * their owner go), the other objects as projections (its metrics say how many of each), and a spec
- * change made while an object's owner is dead is applied by the replica that takes it over.
+ * that one let go; every object converges on its last spec, and none is left unassigned. Each
+ * replica caches in full its own share and what it stands by for (the objects it takes over should
+ * their assignee go), the other objects as projections (its metrics say how many of each), and a spec
+ * change made while an object's assignee is dead is applied by the replica that takes it over.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
 import { kubeRequest } from '../src/kube/request.ts';
-import { ownerOf, standbyOf } from '../src/runtime/shard-ownership.ts';
+import { assigneeOf, standbyOf } from '../src/runtime/shard-assignment.ts';
 import { defaultListeners } from '../src/simulator/index.ts';
 import { type ControllerProcess, startControllerProcess } from './support/controller-process.ts';
 import { AGD_PATH, condition, eventually, type Harness, sleep, startHarness } from './support/harness.ts';
@@ -49,12 +49,7 @@ afterAll(async () => {
 /** Starts a replica as a pod named `pod` would run, and waits until it joined and works. */
 async function startReplica(pod: string): Promise<void> {
   // Shorter than the defaults (15s, 10s, 2s), with room for a loaded machine's slow answers.
-  const env = {
-    ...shardedReplicaEnv(h, pod, GROUP, { duration: '8s', renewDeadline: '5s', retryPeriod: '1s' }),
-    // What a replica no longer stands by for stays packed 2 s rather than 2 minutes: the forms each
-    // replica holds (keptByForm) settle within the test's wait.
-    SHARDING_STANDBY_LINGER: '2s',
-  };
+  const env = shardedReplicaEnv(h, pod, GROUP, { duration: '8s', renewDeadline: '5s', retryPeriod: '1s' });
 
   const started = startControllerProcess(env, output, pod);
   replicas.set(pod, started);
@@ -65,11 +60,11 @@ async function startReplica(pod: string): Promise<void> {
 
 /**
  * What a replica's AgentDeployment cache holds, in full and as projections, and how many of those it
- * owns or stands by for it would have to read first (its metrics).
+ * is assigned or stands by for it would have to read first (its metrics).
  */
 async function cachedObjects(
   pod: string,
-): Promise<{ full: number; packed: number; projection: number; awaitingRead: number }> {
+): Promise<{ full: number; projection: number; awaitingRead: number }> {
   const text = await (await fetch(`http://127.0.0.1:${ports.get(pod)}/metrics`)).text();
   const sample = (series: string) =>
     Number(
@@ -83,7 +78,6 @@ async function cachedObjects(
     sample(`agent_operator_cached_objects{kind="AgentDeployment",form="${form}"}`);
   return {
     full: count('full'),
-    packed: count('packed'),
     projection: count('projection'),
     awaitingRead: sample('agent_operator_shard_objects_awaiting_read{kind="AgentDeployment"}'),
   };
@@ -97,30 +91,28 @@ function memberOf(pod: string): { identity: string; acknowledged: string[] } {
 }
 
 const shareOf = (member: { identity: string; acknowledged: string[] }) =>
-  names.filter((name) => ownerOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
-/** What a member would take over were an owner gone (kept packed beside its share). */
+  names.filter((name) => assigneeOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
+/** What a member would take over were an assignee gone (kept in full beside its share). */
 const standingByOf = (member: { identity: string; acknowledged: string[] }) =>
   names.filter((name) => standbyOf(`${h.ns}/${name}`, member.acknowledged) === member.identity);
 
 /**
- * Memory divides: each replica holds in full its share, packed what it stands by for (another member's
+ * Memory divides: each replica holds in full its share and what it stands by for (another member's
  * share it would take over), every other object as a projection.
  */
 async function keptByForm(pods: string[]): Promise<void> {
   for (const pod of pods) {
     await eventually(
       async () => {
-        const full = shareOf(memberOf(pod)).length;
-        const packed = standingByOf(memberOf(pod)).length;
+        const full = shareOf(memberOf(pod)).length + standingByOf(memberOf(pod)).length;
         expect(await cachedObjects(pod)).toEqual({
           full,
-          packed,
-          projection: OBJECTS - full - packed,
+          projection: OBJECTS - full,
           awaitingRead: 0,
         });
         return true;
       },
-      `${pod} caches its share in full, what it stands by for packed (nothing left to read), the rest as projections`,
+      `${pod} caches its share and what it stands by for in full (nothing left to read), the rest as projections`,
       20_000,
     );
   }
@@ -197,14 +189,14 @@ async function converged(why: string): Promise<void> {
 }
 
 /** Every object held by exactly one live member, and all of them acknowledge the same members. */
-function everyObjectOwned(): true {
+function everyObjectAssigned(): true {
   const live = history.liveAt(Date.now());
   const lists = new Set(live.map((m) => m.acknowledged.join(',')));
   expect(lists.size, `members agree: ${[...lists].join(' | ')}`).toBe(1);
-  const unowned = names.filter(
-    (name) => live.filter((m) => ownerOf(`${h.ns}/${name}`, m.acknowledged) === m.identity).length !== 1,
+  const unassigned = names.filter(
+    (name) => live.filter((m) => assigneeOf(`${h.ns}/${name}`, m.acknowledged) === m.identity).length !== 1,
   );
-  expect(unowned).toEqual([]);
+  expect(unassigned).toEqual([]);
   return true;
 }
 
@@ -215,16 +207,16 @@ describe('--sharding=auto with three replicas', () => {
       await Promise.all(names.slice(i, i + 25).map((name) => apply(name, image(1), true)));
     }
     await converged('created');
-    await eventually(async () => everyObjectOwned(), 'every object owned', 20_000);
-    // Memory divides: each replica holds in full its share, packed what it stands by for (another
+    await eventually(async () => everyObjectAssigned(), 'every object assigned', 20_000);
+    // Memory divides: each replica holds in full its share and what it stands by for (another
     // member's share it would take over), every other object as a projection.
     await keptByForm(['replica-a', 'replica-b', 'replica-c']);
 
     // A crash: its objects move once its Lease expired; Kubernetes starts a new pod in its place.
     const orphaned = shareOf(memberOf('replica-b'));
     await Promise.all([changeSome(4, 0), sleep(300).then(() => killReplica('replica-b'))]);
-    // Changed while their owner is dead (its Lease not expired yet): whoever takes one over applies
-    // its new image (its standby's cache follows the watch, packed).
+    // Changed while their assignee is dead (its Lease not expired yet): whoever takes one over applies
+    // its new image (its standby's cache follows the watch).
     version += 1;
     for (let i = 0; i < orphaned.length; i += 25) {
       await Promise.all(orphaned.slice(i, i + 25).map((name) => apply(name, image(version), false)));
@@ -237,7 +229,7 @@ describe('--sharding=auto with three replicas', () => {
     await converged('after adding a replica');
     await Promise.all([changeSome(4, 2), sleep(300).then(() => stopReplica('replica-c'))]);
     await converged('after removing a replica');
-    // What each stands by for changed twice, with no watch event for most objects: read and packed anyway.
+    // What each stands by for changed twice, with no watch event for most objects: read in full anyway.
     await keptByForm(['replica-a', 'replica-b2', 'replica-d']);
 
     // A rolling update: a new pod first, then the old one goes, one by one.
@@ -249,7 +241,7 @@ describe('--sharding=auto with three replicas', () => {
       await Promise.all([changeSome(6, version), startReplica(next).then(() => stopReplica(old))]);
     }
     await converged('after a rolling update');
-    await eventually(async () => everyObjectOwned(), 'every object owned after all', 20_000);
+    await eventually(async () => everyObjectAssigned(), 'every object assigned after all', 20_000);
 
     const ids = new Map(h.sim.deployments().map((d) => [d.id, d.name]));
     const writes = deploymentWrites(h.sim.requests(), h.ns, (id) => ids.get(id));
@@ -265,7 +257,7 @@ describe('--sharding=auto with three replicas', () => {
       const share = new Set(
         names
           .map((name) => `${h.ns}/${name}`)
-          .filter((key) => ownerOf(key, member.acknowledged) === member.identity)
+          .filter((key) => assigneeOf(key, member.acknowledged) === member.identity)
           .map((key) => idOf.get(key)),
       );
       const listed = new Set(

@@ -3,12 +3,10 @@
  * every value it reads, so 10,000 cached objects carry 10,000 copies of their apiVersion, namespace,
  * listener id, image and condition reasons: about 40% of each cached object. Only values known to
  * repeat are interned (by the caller's choice of fields), and the table is dropped whole when it grows
- * past its cap, so values of objects long gone are not kept for ever. Small arrays and objects that
- * repeat (a finalizer list, a Secret reference) are shared the same way, frozen (`shared`).
+ * past its cap, so values of objects long gone are not kept for ever.
  */
 export class Interner {
   readonly #table = new Map<string, string>();
-  readonly #values = new Map<string, object>();
   readonly #cap: number;
 
   constructor(cap = 50_000) {
@@ -33,25 +31,7 @@ export class Interner {
     }
   }
 
-  /**
-   * One frozen copy of each value equal in JSON to this one (a small array or object of strings:
-   * keep it to values that repeat, where no reader writes to them; a write throws).
-   */
-  shared<T extends object>(value: T): T;
-  shared<T extends object>(value: T | undefined): T | undefined;
-  shared<T extends object>(value: T | undefined): T | undefined {
-    if (value === undefined) return undefined;
-    const json = JSON.stringify(value);
-    const known = this.#values.get(json);
-    if (known !== undefined) return known as T;
-    if (this.#values.size >= this.#cap) this.#values.clear();
-    // A copy: the value given may belong to an object someone writes to.
-    const copy = Object.freeze(JSON.parse(json) as T);
-    this.#values.set(json, copy);
-    return copy;
-  }
-
   get size(): number {
-    return this.#table.size + this.#values.size;
+    return this.#table.size;
   }
 }

@@ -49,7 +49,6 @@ const index = (identityOf = byLabels) => {
     },
     claims: (query: Parameters<ClaimIndex['claims']>[0]) => ix.claims(query),
     keysNamed: (name: string) => ix.keysNamed(name),
-    heldKey: (key: string) => ix.heldKey(key),
   };
 };
 const keys = (claims: { key: string }[]) => claims.map((c) => c.key).sort();
@@ -242,18 +241,12 @@ describe('ClaimIndex', () => {
     expect(ix.claims(q)).toEqual([]);
   });
 
-  it('holds one copy of each key, from the first version, and names it until the object is dropped', () => {
+  it('names an object by its latest deployment name until it is dropped', () => {
     const ix = index();
-    expect(ix.heldKey('a/x')).toBeUndefined();
     ix.set(obj('a', 'x'));
-    expect(ix.heldKey('a/x')).toBe('a/x');
-    // An update that renames the deployment keeps the key held.
     ix.set(obj('a', 'x', { specName: 'renamed', status: { deploymentId: 'd-1' } }));
-    expect(ix.heldKey('a/x')).toBe('a/x');
     expect(ix.keysNamed('renamed')).toEqual(['a/x']);
-    expect(ix.heldKey('b/x')).toBeUndefined();
     ix.delete('a/x');
-    expect(ix.heldKey('a/x')).toBeUndefined();
     expect(ix.keysNamed('renamed')).toEqual([]);
   });
 });

@@ -99,15 +99,6 @@ export class ClaimIndex<T extends ClaimSource = AgentDeployment> {
     for (const id of idsOf(obj)) this.#byId.remove(id, key);
   }
 
-  /**
-   * The copy of `key` the index holds (one per object, kept from its first version), undefined for an
-   * object not indexed: tables over every key take it rather than a copy of their own.
-   */
-  heldKey(key: string): string | undefined {
-    const obj = this.#objects.get(key);
-    return obj && this.#byName.copyOf(deploymentNameOf(obj), key);
-  }
-
   /** Keys of the objects claiming this deployment name (to wake them when a holder goes). */
   keysNamed(name: string): string[] {
     return this.#byName.keys(name);

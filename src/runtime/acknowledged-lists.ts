@@ -1,7 +1,7 @@
 /**
  * The member lists this replica's Lease may show (shard-membership.ts): the one a listing last
  * confirmed, and every one written since, each with the sequence number of its newest write. While
- * more than one may show, the keys each of them gives away stay unworked (shard-ownership.ts).
+ * more than one may show, the keys each of them gives away stay unworked (shard-assignment.ts).
  */
 export class AcknowledgedLists {
   #lists: Array<{ list: readonly string[]; seq: number }> = [{ list: [], seq: 0 }];

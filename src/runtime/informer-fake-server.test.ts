@@ -523,29 +523,6 @@ describe('informer: the cache never goes back', () => {
   });
 });
 
-describe('informer: the transform is told the entry it replaces', () => {
-  it('none for a new object, the cached version for a watched change and for a recache', async () => {
-    const c = await cluster();
-    c.script('a', {
-      snapshots: [{ objects: [cm('x', '1')], resourceVersion: '10' }],
-      watches: [{ events: [ev('MODIFIED', cm('x', '11')), ev('ADDED', cm('y', '12'))], after: 'hold' }],
-    });
-    const told: string[] = [];
-    const informer = start(c, {
-      transform: (o, previous) => {
-        told.push(
-          `${o.metadata?.name}@${o.metadata?.resourceVersion} <- ${previous?.metadata?.resourceVersion ?? 'none'}`,
-        );
-        return o;
-      },
-    });
-    await expect.poll(() => informer.get('a', 'y')).toBeDefined();
-    const entry = informer.get('a', 'x') as Obj;
-    informer.recache(entry, cm('x', '11', 'a', { k: 'read' }));
-    expect(told).toEqual(['x@1 <- none', 'x@11 <- 1', 'y@12 <- none', 'x@11 <- 11']);
-  });
-});
-
 describe('informer: handlers', () => {
   it('a throwing onAdd stops neither the list nor the watch', async () => {
     const c = await cluster();

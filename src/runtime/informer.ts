@@ -42,10 +42,8 @@ export interface InformerOptions<T extends KubernetesObject, C extends Kubernete
    * handed to a handler. Whatever it returns, managedFields and kubectl's last-applied copy are dropped
    * (never read here, and often larger than the rest of the object). It may keep less than the object
    * (a projection, `C`), deciding per object each time one is put in the cache (see `recache`).
-   * `previous`: what the cache holds for the object's key now, which the result will replace (so that
-   * the transform may reuse what did not change).
    */
-  transform?: (obj: T, previous: C | undefined) => C;
+  transform?: (obj: T) => C;
   logger: Logger;
   /**
    * The wait before listing or watching again after a failure (watch-backoff.ts): client-go's 800 ms,
@@ -155,9 +153,7 @@ export function startInformer<T extends KubernetesObject, C extends KubernetesOb
   // Slimmed first: a transform may remember the very object it returns (secret-cache.ts does). Without
   // a transform, C is T.
   const keep = (obj: T): C =>
-    options.transform
-      ? options.transform(slimObject(obj), cached(obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''))
-      : (slimObject(obj) as unknown as C);
+    options.transform ? options.transform(slimObject(obj)) : (slimObject(obj) as unknown as C);
   let reportedSynced = false;
   const reportSynced = () => {
     if (reportedSynced || !watchers.every((w) => w.synced() || w.state().error !== undefined)) return;

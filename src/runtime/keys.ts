@@ -10,7 +10,7 @@ export function objectKey(obj: KubernetesObject): string {
 /**
  * `a/b` as one flat string. `${a}/${b}` makes a V8 cons string (a pair of pointers to its parts), which
  * a Map key is flattened into: a second string beside it, 32 bytes more for every key held for long (the
- * queues, the indexes and the shard verdicts hold one per object). join builds the flat string at once.
+ * queues and the indexes hold one per object). join builds the flat string at once.
  */
 export function joinKey(a: string, b: string): string {
   return [a, b].join('/');

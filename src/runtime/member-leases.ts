@@ -6,7 +6,7 @@
 
 import type { Lease } from './lease-api.ts';
 import type { LeaseSightings } from './member-lease-watch.ts';
-import type { MemberClaim } from './shard-ownership.ts';
+import type { LiveMember } from './shard-assignment.ts';
 
 /** The label every member Lease of a group carries (its value: the group, --leader-election-id). */
 export const SHARD_GROUP_LABEL = 'deploy.agents.dev/shard-group';
@@ -29,9 +29,9 @@ function acknowledgedBy(lease: Lease): string[] {
     .filter((s) => s !== '');
 }
 
-/** A renewal of this replica's Lease (`own`: as last read or written, undefined before it exists). */
+/** A renewal of this replica's Lease (`mine`: as last read or written, undefined before it exists). */
 export function memberLeaseBody(renewal: {
-  own: Lease | undefined;
+  mine: Lease | undefined;
   name: string;
   namespace: string;
   group: string;
@@ -40,22 +40,22 @@ export function memberLeaseBody(renewal: {
   leaseDurationSeconds: number;
   stamp: string;
 }): Lease {
-  const { own, stamp } = renewal;
+  const { mine, stamp } = renewal;
   return {
     metadata: {
-      ...own?.metadata,
+      ...mine?.metadata,
       name: renewal.name,
       namespace: renewal.namespace,
-      labels: { ...own?.metadata?.labels, [SHARD_GROUP_LABEL]: renewal.group },
+      labels: { ...mine?.metadata?.labels, [SHARD_GROUP_LABEL]: renewal.group },
       annotations: {
-        ...own?.metadata?.annotations,
+        ...mine?.metadata?.annotations,
         [ACKNOWLEDGED_MEMBERS_ANNOTATION]: renewal.acknowledge.join(','),
       },
     },
     spec: {
       holderIdentity: renewal.identity,
       leaseDurationSeconds: renewal.leaseDurationSeconds,
-      acquireTime: own?.spec?.acquireTime ?? stamp,
+      acquireTime: mine?.spec?.acquireTime ?? stamp,
       renewTime: stamp,
     },
   };
@@ -63,7 +63,7 @@ export function memberLeaseBody(renewal: {
 
 /** What one listing of the member Leases shows, this replica's own left out. */
 export interface MemberListing {
-  live: MemberClaim[];
+  live: LiveMember[];
   /** Leases whose version was first seen a lease duration before the listing started. */
   dead: Array<{ name: string; resourceVersion: string; holder: string }>;
   /** When the Lease of a live member that stops renewing now would first be seen expired (monotonic). */
@@ -111,7 +111,7 @@ export function readMemberListing(
 /** Whether a watched Lease differs from what the last listing showed of its member (`others`). */
 export function isNews(
   identity: string,
-  others: readonly MemberClaim[],
+  others: readonly LiveMember[],
   type: 'ADDED' | 'MODIFIED' | 'DELETED',
   lease: Lease,
 ): boolean {

@@ -7,8 +7,8 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchEvent } from '../kube/watch.ts';
 import type { Lease, MemberLeaseApi } from './lease-api.ts';
+import { assigneeOf } from './shard-assignment.ts';
 import { nextRoundInMs, type ShardMembership, startShardMembership } from './shard-membership.ts';
-import { ownerOf } from './shard-ownership.ts';
 import { WriteFenced, writeFence } from './write-fence.ts';
 
 const keys = Array.from({ length: 300 }, (_, i) => `ns/object-${i}`);
@@ -168,11 +168,11 @@ describe('shard membership', () => {
     expect(store.leases.size).toBe(2);
   });
 
-  it('hands a key over only once the pass of its old owner ended', async () => {
+  it('hands a key over only once the pass of its old assignee ended', async () => {
     const store = leaseStore();
     const a = join(store, 'a');
     await sampleExclusive(everyKeyHeldOnce);
-    const moving = keys.filter((k) => ownerOf(k, ['a', 'b']) === 'b');
+    const moving = keys.filter((k) => assigneeOf(k, ['a', 'b']) === 'b');
     for (const k of moving) a.running.add(k);
     const b = join(store, 'b');
     // b sees a, a sees b, and still: a's passes run, so b may not start those keys.
@@ -250,13 +250,13 @@ describe('shard membership', () => {
     expect(ofA.some((k) => a.m.mayWork(k))).toBe(false);
   });
 
-  it('stands by for the keys it would take over were their owner gone, and takes exactly those', async () => {
+  it('stands by for the keys it would take over were their assignee gone, and takes exactly those', async () => {
     const store = leaseStore();
     const a = join(store, 'a');
     const b = join(store, 'b');
     const c = join(store, 'c');
     await sampleExclusive(() => everyKeyHeldOnce() && members.every((x) => x.m.members().length === 3));
-    // Every key has one standby, never its owner.
+    // Every key has one standby, never its assignee.
     for (const key of keys) {
       const standing = members.filter((x) => x.m.standsBy(key));
       expect(standing).toHaveLength(1);
@@ -267,7 +267,7 @@ describe('shard membership', () => {
     c.link.cut = true;
     await sampleExclusive(() => ofC.every((k) => a.m.mayWork(k) || b.m.mayWork(k)));
     for (const [key, standby] of standbyOfC) expect(standby.m.mayWork(key)).toBe(true);
-    // Two members left: each stands by for what the other owns.
+    // Two members left: each stands by for what is assigned to the other.
     for (const key of keys) expect(a.m.standsBy(key)).toBe(b.m.mayWork(key));
   });
 

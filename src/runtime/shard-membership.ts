@@ -2,7 +2,7 @@
  * Shard membership for `--sharding=auto`: one coordination.k8s.io/v1 Lease per replica (its holder the
  * replica's identity), renewed like a leader's, and listed by every replica to learn who is live. Each
  * replica publishes in an annotation of its Lease the member list it has acknowledged, and
- * shard-ownership.ts decides from those lists which objects it may work on.
+ * shard-assignment.ts decides from those lists which objects it may work on.
  *
  * One round, every retry period: write this replica's Lease (the renewal, carrying the list it
  * acknowledges), then list every member Lease. Reading after writing is what makes two replicas never
@@ -33,8 +33,8 @@ import {
   readMemberListing,
   SHARD_GROUP_LABEL,
 } from './member-leases.ts';
-import type { MemberClaim } from './shard-ownership.ts';
-import { type KeyCopy, MAY_WORK, OWNS, ShardVerdicts, STANDS_BY, UNCLAIMED } from './shard-verdicts.ts';
+import type { LiveMember } from './shard-assignment.ts';
+import { ASSIGNED, MAY_WORK, ShardView, STANDS_BY, UNASSIGNED } from './shard-view.ts';
 
 export interface ShardMembershipOptions {
   access: KubeAccess;
@@ -54,8 +54,6 @@ export interface ShardMembershipOptions {
   onLost: () => void;
   /** A member list was acknowledged and holds: how long since it was first seen (time to take over). */
   onSettled?: (ms: number) => void;
-  /** The copy of a key the verdicts are kept under (shard-verdicts.ts); default: the key asked with. */
-  keyCopy?: KeyCopy;
   api?: MemberLeaseApi;
   monotonicNow?: () => number;
 }
@@ -64,17 +62,16 @@ export interface ShardMembership {
   readonly identity: string;
   /** Whether a pass of `key` may start now on this replica. */
   mayWork(key: string): boolean;
-  /** Whether `key` belongs to this replica under the member list it sees (may work on it, or soon will). */
-  owns(key: string): boolean;
+  /** Whether `key` is assigned to this replica under the member list it sees (it may work on it, or will). */
+  assigned(key: string): boolean;
   /**
    * Of `keys`, how many a pass may start on here now (mayWork) and how many no live member may hold
-   * (a handover not acknowledged yet): one walk over verdicts computed once per view of the members
-   * (shard-verdicts.ts; a scrape counts every cached key).
+   * (a handover not acknowledged yet), in one walk (a scrape counts every cached key).
    */
-  census(keys: Iterable<string>): { owned: number; unowned: number };
-  /** How many views of the members keys were judged by: the same number, the same answers for every key. */
+  census(keys: Iterable<string>): { assigned: number; unassigned: number };
+  /** How many views of the members were set: the same number, the same answers for every key. */
   views(): number;
-  /** Whether this replica takes `key` over should its owner go (standbyOf, under the members it sees). */
+  /** Whether this replica takes `key` over should its assignee go (standbyOf, under the members it sees). */
   standsBy(key: string): boolean;
   /** The live members as last listed. */
   members(): readonly string[];
@@ -125,8 +122,8 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   const stopping = new AbortController();
   let wakeUp = new AbortController();
 
-  let own: Lease | undefined;
-  let ownKnown = false; // own holds the Lease as stored (false after a write whose outcome is unknown)
+  let mine: Lease | undefined;
+  let mineKnown = false; // mine holds the Lease as stored (false after a write whose outcome is unknown)
   let lost = false;
   /** The start of the last successful renewal (monotonic). */
   let renewedAt = Number.NEGATIVE_INFINITY;
@@ -134,7 +131,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   const acknowledged = new AcknowledgedLists();
   let target: readonly string[] = [];
   let targetSince = now();
-  let others: MemberClaim[] = [];
+  let others: LiveMember[] = [];
   let signature = '';
   const sightings = new LeaseSightings();
   /** A watched event may change what a round decides: the next round runs without waiting. */
@@ -146,10 +143,10 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     markJoined = resolve;
   });
 
-  const viewNow = () => ({ identity, claims: acknowledged.all(), target, others, lost });
-  const verdicts = new ShardVerdicts(viewNow(), options.keyCopy);
-  /** After any change of claims, target, others or lost (before a write that shows it goes out). */
-  const judgeAnew = () => verdicts.judgeBy(viewNow());
+  const viewNow = () => ({ identity, published: acknowledged.all(), target, others, lost });
+  const view = new ShardView(viewNow());
+  /** After any change of published lists, target, others or lost (before a write that shows it goes out). */
+  const setView = () => view.set(viewNow());
   /**
    * This replica acknowledged the members it sees and some live member has not yet, for at most two
    * retry periods after the change (each sees it within one; a member still draining a pass wakes
@@ -163,7 +160,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       others.some((m) => m.acknowledged.join(',') !== last)
     );
   };
-  const loses = (key: string) => (verdicts.of(key) & OWNS) === 0;
+  const loses = (key: string) => (view.of(key) & ASSIGNED) === 0;
   const drained = () => {
     for (const key of options.running()) if (loses(key)) return false;
     return true;
@@ -172,7 +169,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
   function lose(why: string): void {
     if (lost) return;
     lost = true;
-    judgeAnew();
+    setView();
     clearTimeout(deadlineTimer);
     stopping.abort();
     log.error({ why }, 'lost shard membership; stopping every pass');
@@ -190,17 +187,17 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
 
   /** Writes this replica's Lease with the list it acknowledges; the seq of the write, when it succeeded. */
   async function write(startedAt: number): Promise<number | undefined> {
-    if (!ownKnown) {
+    if (!mineKnown) {
       try {
-        own = await api.readNamespacedLease({ name, namespace });
-        if (own.spec?.holderIdentity !== identity) {
+        mine = await api.readNamespacedLease({ name, namespace });
+        if (mine.spec?.holderIdentity !== identity) {
           lose('member Lease taken by another holder');
           return undefined;
         }
       } catch (err) {
         if (!isNotFound(err)) throw err;
         // Deleted by another replica as expired: this one was judged dead and must not come back.
-        if (own) {
+        if (mine) {
           lose('member Lease deleted');
           return undefined;
         }
@@ -208,10 +205,10 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
     }
     const acknowledge = drained() ? target : acknowledged.last();
     const writeSeq = acknowledged.write(acknowledge);
-    judgeAnew();
+    setView();
     const stamp = microTime();
     const body = memberLeaseBody({
-      own,
+      mine,
       name,
       namespace,
       group,
@@ -220,11 +217,11 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       leaseDurationSeconds,
       stamp,
     });
-    ownKnown = false;
-    own = own
+    mineKnown = false;
+    mine = mine
       ? await api.replaceNamespacedLease({ name, namespace, body })
       : await api.createNamespacedLease({ namespace, body });
-    ownKnown = true;
+    mineKnown = true;
     renewed(startedAt);
     return writeSeq;
   }
@@ -259,7 +256,7 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       targetSince = now();
     }
     if (confirmedSeq !== undefined) acknowledged.confirm(confirmedSeq);
-    judgeAnew();
+    setView();
     const settled = acknowledged.settledOn(target);
     const next = JSON.stringify([acknowledged.all(), target, others]);
     if (next !== signature) {
@@ -332,20 +329,20 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
 
   return {
     identity,
-    mayWork: (key) => (verdicts.of(key) & MAY_WORK) !== 0,
-    owns: (key) => !lost && !loses(key),
-    standsBy: (key) => (verdicts.of(key) & STANDS_BY) !== 0,
+    mayWork: (key) => (view.of(key) & MAY_WORK) !== 0,
+    assigned: (key) => !lost && !loses(key),
+    standsBy: (key) => (view.of(key) & STANDS_BY) !== 0,
     census: (keys) => {
-      let owned = 0;
-      let unowned = 0;
+      let assigned = 0;
+      let unassigned = 0;
       for (const key of keys) {
-        const verdict = verdicts.of(key);
-        if (verdict & MAY_WORK) owned++;
-        if (verdict & UNCLAIMED) unowned++;
+        const standing = view.of(key);
+        if (standing & MAY_WORK) assigned++;
+        if (standing & UNASSIGNED) unassigned++;
       }
-      return { owned, unowned };
+      return { assigned, unassigned };
     },
-    views: () => verdicts.views,
+    views: () => view.views,
     members: () => target,
     heldUntil: () =>
       lost || stopping.signal.aborted ? Number.NEGATIVE_INFINITY : renewedAt + leaseDurationMs,
@@ -357,10 +354,10 @@ export function startShardMembership(options: ShardMembershipOptions): ShardMemb
       stopping.abort();
       await Promise.all([running, watching]);
       clearTimeout(deadlineTimer);
-      if (lost || !own) return;
+      if (lost || !mine) return;
       try {
         // After a write of unknown outcome, the version stored is read first.
-        const current = ownKnown ? own : await api.readNamespacedLease({ name, namespace });
+        const current = mineKnown ? mine : await api.readNamespacedLease({ name, namespace });
         const resourceVersion = current.metadata?.resourceVersion ?? '';
         if (current.spec?.holderIdentity === identity)
           await api.deleteNamespacedLease({ name, namespace, resourceVersion });

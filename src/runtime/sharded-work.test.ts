@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { ShardMembership } from './shard-membership.ts';
 import { ShardedWork } from './sharded-work.ts';
 
-/** A membership whose answers the test sets: `may` (may work now) and `owns` (its share). */
-function fakeMembership(may: Set<string>, owns: Set<string>) {
+/** A membership whose answers the test sets: `may` (may work now) and `assigned` (its share). */
+function fakeMembership(may: Set<string>, assigned: Set<string>) {
   const woken: number[] = [];
   const membership = {
     identity: 'me',
     mayWork: (key: string) => may.has(key),
-    owns: (key: string) => owns.has(key),
-    census: () => ({ owned: 0, unowned: 0 }),
+    assigned: (key: string) => assigned.has(key),
+    census: () => ({ assigned: 0, unassigned: 0 }),
     views: () => 0,
     standsBy: () => false,
     members: () => ['me'],
@@ -42,7 +42,7 @@ describe('ShardedWork', () => {
       return { requeueAfterMs: 1 };
     });
     expect(await gated('ns/a', undefined as never)).toEqual({ requeueAfterMs: 1 });
-    // Owned but not yet free to start (the old owner has not let go): nothing runs, nothing is kept.
+    // Assigned but not yet free to start (the old assignee has not let go): nothing runs, nothing is kept.
     expect(await gated('ns/b', undefined as never)).toEqual({});
     expect(seen).toEqual([['ns/a', 'ns/a']]);
     expect([...work.running()]).toEqual([]);
@@ -61,8 +61,8 @@ describe('ShardedWork', () => {
 
   it('on a change, hands each kind the keys it gained (once) and those it lost', () => {
     const may = new Set(['ns/a']);
-    const owns = new Set(['ns/a', 'ns/b']);
-    const { membership } = fakeMembership(may, owns);
+    const assigned = new Set(['ns/a', 'ns/b']);
+    const { membership } = fakeMembership(may, assigned);
     const work = new ShardedWork(() => membership);
     const gained: string[][] = [];
     const lost: string[][] = [];
@@ -74,7 +74,7 @@ describe('ShardedWork', () => {
       changes: () => 0,
     };
     work.changed([kind]);
-    may.add('ns/b'); // the old owner let go
+    may.add('ns/b'); // the old assignee let go
     work.changed([kind]);
     expect(gained).toEqual([['ns/a'], ['ns/b']]);
     expect(lost).toEqual([['ns/c'], ['ns/c']]);
@@ -123,7 +123,7 @@ describe('ShardedWork', () => {
     const pass = work.whileAssigned('', async () => ({}));
     work.changed([kind]);
     await pass('ns/a', undefined as never);
-    may.add('ns/c'); // its old owner let go meanwhile
+    may.add('ns/c'); // its old assignee let go meanwhile
     work.changed([kind]);
     await pass('ns/b', undefined as never);
     expect(passed).toEqual([]);

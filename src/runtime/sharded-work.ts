@@ -20,7 +20,7 @@ export interface ShardedKind {
   gained: (keys: string[]) => void;
   /** Keys of the kind no longer this replica's: drop what is kept for them (polled snapshots, the object in full). */
   lost: (keys: string[]) => void;
-  /** Objects it owns or stands by for held as projections alone: a takeover of them reads them first. */
+  /** Objects assigned to it or stood by for held as projections alone: their takeover reads them first. */
   awaitingRead?: () => number;
   /**
    * Moves whenever what `keys` and `awaitingRead` read changes, beside the members' view (the cache,
@@ -54,7 +54,7 @@ export class ShardedWork {
 
   /** Whether a kind's queue takes the key: it is this replica's under the member list it sees. */
   admits(prefix: string, key: string): boolean {
-    return this.#membership()?.owns(prefix + key) ?? false;
+    return this.#membership()?.assigned(prefix + key) ?? false;
   }
 
   /**
@@ -65,7 +65,7 @@ export class ShardedWork {
     return this.#membership()?.views() ?? -1;
   }
 
-  /** Whether this replica takes the key over should its owner go (it keeps the key's object ready). */
+  /** Whether this replica takes the key over should its assignee go (it keeps the key's object ready). */
   standsBy(prefix: string, key: string): boolean {
     return this.#membership()?.standsBy(prefix + key) ?? false;
   }
@@ -132,7 +132,7 @@ export class ShardedWork {
         if (membership.mayWork(kind.prefix + key)) {
           now.add(key);
           if (!before.has(key)) gained.push(key);
-        } else if (!membership.owns(kind.prefix + key)) {
+        } else if (!membership.assigned(kind.prefix + key)) {
           lost.push(key);
         }
       }

@@ -42,7 +42,7 @@ export function writeFence(options: WriteFenceOptions = {}): WriteFence {
   const minWriteMs = options.minWriteMs ?? MIN_WRITE_MS;
   return (key) => {
     if (options.mayWork && !options.mayWork(key))
-      throw new WriteFenced(`this replica no longer holds ${key}: nothing is sent; its owner acts on it`);
+      throw new WriteFenced(`this replica no longer holds ${key}: nothing is sent; its assignee acts on it`);
     if (!options.heldUntil) return Number.POSITIVE_INFINITY;
     const left = options.heldUntil() - now();
     if (left < minWriteMs)

@@ -7,7 +7,7 @@ import { kubeRequest } from '../../src/kube/request.ts';
 import { watchStream } from '../../src/kube/watch.ts';
 import type { Lease } from '../../src/runtime/lease-api.ts';
 import { ACKNOWLEDGED_MEMBERS_ANNOTATION, SHARD_GROUP_LABEL } from '../../src/runtime/member-leases.ts';
-import { ownerOf } from '../../src/runtime/shard-ownership.ts';
+import { assigneeOf } from '../../src/runtime/shard-assignment.ts';
 import type { RequestRecord } from '../../src/simulator/index.ts';
 
 interface LeaseState {
@@ -76,7 +76,7 @@ export class LeaseHistory {
   /** Whether `replica`'s Lease gave it `key` at `t` (live, and its acknowledged list gives the key to it). */
   held(replica: string, key: string, t: number): boolean {
     const state = this.#stateAt(replica, t);
-    return !!state?.acknowledged && t <= state.expiresAt && ownerOf(key, state.acknowledged) === replica;
+    return !!state?.acknowledged && t <= state.expiresAt && assigneeOf(key, state.acknowledged) === replica;
   }
 
   /** Whether `replica` let go of `key` at some moment in (from, to]: gave it away, or its Lease ended. */
@@ -85,7 +85,7 @@ export class LeaseHistory {
     const inForce = this.#stateAt(replica, from);
     const during = states.filter((s) => s.at > from && s.at <= to);
     for (const s of [...(inForce ? [inForce] : []), ...during]) {
-      if (!s.acknowledged || ownerOf(key, s.acknowledged) !== replica) return true;
+      if (!s.acknowledged || assigneeOf(key, s.acknowledged) !== replica) return true;
       // Expired before the next renewal (or before `to`).
       const next = states.find((n) => n.at > s.at);
       if (s.expiresAt <= Math.min(to, next?.at ?? to)) return true;

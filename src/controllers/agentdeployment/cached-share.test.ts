@@ -33,21 +33,20 @@ async function* pageOf(objects: AgentDeployment[] | Promise<AgentDeployment[]>) 
  * The informer's cache as the controller wires it: its transform keeps an object in the form the share
  * says, and recache swaps an entry only while it is still the one the caller saw.
  */
-function world(owned: Set<string>, standingBy = new Set<string>(), lingerMs = 0) {
+function world(assigned: Set<string>, standingBy = new Set<string>()) {
   const stored = new Map<string, AgentDeployment>();
   const read = vi.fn(async (_namespace: string, name: string) => stored.get(name));
   const list = vi.fn((_namespace: string) => pageOf([...stored.values()]));
   const share = new CachedShare({
-    owned: (key) => owned.has(key),
+    assigned: (key) => assigned.has(key),
     standsBy: (key) => standingBy.has(key),
     read,
     list,
-    lingerMs,
   });
   const cache = new Map<string, CachedAgentDeployment>();
   const transform = (o: AgentDeployment): CachedAgentDeployment => {
     const form = share.formOf(objectKey(o));
-    return form === 'full' ? o : projectAgentDeployment(o, form);
+    return form === 'full' ? o : projectAgentDeployment(o);
   };
   /** A watch event: the API server's object, through the transform. */
   const event = (o: AgentDeployment) => {
@@ -73,13 +72,13 @@ function world(owned: Set<string>, standingBy = new Set<string>(), lingerMs = 0)
 }
 
 describe('CachedShare: a pass never runs on a projection', () => {
-  it('reads a projected object in full before the pass, and keeps it in full while owned', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
+  it('reads a projected object in full before the pass, and keeps it in full while assigned', async () => {
+    const assigned = new Set<string>();
+    const w = world(assigned);
     w.event(obj('a', '5'));
     expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(true);
 
-    owned.add('ns/a'); // gained
+    assigned.add('ns/a'); // gained
     const seen: (AgentDeployment | undefined)[] = [];
     const pass = w.share.reconciler(async () => {
       seen.push(fullObject(w.entry('a')));
@@ -96,10 +95,10 @@ describe('CachedShare: a pass never runs on a projection', () => {
   });
 
   it('does not put its read over a newer watch event that came meanwhile', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
+    const assigned = new Set<string>();
+    const w = world(assigned);
     w.event(obj('a', '5', 'agent:old'));
-    owned.add('ns/a');
+    assigned.add('ns/a');
     // The GET answers with version 5 only after the watch delivered version 6.
     w.read.mockImplementationOnce(async () => {
       w.event(obj('a', '6', 'agent:new'));
@@ -115,12 +114,12 @@ describe('CachedShare: a pass never runs on a projection', () => {
   });
 
   it('a watch event that comes while the pass runs is kept in full, even once the key is lost', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
+    const assigned = new Set<string>();
+    const w = world(assigned);
     w.event(obj('a', '5'));
-    owned.add('ns/a');
+    assigned.add('ns/a');
     w.read.mockImplementationOnce(async () => {
-      owned.delete('ns/a'); // lost while its pass runs: the handover waits for the pass
+      assigned.delete('ns/a'); // lost while its pass runs: the handover waits for the pass
       w.event(obj('a', '6', 'agent:6'));
       return obj('a', '5');
     });
@@ -135,11 +134,11 @@ describe('CachedShare: a pass never runs on a projection', () => {
   });
 
   it('an object gone from the API server: the pass runs and finds no object (the watch deletes it)', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
+    const assigned = new Set<string>();
+    const w = world(assigned);
     w.event(obj('a', '5'));
     w.stored.delete('a');
-    owned.add('ns/a');
+    assigned.add('ns/a');
     let seen: AgentDeployment | undefined = obj('x', '1');
     await w.share.reconciler(async () => {
       seen = fullObject(w.entry('a'));
@@ -151,8 +150,8 @@ describe('CachedShare: a pass never runs on a projection', () => {
 
 describe('CachedShare: keys lost', () => {
   it('are projected at once, except while a pass of theirs runs: then when it ends', async () => {
-    const owned = new Set(['ns/a', 'ns/b']);
-    const w = world(owned);
+    const assigned = new Set(['ns/a', 'ns/b']);
+    const w = world(assigned);
     w.event(obj('a', '1'));
     w.event(obj('b', '1'));
     const inPass = Promise.withResolvers<void>();
@@ -168,7 +167,7 @@ describe('CachedShare: keys lost', () => {
     })('ns/b', ctx());
     await inPass.promise;
 
-    owned.clear();
+    assigned.clear();
     w.share.conform(['ns/a', 'ns/b']);
     expect(isProjection(w.entry('a') as CachedAgentDeployment)).toBe(true);
     expect(isProjection(w.entry('b') as CachedAgentDeployment)).toBe(false);
@@ -180,9 +179,9 @@ describe('CachedShare: keys lost', () => {
     expect(w.entry('b')?.metadata.resourceVersion).toBe('2');
   });
 
-  it('an owned key is never projected, a projection is left as it is', () => {
-    const owned = new Set(['ns/a']);
-    const w = world(owned);
+  it('an assigned key is never projected, a projection is left as it is', () => {
+    const assigned = new Set(['ns/a']);
+    const w = world(assigned);
     w.event(obj('a', '1'));
     w.event(obj('b', '1'));
     const before = w.entry('b');
@@ -199,10 +198,10 @@ describe('CachedShare.readInFull: a takeover lists its namespaces instead of a G
     ['fewer keys than a listing is worth: each pass reads its own', LIST_FROM_KEYS - 1, 0],
     ['as many as LIST_FROM_KEYS: one listing, no GET', LIST_FROM_KEYS, 1],
   ])('%s', async (_name, gained, listings) => {
-    const owned = new Set<string>();
-    const w = world(owned);
+    const assigned = new Set<string>();
+    const w = world(assigned);
     for (const name of names(gained)) w.event(obj(name, '1'));
-    for (const name of names(gained)) owned.add(`ns/${name}`);
+    for (const name of names(gained)) assigned.add(`ns/${name}`);
     await w.share.readInFull(names(gained).map((name) => `ns/${name}`));
     expect(w.list).toHaveBeenCalledTimes(listings);
     const pass = w.share.reconciler(async () => ({}));
@@ -211,48 +210,47 @@ describe('CachedShare.readInFull: a takeover lists its namespaces instead of a G
   });
 
   it('keeps a projection whose resourceVersion the listing does not show (its pass reads it)', async () => {
-    const owned = new Set<string>();
-    const w = world(owned);
+    const assigned = new Set<string>();
+    const w = world(assigned);
     for (const name of names(LIST_FROM_KEYS)) w.event(obj(name, '1'));
     // The listing answers an older version of o0 than the watch delivered.
     w.list.mockImplementationOnce(() =>
       pageOf([obj('o0', '0'), ...[...w.stored.values()].filter((o) => o.metadata.name !== 'o0')]),
     );
-    for (const name of names(LIST_FROM_KEYS)) owned.add(`ns/${name}`);
+    for (const name of names(LIST_FROM_KEYS)) assigned.add(`ns/${name}`);
     await w.share.readInFull(names(LIST_FROM_KEYS).map((name) => `ns/${name}`));
     expect(isProjection(w.entry('o0') as CachedAgentDeployment)).toBe(true);
     expect(isProjection(w.entry('o1') as CachedAgentDeployment)).toBe(false);
   });
 
   it('lists nothing for keys already held in full (a replica that starts)', async () => {
-    const owned = new Set(names(LIST_FROM_KEYS).map((name) => `ns/${name}`));
-    const w = world(owned);
+    const assigned = new Set(names(LIST_FROM_KEYS).map((name) => `ns/${name}`));
+    const w = world(assigned);
     for (const name of names(LIST_FROM_KEYS)) w.event(obj(name, '1'));
-    await w.share.readInFull([...owned]);
+    await w.share.readInFull([...assigned]);
     expect(w.list).not.toHaveBeenCalled();
   });
 });
 
-describe('CachedShare: what it stands by for is kept packed, so a failover reads nothing', () => {
+describe('CachedShare: what it stands by for is kept in full, so a failover reads nothing', () => {
   const staying = new AbortController().signal;
   const keysOf = (names: string[]) => names.map((name) => `ns/${name}`);
   const names = Array.from({ length: LIST_FROM_KEYS }, (_, i) => `o${i}`);
   const formOf = (entry: CachedAgentDeployment | undefined) =>
-    entry === undefined ? 'none' : !isProjection(entry) ? 'full' : entry.packed ? 'packed' : 'projection';
+    entry === undefined ? 'none' : isProjection(entry) ? 'projection' : 'full';
 
-  it('keeps packed what it stands by for; the owner gone, the takeover unpacks it, neither lists nor GETs, and each pass sees the object', async () => {
-    const owned = new Set<string>();
+  it('keeps in full what it stands by for; the assignee gone, the takeover neither lists nor GETs, and each pass sees the object', async () => {
+    const assigned = new Set<string>();
     const standingBy = new Set(keysOf(names));
-    const w = world(owned, standingBy);
+    const w = world(assigned, standingBy);
     for (const name of names) w.event(obj(name, '1', `agent:${name}`));
     w.event(obj('other', '1'));
-    expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'packed'));
+    expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
     expect(formOf(w.entry('other'))).toBe('projection');
-    // The owner died: the keys are this replica's now.
-    for (const key of standingBy) owned.add(key);
+    // The assignee died: the keys are this replica's now.
+    for (const key of standingBy) assigned.add(key);
     standingBy.clear();
     await w.share.readInFull(keysOf(names));
-    // Unpacked by the takeover's read, before any pass (which then has nothing to do first).
     expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
     const seen: (AgentDeployment | undefined)[] = [];
     const pass = w.share.reconciler(async (key) => {
@@ -266,28 +264,11 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
   });
 
-  it('a pass on a key still packed (its takeover read did not run or failed) unpacks it, with no GET', async () => {
-    const owned = new Set<string>();
-    const standingBy = new Set(['ns/a']);
-    const w = world(owned, standingBy);
-    w.event(obj('a', '1', 'agent:a'));
-    owned.add('ns/a');
-    standingBy.clear();
-    const seen: (AgentDeployment | undefined)[] = [];
-    const pass = w.share.reconciler(async () => {
-      seen.push(fullObject(w.entry('a')));
-      return {};
-    });
-    await pass('ns/a', ctx());
-    expect(w.read).not.toHaveBeenCalled();
-    expect(seen).toEqual([w.stored.get('a')]);
-  });
-
   it.each([
     ['as many as LIST_FROM_KEYS: one listing', LIST_FROM_KEYS, 1, 0],
     ['fewer: a GET each (no pass will read them)', 3, 0, 3],
   ])(
-    'reads and packs what it began standing by for after its last watch event: %s',
+    'reads in full what it began standing by for after its last watch event: %s',
     async (_name, n, listings, reads) => {
       const standingBy = new Set<string>();
       const w = world(new Set(), standingBy);
@@ -301,7 +282,7 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
       await expect(w.share.readStandby(all, staying)).resolves.toBe(n);
       expect(w.list).toHaveBeenCalledTimes(listings);
       expect(w.read).toHaveBeenCalledTimes(reads);
-      expect(some.map((name) => formOf(w.entry(name)))).toEqual(some.map(() => 'packed'));
+      expect(some.map((name) => formOf(w.entry(name)))).toEqual(some.map(() => 'full'));
       expect(formOf(w.entry('other'))).toBe('projection');
       expect(all.filter((key) => w.share.awaitsRead(key))).toEqual([]);
     },
@@ -320,21 +301,21 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     });
     await expect(w.share.readStandby(keysOf(all), staying)).resolves.toBe(wanted.length);
     expect(all.map((name) => formOf(w.entry(name)))).toEqual(
-      all.map((_, i) => (i % 3 === 0 ? 'packed' : 'projection')),
+      all.map((_, i) => (i % 3 === 0 ? 'full' : 'projection')),
     );
   });
 
   it('a takeover while the standby is read waits for that read instead of listing again', async () => {
     const standingBy = new Set<string>();
-    const owned = new Set<string>();
-    const w = world(owned, standingBy);
+    const assigned = new Set<string>();
+    const w = world(assigned, standingBy);
     for (const name of names) w.event(obj(name, '1'));
     const listed = Promise.withResolvers<AgentDeployment[]>();
     w.list.mockImplementationOnce(() => pageOf(listed.promise));
-    // Standing by for them since the members changed, and read in full; meanwhile their owner dies.
+    // Standing by for them since the members changed, and read in full; meanwhile their assignee dies.
     for (const key of keysOf(names)) standingBy.add(key);
     const reading = w.share.readStandby(keysOf(names), staying);
-    for (const key of keysOf(names)) owned.add(key);
+    for (const key of keysOf(names)) assigned.add(key);
     const takeover = w.share.readInFull(keysOf(names));
     listed.resolve([...w.stored.values()]);
     await Promise.all([reading, takeover]);
@@ -342,25 +323,26 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'full'));
   });
 
-  it('a takeover of what it held packed does not wait for a standby listing under way (it needs nothing read)', async () => {
+  it('a takeover of what it held in full does not wait for a standby listing under way (it needs nothing read)', async () => {
     const standingBy = new Set<string>();
-    const owned = new Set<string>();
-    const w = world(owned, standingBy);
+    const assigned = new Set<string>();
+    const w = world(assigned, standingBy);
     const all = Array.from({ length: LIST_FROM_KEYS + 10 }, (_, i) => `p${i}`);
-    const [packed, listedNow] = [all.slice(0, 10), all.slice(10)];
-    for (const key of keysOf(packed)) standingBy.add(key);
+    const [held, listedNow] = [all.slice(0, 10), all.slice(10)];
+    for (const key of keysOf(held)) standingBy.add(key);
     for (const name of all) w.event(obj(name, '1'));
     const listed = Promise.withResolvers<AgentDeployment[]>();
     w.list.mockImplementationOnce(() => pageOf(listed.promise));
-    // The members changed: it stands by for more, whose listing hangs; meanwhile the packed ones' owner dies.
+    // The members changed: it stands by for more, whose listing hangs; meanwhile the assignee of the
+    // ones held in full dies.
     for (const key of keysOf(listedNow)) standingBy.add(key);
     const reading = w.share.readStandby(keysOf(all), staying);
-    for (const key of keysOf(packed)) {
+    for (const key of keysOf(held)) {
       standingBy.delete(key);
-      owned.add(key);
+      assigned.add(key);
     }
-    await w.share.readInFull(keysOf(packed));
-    expect(packed.map((name) => formOf(w.entry(name)))).toEqual(packed.map(() => 'full'));
+    await w.share.readInFull(keysOf(held));
+    expect(held.map((name) => formOf(w.entry(name)))).toEqual(held.map(() => 'full'));
     listed.resolve([...w.stored.values()]);
     await reading;
     expect(w.list).toHaveBeenCalledTimes(1);
@@ -378,7 +360,7 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     await w.share.readInFull(['ns/few']);
     answered.resolve(w.stored.get('few'));
     await reading;
-    expect(formOf(w.entry('few'))).toBe('packed');
+    expect(formOf(w.entry('few'))).toBe('full');
   });
 
   it('a standby GET that answered leaves no deadline timer behind', async () => {
@@ -408,16 +390,16 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
   });
 
   it.each([
-    ['lost, and stood by for: packed', true, true, 'packed'],
-    ['lost: a projection alone', true, false, 'projection'],
-    ['no longer stood by for: a projection alone (the packed object dropped)', false, false, 'projection'],
-    ['still stood by for: packed, as it was', false, true, 'packed'],
-  ])('released once the members changed, a key it %s', (_name, owned, standsBy, form) => {
-    const ownedKeys = new Set(owned ? ['ns/a'] : []);
-    const standingBy = new Set(owned ? [] : ['ns/a']);
-    const w = world(ownedKeys, standingBy);
+    ['lost, and stood by for: in full', true, true, 'full'],
+    ['lost: a projection', true, false, 'projection'],
+    ['no longer stood by for: a projection', false, false, 'projection'],
+    ['still stood by for: in full, as it was', false, true, 'full'],
+  ])('released once the members changed, a key it %s', (_name, assigned, standsBy, form) => {
+    const assignedKeys = new Set(assigned ? ['ns/a'] : []);
+    const standingBy = new Set(assigned ? [] : ['ns/a']);
+    const w = world(assignedKeys, standingBy);
     w.event(obj('a', '1'));
-    ownedKeys.clear();
+    assignedKeys.clear();
     standingBy.clear();
     if (standsBy) standingBy.add('ns/a');
     w.share.conform(['ns/a']);
@@ -425,85 +407,13 @@ describe('CachedShare: what it stands by for is kept packed, so a failover reads
     expect(w.read).not.toHaveBeenCalled();
   });
 
-  it('once the members changed, drops the packed objects it no longer stands by for', async () => {
+  it('once the members changed, projects the objects it no longer stands by for', async () => {
     const standingBy = new Set(['ns/a', 'ns/b']);
     const w = world(new Set(), standingBy);
     for (const name of ['a', 'b']) w.event(obj(name, '1'));
     standingBy.delete('ns/a');
     await w.share.readStandby(['ns/a', 'ns/b'], staying);
-    expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'packed']);
+    expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'full']);
     expect(w.read).not.toHaveBeenCalled();
-  });
-
-  describe('a key no longer stood by for lingers packed for a while', () => {
-    const LINGER = 1_000;
-    const faked = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-
-    it('then is projected alone, and lingers no longer after that', async () => {
-      faked();
-      try {
-        const standingBy = new Set(['ns/a']);
-        const w = world(new Set(), standingBy, LINGER);
-        w.event(obj('a', '1'));
-        standingBy.clear();
-        w.share.conform(['ns/a']);
-        expect(formOf(w.entry('a'))).toBe('packed');
-        // A watch event meanwhile: its new version, packed too.
-        w.event(obj('a', '2'));
-        expect([formOf(w.entry('a')), w.entry('a')?.metadata.resourceVersion]).toEqual(['packed', '2']);
-        vi.advanceTimersByTime(LINGER);
-        expect(formOf(w.entry('a'))).toBe('projection');
-        w.share.conform(['ns/a']);
-        expect(formOf(w.entry('a'))).toBe('projection');
-        expect(w.share.awaitsRead('ns/a')).toBe(false);
-      } finally {
-        vi.useRealTimers();
-      }
-    });
-
-    it('stood by for again within it (a replica that joined and left): still packed, nothing to read', async () => {
-      faked();
-      try {
-        const standingBy = new Set(keysOf(names));
-        const w = world(new Set(), standingBy, LINGER);
-        for (const name of names) w.event(obj(name, '1'));
-        // A member joins and stands by for them instead; it leaves again before the while is over.
-        standingBy.clear();
-        await w.share.readStandby(keysOf(names), staying);
-        vi.advanceTimersByTime(LINGER / 2);
-        for (const key of keysOf(names)) standingBy.add(key);
-        expect(keysOf(names).filter((key) => w.share.awaitsRead(key))).toEqual([]);
-        await w.share.readStandby(keysOf(names), staying);
-        vi.advanceTimersByTime(LINGER);
-        expect(w.list).not.toHaveBeenCalled();
-        expect(w.read).not.toHaveBeenCalled();
-        expect(names.map((name) => formOf(w.entry(name)))).toEqual(names.map(() => 'packed'));
-      } finally {
-        vi.useRealTimers();
-      }
-    });
-
-    it('each key for its own while; a key deleted meanwhile is forgotten', async () => {
-      faked();
-      try {
-        const standingBy = new Set(['ns/a', 'ns/b', 'ns/gone']);
-        const w = world(new Set(), standingBy, LINGER);
-        for (const name of ['a', 'b', 'gone']) w.event(obj(name, '1'));
-        standingBy.delete('ns/a');
-        standingBy.delete('ns/gone');
-        w.share.conform(['ns/a', 'ns/gone']);
-        w.remove('gone');
-        vi.advanceTimersByTime(LINGER / 2);
-        standingBy.delete('ns/b');
-        w.share.conform(['ns/b']);
-        vi.advanceTimersByTime(LINGER / 2);
-        expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'packed']);
-        vi.advanceTimersByTime(LINGER / 2);
-        expect([formOf(w.entry('a')), formOf(w.entry('b'))]).toEqual(['projection', 'projection']);
-        expect(vi.getTimerCount()).toBe(0);
-      } finally {
-        vi.useRealTimers();
-      }
-    });
   });
 });

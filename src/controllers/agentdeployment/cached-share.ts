@@ -1,26 +1,23 @@
 /**
  * How the informer keeps each AgentDeployment under --sharding=auto, and the rule that a pass never
  * runs on a projection (projection.ts). The transform asks, each time it puts an object in the cache,
- * which form it takes (formOf): in full where this replica owns the key (the member list it sees) or
- * a pass of it runs here now (a handover waits for that pass; what it reads must not shrink under it);
- * packed beside its projection where it stands by for the key (it takes the key over should the owner
- * go: a failover unpacks its objects, with nothing to read, packed.ts); a projection alone otherwise.
- * What needs no read is brought to its form at once (conform): keys lost projected or packed (memory
- * given back) once no pass of theirs runs, keys gained unpacked. A key no longer stood by for stays
- * packed for LINGER_MS first: a member that joined and leaves again, or the next step of a rolling
- * update, hands the standby back, and what is still packed needs no read. Before a pass on a key
- * whose entry is still a projection alone, the object is read with a GET and put in the cache in its
- * place only if the entry is still that projection (a watch event that came meanwhile is newer). A
- * takeover of keys held as projections alone (this replica began standing by for them after their
- * last change) reads their namespaces in full first (readInFull), a page of 500 objects per call
- * instead of a GET per object. Without sharding every object is owned and nothing is projected.
+ * which form it takes (formOf): in full where the key is assigned to this replica (the member list it
+ * sees), where it stands by for the key (it takes the key over should its assignee go: a failover
+ * reads nothing) or where a pass of it runs here now (a handover waits for that pass; what it reads
+ * must not shrink under it); a projection otherwise. What needs no read is brought to its form at once
+ * (conform): keys neither assigned nor stood by for projected (memory given back) once no pass of
+ * theirs runs. Before a pass on a key whose entry is still a projection, the object is read with a GET and
+ * put in the cache in its place only if the entry is still that projection (a watch event that came
+ * meanwhile is newer). A takeover of keys held as projections (this replica began standing by for
+ * them after their last change) reads their namespaces in full first (readInFull), a page of 500
+ * objects per call instead of a GET per object. Without sharding every object is assigned and nothing
+ * is projected.
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import { AbortScope } from '../../lib/abort-scope.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import type { RunningInformer } from '../../runtime/informer.ts';
 import { objectKey, splitKey } from '../../runtime/keys.ts';
-import { unpackAgentDeployment } from './packed.ts';
 import { type CachedAgentDeployment, type CachedForm, isProjection } from './projection.ts';
 
 /** The cache's side the share needs: the entry of a key, and putting a read object in its place. */
@@ -32,27 +29,15 @@ export type ObjectCache = Pick<RunningInformer<CachedAgentDeployment, AgentDeplo
  * of them that a takeover over 3 replicas gains.
  */
 export const LIST_FROM_KEYS = 100;
-/**
- * How long a key no longer stood by for stays packed. A replica added and removed again within it (a
- * scale-out undone, a rolling update's pod that comes and the next that goes) leaves its old standbys
- * nothing to read. Without it each survivor reads its standby back by listing the namespace (every
- * replica listing all of it at once), and a failover meanwhile waits on that. The price: those keys'
- * packed objects, about 300 bytes each beyond the projection, for two minutes.
- */
-export const LINGER_MS = 120_000;
 /** One GET of an object it stands by for (in the background: no pass waits for it). */
 const READ_TIMEOUT_MS = 30_000;
 
 export class CachedShare {
   readonly #passing = new Set<string>();
-  /** Keys no longer stood by for but kept packed, and since when (performance.now()). */
-  readonly #lingering = new Map<string, number>();
-  /** Changes of #passing and #lingering, what formOf reads beside the members. */
+  /** Changes of #passing, what formOf reads beside the members. */
   #changes = 0;
-  readonly #lingerMs: number;
-  #lingerTimer: ReturnType<typeof setTimeout> | undefined;
   #listingStandby: Promise<void> = Promise.resolve();
-  readonly #owned: (key: string) => boolean;
+  readonly #assigned: (key: string) => boolean;
   readonly #standsBy: (key: string) => boolean;
   #objects: ObjectCache | undefined;
   readonly #read: (
@@ -63,38 +48,34 @@ export class CachedShare {
   readonly #list: (namespace: string) => AsyncIterable<readonly AgentDeployment[]>;
 
   /**
-   * `owned`: whether this replica owns a key (always, without sharding). `standsBy`: whether it takes the
-   * key over should its owner go (never, without sharding). `read`: the object from the API server,
-   * undefined when it is gone. `list`: every object of a namespace from the API server, a page at a
-   * time (only the wanted ones are kept). `lingerMs`: LINGER_MS, but in tests (0: none lingers).
+   * `assigned`: whether a key is assigned to this replica (always, without sharding). `standsBy`: whether it
+   * takes the key over should its assignee go (never, without sharding). `read`: the object from the API
+   * server, undefined when it is gone. `list`: every object of a namespace from the API server, a page at a
+   * time (only the wanted ones are kept).
    */
   constructor(deps: {
-    owned: (key: string) => boolean;
+    assigned: (key: string) => boolean;
     standsBy?: (key: string) => boolean;
     read: (namespace: string, name: string, signal: AbortSignal) => Promise<AgentDeployment | undefined>;
     list: (namespace: string) => AsyncIterable<readonly AgentDeployment[]>;
-    lingerMs?: number;
   }) {
-    this.#lingerMs = deps.lingerMs ?? LINGER_MS;
-    this.#owned = deps.owned;
+    this.#assigned = deps.assigned;
     this.#standsBy = deps.standsBy ?? (() => false);
     this.#read = deps.read;
     this.#list = deps.list;
   }
 
   /**
-   * Keys a takeover gained, in full ahead of their passes: what it stood by for unpacked at once
-   * (while the takeover's first listing waits on the control plane, rather than in each pass), and
-   * read where a namespace holds at least LIST_FROM_KEYS of them as projections alone; fewer are
-   * read by their passes.
+   * Keys a takeover gained, in full ahead of their passes: read where a namespace holds at least
+   * LIST_FROM_KEYS of them as projections; fewer are read by their passes.
    */
   async readInFull(keys: readonly string[]): Promise<void> {
-    // Yielded first: the caller sends its listing before the unpacking.
+    // Yielded first: the caller sends its listing before any read.
     await Promise.resolve();
     this.conform(keys);
-    // Only projections alone need a read. A takeover while the standby's namespaces are listed waits
-    // for that listing (what it lists, this need not list again), but not when nothing needs it: a
-    // failover right after a change of members, everything it gained being packed, goes on at once
+    // Only projections need a read. A takeover while the standby's namespaces are listed waits for
+    // that listing (what it lists, this need not list again), but not when nothing needs it: a
+    // failover right after a change of members, everything it gained being in full, goes on at once
     // rather than wait for a listing of the whole namespace.
     if (!keys.some((key) => this.awaitsRead(key))) return;
     await this.#listingStandby;
@@ -103,8 +84,8 @@ export class CachedShare {
 
   /**
    * Of `keys` (every key cached), once the members changed: each brought to its form where that needs
-   * no read (conform); those it began standing by for after their last watch event read in full and
-   * packed (no pass will read them), by a listing of their namespace or, fewer than LIST_FROM_KEYS,
+   * no read (conform); those it began standing by for after their last watch event read in full (no
+   * pass will read them), by a listing of their namespace or, fewer than LIST_FROM_KEYS,
    * one GET each. A takeover waits for the listings only: the GETs, one at a
    * time, could be many (many small namespaces). `signal` stops the GETs (the replica leaves).
    * Resolves with how many objects were put in the cache in full.
@@ -121,7 +102,7 @@ export class CachedShare {
   }
 
   /**
-   * Of `keys`, those kept in full or packed but held as projections alone, read in full: by `list`,
+   * Of `keys`, those to be kept in full but held as projections, read in full: by `list`,
    * those of the namespaces holding at least LIST_FROM_KEYS of them; by `get`, those of the others,
    * one GET each.
    * A listed (or read) object takes the place of the projection of the same resourceVersion only
@@ -175,21 +156,16 @@ export class CachedShare {
     return put;
   }
 
-  /** Whether the key is to be kept in full or packed but is held as a projection alone: it needs a read. */
+  /** Whether the key is to be kept in full but is held as a projection: it needs a read. */
   awaitsRead(key: string): boolean {
     const { namespace, name } = splitKey(key);
     const cached = this.#objects?.get(namespace, name);
-    return (
-      cached !== undefined &&
-      isProjection(cached) &&
-      cached.packed === undefined &&
-      this.formOf(key) !== 'projection'
-    );
+    return cached !== undefined && isProjection(cached) && this.formOf(key) === 'full';
   }
 
   /**
-   * How many times what formOf answers by changed, beside the members' view (the keys whose pass runs,
-   * those that linger): with the cache's changes and the view, what awaitsRead counts is the same.
+   * How many times what formOf answers by changed, beside the members' view (the keys whose pass
+   * runs): with the cache's changes and the view, what awaitsRead counts is the same.
    */
   changes(): number {
     return this.#changes;
@@ -202,85 +178,23 @@ export class CachedShare {
 
   /** How the transform keeps this key's object. */
   formOf(key: string): CachedForm {
-    if (this.#passing.has(key) || this.#owned(key)) return 'full';
-    return this.#standsBy(key) || this.#lingering.has(key) ? 'packed' : 'projection';
-  }
-
-  /** Ends the wait to project what lingers (the replica leaves). */
-  stop(): void {
-    clearTimeout(this.#lingerTimer);
+    return this.#passing.has(key) || this.#assigned(key) || this.#standsBy(key) ? 'full' : 'projection';
   }
 
   /**
    * Each key's cached entry brought to the form formOf says now, where that needs no read: an object
-   * in full packed or projected (a key lost, but not while a pass runs), a packed one unpacked (a key
-   * gained) or projected alone (no longer stood by for, once it lingered LINGER_MS packed). A
-   * projection alone to be kept in full or packed needs a read (readInFull, readStandby, a pass).
+   * in full projected (neither assigned nor stood by for, and no pass of it runs). A projection to be
+   * kept in full needs a read (readInFull, readStandby, a pass).
    */
   conform(keys: Iterable<string>): void {
-    this.#conform(keys, this.#lingerMs > 0);
-  }
-
-  /** `linger`: whether a key no longer stood by for lingers packed (not once it did). */
-  #conform(keys: Iterable<string>, linger: boolean): void {
     const objects = this.#objects;
     if (!objects) return;
-    const now = performance.now();
     for (const key of keys) {
       const { namespace, name } = splitKey(key);
       const cached = objects.get(namespace, name);
-      const since = this.#lingering.get(key);
-      if (since !== undefined && (!cached || now - since >= this.#lingerMs || this.#standsBy(key))) {
-        this.#lingering.delete(key);
-        this.#changes += 1;
-      }
-      if (!cached) continue;
-      if (
-        linger &&
-        since === undefined &&
-        isProjection(cached) &&
-        cached.packed !== undefined &&
-        this.formOf(key) === 'projection'
-      )
-        this.#linger(key, now);
-      const form = this.formOf(key);
-      if (!isProjection(cached)) {
-        if (form !== 'full') objects.recache(cached, cached);
-      } else if (cached.packed !== undefined && form !== 'packed') {
-        objects.recache(cached, unpackAgentDeployment(cached.packed));
-      }
+      if (cached && !isProjection(cached) && this.formOf(key) === 'projection')
+        objects.recache(cached, cached);
     }
-  }
-
-  /** Kept packed a while, and conformed once that while is over (one timer for all that linger). */
-  #linger(key: string, now: number): void {
-    this.#lingering.set(key, now);
-    this.#changes += 1;
-    if (this.#lingerTimer !== undefined) return;
-    const sweep = () => {
-      const [first] = this.#lingering.values();
-      this.#lingerTimer = undefined;
-      if (first === undefined) return;
-      const wait = first + this.#lingerMs - performance.now();
-      if (wait > 0) {
-        this.#lingerTimer = setTimeout(sweep, wait);
-        this.#lingerTimer.unref?.();
-        return;
-      }
-      // Out of the table first: conform projects them (or keeps them packed, stood by for again).
-      const due: string[] = [];
-      const cutoff = performance.now() - this.#lingerMs;
-      for (const [lingering, since] of this.#lingering) {
-        if (since > cutoff) break;
-        due.push(lingering);
-      }
-      for (const key of due) this.#lingering.delete(key);
-      this.#changes += due.length;
-      this.#conform(due, false);
-      sweep();
-    };
-    this.#lingerTimer = setTimeout(sweep, this.#lingerMs);
-    this.#lingerTimer.unref?.();
   }
 
   /** `reconcile`, run only on the object in full; afterwards, projected again if the key was lost meanwhile. */
@@ -302,8 +216,6 @@ export class CachedShare {
   async #inFull(key: string, signal: AbortSignal): Promise<void> {
     const objects = this.#objects;
     if (!objects) return;
-    // Packed (its takeover's read did not run or failed): unpacked, with nothing to read.
-    this.conform([key]);
     const { namespace, name } = splitKey(key);
     const cached = objects.get(namespace, name);
     if (!cached || !isProjection(cached)) return;

@@ -56,7 +56,7 @@ export async function primeTakeover(
     for (const key of keys) if (!listed.has(key)) deps.enqueue(key);
   });
   try {
-    // What needs no read (held packed, now unpacked) goes as soon as its page is listed: a failover
+    // What needs no read (held in full: its standby) goes as soon as its page is listed: a failover
     // soon after a change of members may have some of its objects to read still (a standby listing
     // under way), and waiting for those would hold back every other pass of the takeover.
     await observer.prime(recorded, {

@@ -44,7 +44,7 @@ import {
   recordedDeployments,
   settledAtGeneration,
 } from './first-listing.ts';
-import { internAgentDeployment, internDeployment, internProjection, shareRepeats } from './intern.ts';
+import { internAgentDeployment, internDeployment, internProjection } from './intern.ts';
 import { watchNamespaceLabels } from './namespace-labels.ts';
 import { objectReads } from './object-reads.ts';
 import { DeploymentObserver } from './observer.ts';
@@ -75,14 +75,12 @@ export interface AgentDeploymentControllerOptions {
   /** Bytes of deployment snapshots held per namespace (snapshot-budget.ts); default 32 MiB. */
   namespaceDeploymentBudget?: number;
   /**
-   * Under --sharding=auto: whether this replica owns a key. The objects it does not own are cached as
-   * projections (projection.ts, cached-share.ts). Default: every object is owned.
+   * Under --sharding=auto: whether a key is assigned to this replica. The objects not assigned to it are
+   * cached as projections (projection.ts, cached-share.ts). Default: every object is assigned.
    */
-  owns?: (key: string) => boolean;
-  /** Under --sharding=auto: whether this replica takes a key over should its owner go (kept packed). */
+  assigned?: (key: string) => boolean;
+  /** Under --sharding=auto: whether this replica takes a key over should its assignee go (kept in full). */
   standsBy?: (key: string) => boolean;
-  /** Under --sharding=auto: how long a key no longer stood by for stays packed (cached-share.ts). */
-  standbyLingerMs?: number;
   settings: Pick<
     AgentDeploymentDeps,
     | 'defaultCredentials'
@@ -108,7 +106,7 @@ export interface AgentDeploymentController {
    * first, those it shows unchanged and whose status is settled without a token of the pace.
    */
   prime(keys?: readonly string[]): Promise<void>;
-  /** The objects this replica owns in full, the others as projections (cached-share.ts). */
+  /** The objects assigned to this replica in full, the others as projections (cached-share.ts). */
   objects: RunningInformer<CachedAgentDeployment, AgentDeployment>;
   /**
    * Keys no longer this replica's: the poll forgets them, the cache keeps projections of them (in full,
@@ -116,17 +114,12 @@ export interface AgentDeploymentController {
    */
   release(keys: readonly string[]): void;
   /**
-   * The copy of an object's key held for as long as it is cached (the claim index's), undefined for a
-   * key not cached yet: tables over every key keep it rather than a copy of their own.
-   */
-  heldKey(key: string): string | undefined;
-  /**
    * Reads in full what this replica stands by for and holds as projections (it began standing by for
    * them when the members changed, after their last watch event), so that a failover reads nothing.
    * `signal` ends it (the replica leaves). Resolves with how many it read.
    */
   readStandby(signal: AbortSignal): Promise<number>;
-  /** How many of the objects it owns or stands by for are held as projections alone (CachedShare.awaitsRead). */
+  /** How many objects assigned to it or stood by for are projections alone (CachedShare.awaitsRead). */
   awaitingRead(): number;
   /** Moves whenever the cache or what decides an object's form there changes, beside the members' view. */
   changes(): number;
@@ -202,21 +195,17 @@ export function startAgentDeploymentController(
 
   const arrivals = new CacheArrivals<CachedAgentDeployment>(objectOf);
   const share = new CachedShare({
-    owned: options.owns ?? (() => true),
+    assigned: options.assigned ?? (() => true),
     ...(options.standsBy ? { standsBy: options.standsBy } : {}),
-    ...(options.standbyLingerMs === undefined ? {} : { lingerMs: options.standbyLingerMs }),
     ...objectReads(access, options.labelSelector || undefined),
   });
   const objects = startInformer<AgentDeployment, CachedAgentDeployment>({
     access,
     path: resourcePath(resource),
-    transform: (obj, previous) => {
-      const form = share.formOf(objectKey(obj));
-      const shared = shareRepeats(obj, previous);
-      return form === 'full'
-        ? internAgentDeployment(interner, shared)
-        : internProjection(interner, projectAgentDeployment(shared, form));
-    },
+    transform: (obj) =>
+      share.formOf(objectKey(obj)) === 'full'
+        ? internAgentDeployment(interner, obj)
+        : internProjection(interner, projectAgentDeployment(obj)),
     namespaces: options.namespaces,
     labelSelector: options.labelSelector || undefined,
     logger: logger.child({ informer: 'agentdeployments' }),
@@ -231,7 +220,7 @@ export function startAgentDeploymentController(
       const full = fullObject(newObj);
       if (full) written.delivered(full);
       else {
-        // No longer this replica's: what its passes wrote or failed to write is the new owner's to judge.
+        // No longer this replica's: what its passes wrote or failed to write is the new assignee's to judge.
         written.forget(objectKey(newObj));
         unwritten.forget(objectKey(newObj));
       }
@@ -354,7 +343,6 @@ export function startAgentDeploymentController(
       for (const key of keys) observer.untrack(key);
       share.conform(keys);
     },
-    heldKey: (key) => claims.heldKey(key),
     readStandby: (signal) => share.readStandby(objects.list().map(objectKey), signal),
     awaitingRead: () => {
       let count = 0;
@@ -377,7 +365,6 @@ export function startAgentDeploymentController(
     hasSynced: () => objects.hasSynced() && secrets.hasSynced() && namespaceLabels.hasSynced(),
     stop: async () => {
       observer.stop();
-      share.stop();
       await Promise.all([objects.stop(), secrets.stop(), namespaceLabels.stop()]);
     },
   };

@@ -2,14 +2,13 @@
  * The fields of AgentDeployments and of the deployments the batched poll keeps whose values repeat
  * across objects (API version, namespace, listener, image, reasons, digests of the same spec): interned,
  * so 10,000 cached objects share one copy of each. Unique values (names, uids, ids, messages, times) are
- * not put in the table (they would only fill it): `shareRepeats` gives each one copy within an object
- * and across its versions instead.
+ * not put in the table (they would only fill it).
  */
 import type { AgentDeployment } from '../../api/agentdeployment.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import type { Interner } from '../../lib/interner.ts';
 import { CONFIG_KEYS } from '../../reconcile/history.ts';
-import { type AgentDeploymentProjection, type CachedAgentDeployment, isProjection } from './projection.ts';
+import type { AgentDeploymentProjection } from './projection.ts';
 
 /** What revisions of many objects share: their configuration, trigger and outcome. */
 const HISTORY_REPEATS = [...CONFIG_KEYS, 'trigger', 'status', 'outcome', 'verification'] as const;
@@ -38,10 +37,10 @@ export function internAgentDeployment(interner: Interner, obj: AgentDeployment):
 }
 
 /**
- * A projection's repeated values: its namespace and credentials digest; its finalizer list and, but
- * for a deployment name of its own, its whole spec (a Secret reference, the management policies, or
- * nothing) shared (a projection is never written to: each version is a new one). A replica holding
- * two thirds of 10,000 objects as projections held each one's own array and objects.
+ * A projection's repeated values: its namespace, credentials digest, finalizers, Secret reference and
+ * management policies. Strings only: no array or object is shared between projections (a shared one
+ * would have to be frozen, a trap for any code that writes to it; sharing them bought under 1 MiB at
+ * 10,000 over 3).
  */
 export function internProjection(
   interner: Interner,
@@ -50,12 +49,10 @@ export function internProjection(
   interner.fields(obj.metadata, ['namespace']);
   interner.fields(obj.status, ['credentialsDigest']);
   const { metadata, spec } = obj;
-  if (metadata.finalizers) metadata.finalizers = interner.shared(metadata.finalizers);
-  if (spec.name === undefined) obj.spec = interner.shared(spec);
-  else {
-    if (spec.credentialsSecretRef) spec.credentialsSecretRef = interner.shared(spec.credentialsSecretRef);
-    if (spec.managementPolicies) spec.managementPolicies = interner.shared(spec.managementPolicies);
-  }
+  if (metadata.finalizers) metadata.finalizers = metadata.finalizers.map((f) => interner.intern(f));
+  interner.fields(spec.credentialsSecretRef, ['name']);
+  if (spec.managementPolicies)
+    spec.managementPolicies = spec.managementPolicies.map((p) => interner.intern(p));
   return obj;
 }
 
@@ -64,52 +61,4 @@ export function internDeployment(interner: Interner, deployment: Deployment): De
   interner.fields(deployment.source_config, ['listener_id', 'integration_id', 'repo_url', 'deployment_type']);
   interner.fields(deployment.source_revision_config, ['image_uri', 'repo_ref', 'langgraph_config_path']);
   return deployment;
-}
-
-/**
- * One copy of each unique value an object repeats (in place, before it is interned or projected).
- * JSON.parse makes a string per field: a revision's id stood as the latest, the active and the last
- * good revision and in the history, four copies; a time shared by conditions and history entries, one
- * per field; the name as metadata.name and spec.name. And each watch event parses the object anew, while
- * the cache's Map and the claim index keep the name, uid and ids of the first version they saw: the
- * values `previous` (the version this one replaces) holds are taken from it. Such copies would be about
- * a tenth of the heap of a replica that caches 10,000 objects.
- */
-export function shareRepeats(
-  obj: AgentDeployment,
-  previous: CachedAgentDeployment | undefined,
-): AgentDeployment {
-  // The cached entry itself, put through the transform again (recache): nothing to share, nothing to write.
-  if (previous === obj) return obj;
-  const seen: string[] = [];
-  if (previous) visitUniqueValues(previous, (value) => seen.push(value));
-  visitUniqueValues(obj, (value, holder, field) => {
-    const i = seen.indexOf(value);
-    if (i < 0) seen.push(value);
-    else holder[field] = seen[i];
-  });
-  return obj;
-}
-
-type Visit = (value: string, holder: Record<string, unknown>, field: string) => void;
-
-/** Calls `visit` with each unique value an object may repeat (the fields that hold a string). */
-function visitUniqueValues(obj: CachedAgentDeployment, visit: Visit): void {
-  const fields = (holder: object | undefined, names: readonly string[]) => {
-    if (!holder) return;
-    const h = holder as Record<string, unknown>;
-    for (const name of names) {
-      const value = h[name];
-      if (typeof value === 'string') visit(value, h, name);
-    }
-  };
-  fields(obj.metadata, ['name', 'uid', 'creationTimestamp']);
-  fields(obj.spec, ['name']);
-  fields(obj.status, ['deploymentId', 'latestRevisionId', 'createPendingSince']);
-  if (isProjection(obj)) return;
-  const status = obj.status;
-  fields(status, ['activeRevisionId', 'lastGoodRevision', 'url']);
-  for (const condition of status?.conditions ?? []) fields(condition, ['lastTransitionTime', 'message']);
-  for (const entry of status?.history ?? [])
-    fields(entry, ['id', 'redeployOf', 'createdAt', 'finishedAt', 'verifiedAt']);
 }

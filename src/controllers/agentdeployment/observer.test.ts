@@ -492,7 +492,7 @@ describe('DeploymentObserver.prime', () => {
   it('a takeover enqueues what is ready (nothing to read) once its page is listed, the rest once `after` settled', async () => {
     const { observer, enqueued } = takeoverObserver();
     const gained = await Promise.all(
-      ['packed-0', 'projection-0'].map(async (name) => {
+      ['standby-0', 'projection-0'].map(async (name) => {
         const created = await createDeployment(sim, externalImageCreate(name));
         return {
           key: `ns/${name}`,
@@ -506,15 +506,15 @@ describe('DeploymentObserver.prime', () => {
     const priming = observer.prime(gained, {
       enqueue: true,
       after: readInFull.promise,
-      ready: (key) => key === 'ns/packed-0',
+      ready: (key) => key === 'ns/standby-0',
     });
-    await vi.waitFor(() => expect(enqueued).toEqual(['ns/packed-0']));
-    expect(observer.holdUntilPrimed(identity(), 'ns/packed-0')).toBe(false);
+    await vi.waitFor(() => expect(enqueued).toEqual(['ns/standby-0']));
+    expect(observer.holdUntilPrimed(identity(), 'ns/standby-0')).toBe(false);
     expect(observer.holdUntilPrimed(identity(), 'ns/projection-0')).toBe(true);
     readInFull.resolve();
     await priming;
     // The one held by the check above is enqueued once, by its page.
-    expect(enqueued).toEqual(['ns/packed-0', 'ns/projection-0']);
+    expect(enqueued).toEqual(['ns/standby-0', 'ns/projection-0']);
   });
 
   it('a deployment gone while the controller was down is the object’s to find out about', async () => {

@@ -209,7 +209,7 @@ export class DeploymentObserver {
    * and only their passes are held. Once a page is listed and `after` settled (the objects read in
    * full), its objects are enqueued, the changed first, those it shows unchanged marked so: the first
    * pages' passes run while the last are listed. Those `ready` says need nothing of `after` (held in
-   * full already, or packed) go as soon as their page is listed.
+   * full already) go as soon as their page is listed.
    */
   async prime(
     recorded: Iterable<RecordedDeployment>,

@@ -5,7 +5,6 @@ import { ClaimIndex } from '../../reconcile/claim-index.ts';
 import { claimOf, deploymentNameOf, visibleClaim } from '../../reconcile/claims.ts';
 import { credentialsInUse } from './credentials-in-use.ts';
 import { recordedDeployments } from './first-listing.ts';
-import { unpackAgentDeployment } from './packed.ts';
 import {
   type CachedAgentDeployment,
   fullObject,
@@ -151,14 +150,6 @@ describe('projectAgentDeployment', () => {
     expect(fullObject(obj)).toBe(obj);
     expect(fullObject(projected)).toBeUndefined();
     expect(projectAgentDeployment(projected)).toBe(projected);
-  });
-
-  it('packed: the same fields, and the whole object packed beside them', () => {
-    const obj = full();
-    const { packed, ...fields } = projectAgentDeployment(obj, 'packed');
-    expect(fields).toEqual(projected);
-    expect(unpackAgentDeployment(packed ?? '')).toEqual(obj);
-    expect(isProjection({ ...fields, packed })).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * What a replica under --sharding=auto keeps of an AgentDeployment another replica owns (pure): only
+ * What a replica under --sharding=auto keeps of an AgentDeployment assigned to another replica (pure): only
  * what its own objects' checks read of other objects, so a replica's memory holds its share in full
  * and the rest as a few hundred bytes each (the issue's "memory divides, it does not repeat").
  *
@@ -18,7 +18,7 @@
  * - an update's wake-ups (wakeups.ts: changedEnough, releasesName): generation, deletionTimestamp,
  *   the name and the pending create; resourceVersion, to tell versions apart.
  * Nothing else: no spec to send, no conditions, no history. A pass never runs on a projection: the
- * object is read in full first, or unpacked where it was kept packed (cached-share.ts). The type
+ * object is read in full first (cached-share.ts). The type
  * cannot stand where an AgentDeployment is needed (no apiVersion, kind or full spec), so a reader that
  * needs more does not compile.
  */
@@ -29,7 +29,6 @@ import type {
 } from '../../api/agentdeployment.ts';
 import type { ObjectMeta } from '../../api/common.ts';
 import { Annotation } from '../../api/names.ts';
-import { packAgentDeployment } from './packed.ts';
 import { settledUntil } from './settled.ts';
 
 export interface AgentDeploymentProjection {
@@ -37,11 +36,6 @@ export interface AgentDeploymentProjection {
   readonly projected: true;
   /** settled.ts: until when the object was settled at its generation (epoch ms); absent: it was not. */
   readonly settledUntil?: number;
-  /**
-   * The object in full, packed (packed.ts): kept of the objects this replica stands by for, so that
-   * a takeover unpacks them instead of reading them.
-   */
-  readonly packed?: string;
   /**
    * name, namespace, uid, generation, resourceVersion, finalizers, creationTimestamp, deletionTimestamp,
    * and of the annotations the adopt annotation only. Loose as ObjectMeta is (the timestamps are strings
@@ -70,17 +64,11 @@ export function fullObject(obj: CachedAgentDeployment | undefined): AgentDeploym
   return obj && !isProjection(obj) ? obj : undefined;
 }
 
-/**
- * How the cache holds an object: in full; as a projection with the object packed beside it (one
- * this replica stands by for); as a projection alone.
- */
-export type CachedForm = 'full' | 'packed' | 'projection';
+/** How the cache holds an object: in full, or as a projection. */
+export type CachedForm = 'full' | 'projection';
 
-/** The fields above, each only when set (an absent field takes no memory), and the object packed if asked. */
-export function projectAgentDeployment(
-  obj: CachedAgentDeployment,
-  form: Exclude<CachedForm, 'full'> = 'projection',
-): AgentDeploymentProjection {
+/** The fields above, each only when set (an absent field takes no memory). */
+export function projectAgentDeployment(obj: CachedAgentDeployment): AgentDeploymentProjection {
   if (isProjection(obj)) return obj;
   const { metadata: m, spec, status } = obj;
   const adopt = m.annotations?.[Annotation.AdoptDeploymentId];
@@ -88,7 +76,6 @@ export function projectAgentDeployment(
   return {
     projected: true,
     ...(settled === undefined ? {} : { settledUntil: settled }),
-    ...(form === 'packed' ? { packed: packAgentDeployment(obj) } : {}),
     metadata: defined({
       name: m.name,
       namespace: m.namespace,

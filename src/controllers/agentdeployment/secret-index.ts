@@ -1,6 +1,6 @@
 /**
  * `namespace/secret` -> keys of the objects that read it, kept current by the object informer: the
- * Secrets cache holds the values of these Secrets only. Of an object another replica owns (a
+ * Secrets cache holds the values of these Secrets only. Of an object assigned to another replica (a
  * projection), only its credentials Secret is read here (its claims' identity).
  */
 import { joinKey, objectKey } from '../../runtime/keys.ts';
@@ -27,7 +27,7 @@ export class SecretIndex {
     const key = objectKey(obj);
     const before = this.#reads.get(key) ?? [];
     const ns = obj.metadata.namespace ?? '';
-    // Of an object another replica owns, only its credentials are read here (its claims' identity).
+    // Of an object assigned to another replica, only its credentials are read here (its claims' identity).
     const names = isProjection(obj)
       ? [obj.spec.credentialsSecretRef?.name ?? []].flat()
       : referencedSecretNames(obj.spec);
