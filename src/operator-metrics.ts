@@ -5,8 +5,8 @@
  * holds in full and as projections (agent_operator_cached_objects).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { fullObject, isProjection } from './controllers/agentdeployment/cache/projection.ts';
 import type { AgentDeploymentController } from './controllers/agentdeployment/index.ts';
-import { fullObject, isProjection } from './controllers/agentdeployment/projection.ts';
 import type { SandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import { TEMPLATE_SHARD_PREFIX } from './operator-shards.ts';

@@ -238,7 +238,7 @@ export type EventReason = (typeof EventReason)[keyof typeof EventReason];
  * anything is sent again. RevisionFailed is not among them: the object keeps following the deployment,
  * so a revision the control plane starts by itself (build on push) is picked up. Nor are RolledBack and
  * RollbackFailed, for the same reason: their hold on writes comes from status.history instead
- * (reconcile/remediation.ts).
+ * (reconcile/agentdeployment/remediation.ts).
  */
 export const STICKY_STALL_REASONS: ReadonlySet<string> = new Set<Reason>([
   Reason.Rejected,

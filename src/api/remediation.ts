@@ -1,7 +1,7 @@
 /**
  * Safe rollouts of an AgentDeployment: spec.remediation (what happens when the latest revision fails),
  * spec.revisionHistoryLimit, and status.history (the last revisions, their configuration and outcome)
- * with status.lastGoodRevision. The decisions are in reconcile/history.ts and reconcile/remediation.ts.
+ * with status.lastGoodRevision. The decisions are in reconcile/agentdeployment/history.ts and reconcile/agentdeployment/remediation.ts.
  */
 import { z } from 'zod';
 

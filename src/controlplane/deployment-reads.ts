@@ -3,7 +3,7 @@
  * (404 is 'missing'), and the deployments of a name split into one that is live and one the platform is
  * deleting. Over any client with these two calls (the controller's, or the plan's read-only one).
  */
-import type { NameLookup, ReadById } from '../reconcile/ownership.ts';
+import type { NameLookup, ReadById } from '../reconcile/agentdeployment/ownership.ts';
 import { NotFoundError } from './errors.ts';
 import { isDeleting } from './progress.ts';
 import type { Deployment } from './schemas.ts';

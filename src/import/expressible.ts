@@ -1,15 +1,15 @@
 /**
  * Whether an imported object reproduces its deployment exactly, proved rather than assumed: the spec
  * must survive the CRD's schema whole (nothing pruned, nothing refused), and the controller's own
- * decision (reconcile/desired.ts and driftDecision.ts, as at adoption) must be to send nothing. Each problem
+ * decision (reconcile/agentdeployment/desired-deployment.ts and driftDecision.ts, as at adoption) must be to send nothing. Each problem
  * names the field; an object with any problem is not written.
  */
 import { AgentDeploymentSpec } from '../api/agentdeployment.ts';
 import { isDeleting } from '../controlplane/progress.ts';
 import { DO_NOT_USE_RESOURCE_FIELDS } from '../controlplane/schemas.ts';
 import { schemaProblems } from '../plan/schema-problems.ts';
-import { driftDecision } from '../reconcile/decide.ts';
-import { desiredDeployment } from '../reconcile/desired.ts';
+import { desiredDeployment } from '../reconcile/agentdeployment/desired-deployment.ts';
+import { driftDecision } from '../reconcile/agentdeployment/drift-decision.ts';
 import type { Imported } from './manifests.ts';
 
 /** Paths present in `given` that `kept` lacks: what a schema would prune. */

@@ -2,20 +2,20 @@
  * The plan's gather for the AgentDeployment program: the same facts the controller's pass reads, read
  * only. The controller's settings come from the ConfigMap the running controller publishes (without a
  * cluster: the plan's own flags); the Secrets from the input or the cluster; the claims of the objects
- * it may list, seen through the very rule the controller's claim index applies (reconcile/claims.ts),
+ * it may list, seen through the very rule the controller's claim index applies (reconcile/agentdeployment/claims.ts),
  * their credentials found by the one credentials helper; the deployments by GET and name lookup.
  * Bookkeeping the controller would do (finalizers, events) is only assumed made, or noted.
  */
 import type { AgentDeployment, AgentDeploymentSpec } from '../api/agentdeployment.ts';
 import { Annotation } from '../api/names.ts';
 import { lookupName, readById } from '../controlplane/deployment-reads.ts';
+import { ClaimIndex } from '../reconcile/agentdeployment/claim-index.ts';
+import { deploymentNameOf } from '../reconcile/agentdeployment/claims.ts';
 import type { AgentDeploymentFacts, VerdictSettings } from '../reconcile/agentdeployment/facts.ts';
+import { knownRevision } from '../reconcile/agentdeployment/follow.ts';
 import { ownedDeployment } from '../reconcile/agentdeployment/owned.ts';
 import type { ProgramPort } from '../reconcile/agentdeployment/program.ts';
-import { ClaimIndex } from '../reconcile/claim-index.ts';
-import { deploymentNameOf } from '../reconcile/claims.ts';
 import { identityOf, usableCredentials } from '../reconcile/credentials.ts';
-import { knownRevision } from '../reconcile/follow.ts';
 import { publishedSettingsOf, verdictSettings } from '../reconcile/settings.ts';
 import { referencedSecretNames } from '../translate/secrets.ts';
 import type { LiveObject, PlanEntry, PlanWorld } from './model.ts';

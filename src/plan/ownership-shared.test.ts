@@ -1,12 +1,12 @@
 /**
- * The plan and the controller take their ownership verdict from one function (reconcile/ownership.ts):
+ * The plan and the controller take their ownership verdict from one function (reconcile/agentdeployment/ownership.ts):
  * changing the verdict changes what both do. The verdict is replaced here by one that stalls everything,
  * and both the controller's gather (its port, running the chain's ownership gate) and the plan report
  * that very stall.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { AgentDeployment } from '../api/agentdeployment.ts';
-import { controllerPort } from '../controllers/agentdeployment/gather.ts';
+import { controllerPort } from '../controllers/agentdeployment/program/gather.ts';
 import type {
   AgentDeploymentDeps,
   AgentDeploymentPass,
@@ -20,8 +20,8 @@ import type { PlanClient, PlanWorld } from './model.ts';
 
 const FORCED = 'forced by the test: the one verdict decides';
 
-vi.mock('../reconcile/ownership.ts', async (original) => {
-  const real = await original<typeof import('../reconcile/ownership.ts')>();
+vi.mock('../reconcile/agentdeployment/ownership.ts', async (original) => {
+  const real = await original<typeof import('../reconcile/agentdeployment/ownership.ts')>();
   return {
     ...real,
     ownership: () => ({ kind: 'stall', reason: 'NameConflict', message: FORCED }),

@@ -1,7 +1,7 @@
 /**
  * What deleting an AgentDeployment would do, for `kubectl agd plan --prune`: the objects in the cluster
  * that match the selector but are no longer in the input (removed from git, so a pruning sync deletes
- * them). Each is decided by the controller's own deletion chain (reconcile/deletion/, the credentials
+ * them). Each is decided by the controller's own deletion chain (reconcile/agentdeployment/deletion/, the credentials
  * and claims read as the finalize step reads them) with read-only reads: `- delete` names the deployment that would be deleted; `- orphan` says the object
  * would go and leave the platform as it is (deletionPolicy Orphan, observe-only, or it owns nothing).
  */
@@ -9,13 +9,17 @@
 import type { AgentDeploymentSpec, AgentDeploymentStatus } from '../api/agentdeployment.ts';
 import { lookupName, readById } from '../controlplane/deployment-reads.ts';
 import { REVISION_POLL_MIN_MS } from '../controlplane/progress.ts';
+import { deploymentNameOf } from '../reconcile/agentdeployment/claims.ts';
+import {
+  type DeletionFacts,
+  deletionFactsOf,
+  recordedIdOf,
+} from '../reconcile/agentdeployment/deletion/facts.ts';
+import { planDeletion } from '../reconcile/agentdeployment/deletion/program.ts';
+import type { FinalDeletionVerdict } from '../reconcile/agentdeployment/deletion/verdict.ts';
 import { readDeletionCredentials } from '../reconcile/agentdeployment/deletion-credentials.ts';
 import { agentDeploymentFacts } from '../reconcile/agentdeployment/facts-of.ts';
 import { defaultCredentialsRefused } from '../reconcile/agentdeployment/gates/default-credentials-scope.ts';
-import { deploymentNameOf } from '../reconcile/claims.ts';
-import { type DeletionFacts, deletionFactsOf, recordedIdOf } from '../reconcile/deletion/facts.ts';
-import { planDeletion } from '../reconcile/deletion/program.ts';
-import type { FinalDeletionVerdict } from '../reconcile/deletion/verdict.ts';
 import { PlanStop, planPort, planSettings, stop } from './gather.ts';
 import type { LiveObject, PlanEntry, PlanWorld } from './model.ts';
 

@@ -4,9 +4,9 @@
  * where the controller stops first (paused, the default-credentials scope, the credentials).
  */
 import { SandboxTemplateSpec } from '../api/sandboxtemplate.ts';
+import { describeDrift } from '../reconcile/sandboxtemplate/drift.ts';
 import type { TemplateFacts } from '../reconcile/sandboxtemplate/facts.ts';
 import { runTemplate } from '../reconcile/sandboxtemplate/program.ts';
-import { describeDrift } from '../reconcile/template-drift.ts';
 import { NO_CREDENTIALS } from './agentdeployment.ts';
 import { PlanStop, planSettings } from './gather.ts';
 import type { InputObject, PlanEntry, PlanWorld } from './model.ts';

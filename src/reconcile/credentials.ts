@@ -9,8 +9,8 @@ import { type CredentialsPolicy, resolveCredentials } from '../controlplane/reso
 import { tenantDigest } from '../controlplane/tenant.ts';
 import { Stall, Wait } from '../runtime/outcome.ts';
 import type { SecretLookup } from '../translate/secrets.ts';
+import type { CredentialIdentity } from './agentdeployment/claims.ts';
 import type { CredentialsFact } from './agentdeployment/facts.ts';
-import type { CredentialIdentity } from './claims.ts';
 
 /** The credentials an object's pass calls with, or the wait or stall that says why it has none. */
 export function credentialsFact(

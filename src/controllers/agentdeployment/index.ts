@@ -16,8 +16,8 @@ import { Deployment } from '../../controlplane/schemas.ts';
 import type { KubeAccess } from '../../kube/access.ts';
 import { Interner } from '../../lib/interner.ts';
 import { knownFields } from '../../lib/known-fields.ts';
-import { ClaimIndex } from '../../reconcile/claim-index.ts';
-import { deploymentNameOf } from '../../reconcile/claims.ts';
+import { ClaimIndex } from '../../reconcile/agentdeployment/claim-index.ts';
+import { deploymentNameOf } from '../../reconcile/agentdeployment/claims.ts';
 import { identityOf, usableCredentials as usableCredentialsOf } from '../../reconcile/credentials.ts';
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
@@ -36,29 +36,29 @@ import { createSecretCache, type SecretCache } from '../../runtime/secret-cache.
 import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
-import { CachedShare } from './cached-share.ts';
-import { credentialsFinalizer } from './credentials-finalizer.ts';
-import {
-  heldWhileListing,
-  primeTakeover,
-  recordedDeployments,
-  settledAtGeneration,
-} from './first-listing.ts';
-import { internAgentDeployment, internDeployment, internProjection } from './intern.ts';
-import { watchNamespaceLabels } from './namespace-labels.ts';
-import { objectReads } from './object-reads.ts';
-import { DeploymentObserver } from './observer.ts';
+import { CachedShare } from './cache/cached-share.ts';
+import { internAgentDeployment, internDeployment, internProjection } from './cache/intern.ts';
+import { watchNamespaceLabels } from './cache/namespace-labels.ts';
+import { objectReads } from './cache/object-reads.ts';
 import {
   type CachedAgentDeployment,
   fullObject,
   isProjection,
   projectAgentDeployment,
-} from './projection.ts';
+} from './cache/projection.ts';
+import { SecretIndex } from './cache/secret-index.ts';
+import {
+  heldWhileListing,
+  primeTakeover,
+  recordedDeployments,
+  settledAtGeneration,
+} from './poll/first-listing.ts';
+import { DeploymentObserver } from './poll/observer.ts';
+import { SnapshotBudget } from './poll/snapshot-budget.ts';
+import { changedEnough, releasesName } from './poll/wakeups.ts';
+import { credentialsFinalizer } from './program/credentials-finalizer.ts';
 import { agentDeploymentReconciler } from './reconciler.ts';
-import { SecretIndex } from './secret-index.ts';
-import { SnapshotBudget } from './snapshot-budget.ts';
 import type { AgentDeploymentDeps } from './types.ts';
-import { changedEnough, releasesName } from './wakeups.ts';
 
 export interface AgentDeploymentControllerOptions {
   access: KubeAccess;

@@ -9,9 +9,9 @@ import { outcomeOfControlPlaneError } from '../../controlplane/errors.ts';
 import { pollIntervalOf } from '../../runtime/annotations.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
 import { type KindShell, reconcileWithShell } from '../../runtime/reconcile-shell.ts';
-import { summarizeDrift } from './observe-only.ts';
-import { agentDeploymentSteps } from './steps.ts';
-import { statusEvents, summarizeVerified } from './summary.ts';
+import { summarizeDrift } from './program/observe-only.ts';
+import { agentDeploymentSteps } from './program/steps.ts';
+import { statusEvents, summarizeVerified } from './program/summary.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from './types.ts';
 
 /** How many poll intervals a Ready, batch-polled object waits at least before a safety resync. */

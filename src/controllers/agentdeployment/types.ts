@@ -13,14 +13,14 @@ import type { ControlPlaneClient } from '../../controlplane/client.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
+import type { ClaimQuery } from '../../reconcile/agentdeployment/claim-index.ts';
+import type { Claim } from '../../reconcile/agentdeployment/claims.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
-import type { ClaimQuery } from '../../reconcile/claim-index.ts';
-import type { Claim } from '../../reconcile/claims.ts';
 import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
 import type { WriteFence } from '../../runtime/write-fence.ts';
 import type { Verifier } from '../../verification/verifier.ts';
 import type { VerifiedCondition } from '../../verification/view.ts';
-import type { DeploymentObserver } from './observer.ts';
+import type { DeploymentObserver } from './poll/observer.ts';
 
 /** The control-plane calls a reconcile makes. */
 export type DeploymentClient = Pick<

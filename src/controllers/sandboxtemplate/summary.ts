@@ -4,7 +4,7 @@
  */
 import { ConditionType, Reason } from '../../api/names.ts';
 import type { Drift, SandboxTemplate, SandboxTemplateStatus } from '../../api/sandboxtemplate.ts';
-import { describeDrift } from '../../reconcile/template-drift.ts';
+import { describeDrift } from '../../reconcile/sandboxtemplate/drift.ts';
 import { removeCondition, setCondition } from '../../runtime/conditions.ts';
 import { conditionChange, type Pass, type PendingEvent } from '../../runtime/reconcile-shell.ts';
 

@@ -6,14 +6,14 @@
  * the act stage writes the status from them.
  */
 import { credentialsFact } from '../credentials.ts';
-import { desiredDeployment } from '../desired.ts';
-import { desiredConfig } from '../history.ts';
-import { forgetDeployment, recordObserved, recordOwned, recordWatched } from '../status.ts';
 import { driftOf } from './derived.ts';
+import { desiredDeployment } from './desired-deployment.ts';
 import { type AgentDeploymentFacts, lookupOf } from './facts.ts';
 import { followVerdictOf } from './follow-verdict.ts';
+import { desiredConfig } from './history.ts';
 import { observeRevision, observeVerified } from './history-record.ts';
 import { ownedDeployment } from './owned.ts';
+import { forgetDeployment, recordObserved, recordOwned, recordWatched } from './status.ts';
 import type { Bookkeeping, DerivedRead } from './verdict.ts';
 import { windowOf } from './window-fact.ts';
 

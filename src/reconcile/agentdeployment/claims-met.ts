@@ -3,7 +3,7 @@
  * other objects' it meets, the ids known to exist, and the claim that wins over it. Read by the claims
  * gate, the act's create contest and deleting's credentials read (deletion-credentials.ts); not a gate.
  */
-import { type Claim, type ClaimConflict, claimConflict, claimOf, type ExistingIds } from '../claims.ts';
+import { type Claim, type ClaimConflict, claimConflict, claimOf, type ExistingIds } from './claims.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
 
 /** This object's claim, and the other objects' claims it meets; undefined before credentials resolve. */

@@ -1,14 +1,14 @@
 /**
- * The deletion chain's `credentials` read (reconcile/deletion/), the same for the finalize step and the
+ * The deletion chain's `credentials` read (reconcile/agentdeployment/deletion/), the same for the finalize step and the
  * plan's --prune: the AgentDeployment's reads through the caller's port (the Secrets, the claims) and
  * its derivations (the Secrets' budgets, the credentials, the claim that wins), so deleting an object
  * calls with the credentials, and weighs the claims, exactly as reconciling it does. Why there are none
  * (past a budget, missing, not allowed) is the fact's, for the deletion's credentials gate to decide on.
  */
 import type { Reason } from '../../api/names.ts';
-import type { DeletionCredentials } from '../deletion/facts.ts';
 import { derive } from './advance.ts';
 import { claimConflictOf } from './claims-met.ts';
+import type { DeletionCredentials } from './deletion/facts.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
 import { ownershipFactsOf } from './owned.ts';
 import type { ProgramPort } from './program.ts';

@@ -5,10 +5,10 @@
  * gates: gates read these, none calls another gate.
  */
 import { pendingRedeployRequest } from '../../runtime/annotations.ts';
-import { type DriftDecision, driftDecision } from '../decide.ts';
-import { holdsAfterRollback } from '../remediation.ts';
+import { type DriftDecision, driftDecision } from './drift-decision.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
 import { ownedDeployment } from './owned.ts';
+import { holdsAfterRollback } from './remediation.ts';
 import type { PatchVerdict } from './verdict.ts';
 
 /** The drift decision: the spec's request against the owned deployment (create, none, patch, wait, stall). */

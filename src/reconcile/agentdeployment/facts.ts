@@ -9,12 +9,12 @@ import type { Credentials } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
 import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
-import type { ClaimQuery } from '../claim-index.ts';
-import type { Claim } from '../claims.ts';
-import type { DriftDecision } from '../decide.ts';
-import type { AppliedDigests, DesiredDeployment } from '../desired.ts';
-import type { FollowInput } from '../follow.ts';
-import type { NameLookup, ReadById } from '../ownership.ts';
+import type { ClaimQuery } from './claim-index.ts';
+import type { Claim } from './claims.ts';
+import type { AppliedDigests, DesiredDeployment } from './desired-deployment.ts';
+import type { DriftDecision } from './drift-decision.ts';
+import type { FollowInput } from './follow.ts';
+import type { NameLookup, ReadById } from './ownership.ts';
 import type { Verdict } from './verdict.ts';
 import type { WindowFact } from './window-fact.ts';
 

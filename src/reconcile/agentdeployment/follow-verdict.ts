@@ -1,5 +1,5 @@
 /**
- * The verdict of following the latest revision (reconcile/follow.ts), derived once the deployment
+ * The verdict of following the latest revision (reconcile/agentdeployment/follow.ts), derived once the deployment
  * matches the spec and its revision was read (facts.follow): a redeploy request (annotation) or
  * spec.retry on a failed one redeploys it; a failure, or a revision past spec.progressDeadline, is
  * Stalled; one in progress is looked at again; the object is Ready with the revision DEPLOYED and the
@@ -9,10 +9,10 @@
 import { Reason } from '../../api/names.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
 import { pendingRedeployRequest } from '../../runtime/annotations.ts';
-import { type FollowDecision, followDecisionOf, progressDeadlineOf, retryPolicyOf } from '../follow.ts';
-import { driftMessage } from '../management.ts';
-import { currentRollback } from '../remediation.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
+import { type FollowDecision, followDecisionOf, progressDeadlineOf, retryPolicyOf } from './follow.ts';
+import { driftMessage } from './management.ts';
+import { currentRollback } from './remediation.ts';
 import type { Verdict } from './verdict.ts';
 
 /** The follow verdict of facts whose revision was read (facts.followed). */
@@ -90,7 +90,7 @@ function followReadOnly(facts: AgentDeploymentFacts): Verdict {
 }
 
 /**
- * The gate's verdict for reconcile/follow.ts's decision, the same for full management and observe-only;
+ * The gate's verdict for reconcile/agentdeployment/follow.ts's decision, the same for full management and observe-only;
  * `extra`: what full management adds (the redeploy request the decision answered).
  */
 function verdictOfFollow(

@@ -1,5 +1,5 @@
 /**
- * status.history kept as a pass reads and makes revisions (reconcile/history.ts decides each step), for
+ * status.history kept as a pass reads and makes revisions (reconcile/agentdeployment/history.ts decides each step), for
  * the controller's gather and acts and for the plan's gather alike: the gates `rollback`, `rolledBack` and
  * `fastRevert` then decide on the same history whoever reads.
  */
@@ -14,7 +14,7 @@ import {
   observeStatus,
   observeVerification,
   type RevisionConfig,
-} from '../history.ts';
+} from './history.ts';
 
 export interface HistoryContext {
   /** The status being built (changed in place). */

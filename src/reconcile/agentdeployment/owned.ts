@@ -1,14 +1,14 @@
 /**
- * Which deployment is the object's, as a function of the facts gathered so far (reconcile/ownership.ts):
+ * Which deployment is the object's, as a function of the facts gathered so far (reconcile/agentdeployment/ownership.ts):
  * what the ownership gate decides on, and what every later gate and actor reads as the owned
  * deployment. Not a gate: gates read it, none calls another gate.
  */
 import { Annotation } from '../../api/names.ts';
 import type { Deployment } from '../../controlplane/schemas.ts';
-import { deploymentNameOf } from '../claims.ts';
-import { isObserveOnly } from '../management.ts';
-import { type OwnershipFacts, type OwnershipVerdict, ownership as ownershipVerdict } from '../ownership.ts';
+import { deploymentNameOf } from './claims.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
+import { isObserveOnly } from './management.ts';
+import { type OwnershipFacts, type OwnershipVerdict, ownership as ownershipVerdict } from './ownership.ts';
 
 /** The ownership verdict's facts, from the pass's. */
 export function ownershipFactsOf(facts: AgentDeploymentFacts): OwnershipFacts {

@@ -10,7 +10,7 @@ import type {
   DeploymentCreateRequest,
   DeploymentPatchRequest,
 } from '../../controlplane/schemas.ts';
-import type { AppliedDigests } from '../desired.ts';
+import type { AppliedDigests } from './desired-deployment.ts';
 import type { Preparation } from './facts.ts';
 
 /** A fact to gather from the world: the port reads it (the others are derived by advance.ts). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Claim } from '../../claims.ts';
+import type { Claim } from '../claims.ts';
 import { deploymentOf, facts, resolved } from '../facts.test-support.ts';
 import { claims } from './claims.ts';
 

@@ -1,13 +1,13 @@
 /**
  * Gate `claims`: before anything is sent, the deployment id this object records or adopts, and its
- * deployment name, must not be claimed by another object of the same tenant (reconcile/claims.ts: who
+ * deployment name, must not be claimed by another object of the same tenant (reconcile/agentdeployment/claims.ts: who
  * sees which claim, and the tie-break): AlreadyManaged or NameConflict, Stalled, naming the other object.
  *
  * An adoption ranks only once its id is known to exist: when who wins turns on one (this object's, or
  * another's that meets it), the gate first reads the deployments of the object's name, under its credentials (the
  * controller and the plan both make this read; the ownership gate uses it next).
  */
-import { turnsOnProof } from '../../claims.ts';
+import { turnsOnProof } from '../claims.ts';
 import { claimConflictOf, claimsMet } from '../claims-met.ts';
 import type { Gate } from '../verdict.ts';
 

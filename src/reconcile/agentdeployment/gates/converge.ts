@@ -1,11 +1,11 @@
 /**
- * Gate `converge` (the drift decision, reconcile/decide.ts, derived as facts.drift): none there, create
+ * Gate `converge` (the drift decision, reconcile/agentdeployment/drift-decision.ts, derived as facts.drift): none there, create
  * it; equal, in sync (the revision is followed next); drift, one PATCH of what differs; a change the
  * platform cannot make, Stalled; being deleted by someone else, waiting.
  */
 
-import { isObserveOnly } from '../../management.ts';
 import { patchVerdictOf, writesHeld } from '../derived.ts';
+import { isObserveOnly } from '../management.ts';
 import { ownedDeployment } from '../owned.ts';
 import type { Gate } from '../verdict.ts';
 

@@ -1,4 +1,4 @@
-/** Gate `desired`: the request the spec and its Secrets make (reconcile/desired.ts); a value missing is WaitingForSecret. */
+/** Gate `desired`: the request the spec and its Secrets make (reconcile/agentdeployment/desired-deployment.ts); a value missing is WaitingForSecret. */
 import type { Gate } from '../verdict.ts';
 
 export const desired: Gate = (facts) => {

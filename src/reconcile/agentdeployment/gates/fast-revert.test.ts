@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../../api/remediation.ts';
-import { desiredConfig } from '../../history.ts';
 import { decidedBy, deploymentOf, facts, resolved } from '../facts.test-support.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
+import { desiredConfig } from '../history.ts';
 import { fastRevert } from './fast-revert.ts';
 
 const OLD = 'registry.example.com/agent:0';

@@ -1,15 +1,15 @@
 /**
- * Gate `fastRevert` (reconcile/remediation.ts, issue 33): the PATCH the drift decision asks for a new
+ * Gate `fastRevert` (reconcile/agentdeployment/remediation.ts, issue 33): the PATCH the drift decision asks for a new
  * spec whose configuration equals a revision of status.history that deployed (a `git revert`) is a
  * redeploy of that revision instead: one call, no build. The PATCH rides along for the controller's
  * fallback when the platform no longer has the revision (a 404, known only by trying).
  */
 
-import { desiredConfig } from '../../history.ts';
-import { isObserveOnly } from '../../management.ts';
-import { revertTarget, specAfterHistory } from '../../remediation.ts';
 import { patchVerdictOf, writesHeld } from '../derived.ts';
+import { desiredConfig } from '../history.ts';
+import { isObserveOnly } from '../management.ts';
 import { ownedDeployment } from '../owned.ts';
+import { revertTarget, specAfterHistory } from '../remediation.ts';
 import type { Gate } from '../verdict.ts';
 
 export const fastRevert: Gate = (facts) => {

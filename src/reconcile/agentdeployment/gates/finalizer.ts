@@ -3,7 +3,7 @@
  * deletion could miss. An observe-only object deletes nothing, so it needs none.
  */
 import { FINALIZER } from '../../../api/names.ts';
-import { isObserveOnly } from '../../management.ts';
+import { isObserveOnly } from '../management.ts';
 import type { Gate } from '../verdict.ts';
 
 export const finalizer: Gate = (facts) => {

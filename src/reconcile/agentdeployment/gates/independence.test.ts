@@ -12,12 +12,11 @@ const SRC = resolve(import.meta.dirname, '../../..');
 const GATE_DIRS = [
   import.meta.dirname,
   resolve(SRC, 'reconcile/sandboxtemplate/gates'),
-  resolve(SRC, 'reconcile/deletion/gates'),
+  resolve(SRC, 'reconcile/agentdeployment/deletion/gates'),
 ];
 const PROGRAM_DIRS = [
   resolve(SRC, 'reconcile/agentdeployment'),
   resolve(SRC, 'reconcile/sandboxtemplate'),
-  resolve(SRC, 'reconcile/deletion'),
 ];
 
 function sources(dir: string): string[] {

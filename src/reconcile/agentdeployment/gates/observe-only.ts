@@ -1,12 +1,12 @@
 /**
- * Gate `observeOnly` (spec.managementPolicies ["Observe"], reconcile/management.ts): the deployment is
+ * Gate `observeOnly` (spec.managementPolicies ["Observe"], reconcile/agentdeployment/management.ts): the deployment is
  * watched and what differs from the spec reported, never sent: no deployment is NotFound (waiting,
  * nothing created), one being deleted is Deleting, else `observed` with its drift (bookkeeping: its
  * revision is followed next, read-only, and the drift is DriftDetected after it).
  */
 import { Reason } from '../../../api/names.ts';
-import { driftDecision } from '../../decide.ts';
-import { isObserveOnly, observeVerdict } from '../../management.ts';
+import { driftDecision } from '../drift-decision.ts';
+import { isObserveOnly, observeVerdict } from '../management.ts';
 import { ownedDeployment } from '../owned.ts';
 import type { Gate } from '../verdict.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Gate `ownership`: which deployment is this object's (reconcile/ownership.ts): its recorded id, an
+ * Gate `ownership`: which deployment is this object's (reconcile/agentdeployment/ownership.ts): its recorded id, an
  * adoption by annotation, its own create whose answer was lost (the create guard), or none; asks for
  * the read it needs next, forgets a recorded deployment that is gone, records an adoption or a find,
  * and stops on a conflict (NameConflict, CreateUnconfirmed, AdoptionFailed, CredentialsChanged ...).

@@ -1,13 +1,13 @@
 /**
- * Gate `rollback` (reconcile/remediation.ts, issue 33): the latest revision failed past spec.retry (its
+ * Gate `rollback` (reconcile/agentdeployment/remediation.ts, issue 33): the latest revision failed past spec.retry (its
  * deploy, as followRevision says, or its verification, as status records it): under spec.remediation
  * Rollback, redeploy the last good revision; a rollback's own revision failing is RollbackFailed (never a
  * rollback of a rollback); no rollback possible is RevisionFailed saying why. Observe-only says what it
  * would do and sends nothing.
  */
 import { Reason } from '../../../api/names.ts';
-import { type LatestFailure, type RemediationDecision, remediationDecisionOf } from '../../remediation.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
+import { type LatestFailure, type RemediationDecision, remediationDecisionOf } from '../remediation.ts';
 import type { Gate, Verdict } from '../verdict.ts';
 
 export const rollback: Gate = (facts) => {

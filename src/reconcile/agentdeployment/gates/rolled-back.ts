@@ -1,11 +1,12 @@
 /**
- * Gate `rolledBack` (reconcile/remediation.ts, issue 33): the revision that serves is a rollback made for
+ * Gate `rolledBack` (reconcile/agentdeployment/remediation.ts, issue 33): the revision that serves is a rollback made for
  * this generation of the spec, and writes are held (converge sends nothing): Ready is reported RolledBack
  * (Stalled: kstatus Failed, Argo CD Degraded), naming both revisions, until the spec changes or a person
  * asks. With spec.verification, once the rollback's revision verified.
  */
-import { currentRollback, rolledBackMessage } from '../../remediation.ts';
+
 import { writesHeld } from '../derived.ts';
+import { currentRollback, rolledBackMessage } from '../remediation.ts';
 import type { Gate } from '../verdict.ts';
 
 export const rolledBack: Gate = (facts) => {

@@ -7,7 +7,7 @@
  */
 import { Annotation, Reason } from '../../../api/names.ts';
 import type { HistoryEntry } from '../../../api/remediation.ts';
-import { isObserveOnly } from '../../management.ts';
+import { isObserveOnly } from '../management.ts';
 import { ownedDeployment } from '../owned.ts';
 import type { Gate } from '../verdict.ts';
 

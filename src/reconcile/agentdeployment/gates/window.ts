@@ -7,8 +7,8 @@
  * one change through. A window the controller cannot read is InvalidWindow, nothing sent.
  */
 import { Reason } from '../../../api/names.ts';
-import { isObserveOnly } from '../../management.ts';
 import { writesHeld } from '../derived.ts';
+import { isObserveOnly } from '../management.ts';
 import type { Gate } from '../verdict.ts';
 import { heldBy } from '../window-fact.ts';
 

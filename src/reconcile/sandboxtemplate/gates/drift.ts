@@ -1,7 +1,7 @@
 /** Gate `drift`: how the one template differs from the spec (always decides: the last gate). */
-import { templateDrift } from '../../template-drift.ts';
-import { observedFacts } from '../../template-observed.ts';
-import { resolveTemplate } from '../../template-resolve.ts';
+import { templateDrift } from '../drift.ts';
+import { observedFacts } from '../observed.ts';
+import { resolveTemplate } from '../resolve.ts';
 import type { TemplateGate } from '../verdict.ts';
 
 export const drift: TemplateGate = (facts) => {

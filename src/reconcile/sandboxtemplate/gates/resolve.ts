@@ -1,8 +1,8 @@
 /**
- * Gate `resolve`: the one template of the exact name (reconcile/template-resolve.ts). None: waiting
+ * Gate `resolve`: the one template of the exact name (reconcile/sandboxtemplate/resolve.ts). None: waiting
  * NotFound, naming near names; several: Stalled Ambiguous.
  */
-import { resolveTemplate } from '../../template-resolve.ts';
+import { resolveTemplate } from '../resolve.ts';
 import type { TemplateGate } from '../verdict.ts';
 
 export const resolve: TemplateGate = (facts) => {
