@@ -72,7 +72,6 @@ export class CachedShare {
   async readInFull(keys: readonly string[]): Promise<void> {
     // Yielded first: the caller sends its listing before any read.
     await Promise.resolve();
-    this.conform(keys);
     // Only projections need a read. A takeover while the standby's namespaces are listed waits for
     // that listing (what it lists, this need not list again), but not when nothing needs it: a
     // failover right after a change of members, everything it gained being in full, goes on at once
