@@ -14,10 +14,7 @@ const GATE_DIRS = [
   resolve(SRC, 'reconcile/sandboxtemplate/gates'),
   resolve(SRC, 'reconcile/agentdeployment/deletion/gates'),
 ];
-const PROGRAM_DIRS = [
-  resolve(SRC, 'reconcile/agentdeployment'),
-  resolve(SRC, 'reconcile/sandboxtemplate'),
-];
+const PROGRAM_DIRS = [resolve(SRC, 'reconcile/agentdeployment'), resolve(SRC, 'reconcile/sandboxtemplate')];
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
