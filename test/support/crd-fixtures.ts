@@ -120,6 +120,22 @@ export const INVALID_CASES: [string, () => Obj, Mutate, string][] = [
     },
     'spec.progressDeadline must be between 5s and 24h',
   ],
+  [
+    'a deployment window whose duration is not one',
+    repoHost,
+    (o) => {
+      o.spec.deploymentWindows = [{ kind: 'Deny', schedule: '0 0 * * *', duration: 'soon' }];
+    },
+    'spec.deploymentWindows[].duration must be a duration such as 30s, 5m or 1h',
+  ],
+  [
+    'an Allow window of zero length, which never opens',
+    repoHost,
+    (o) => {
+      o.spec.deploymentWindows = [{ kind: 'Allow', schedule: '0 0 * * *', duration: '0s' }];
+    },
+    'spec.deploymentWindows[].duration must be between 1m and 8784h',
+  ],
   ...(
     [
       ['verification', 'timeout', { assistantId: 'agent', timeout: 'soon' }],

@@ -77,7 +77,7 @@ export function sample(s: JsonSchema): unknown {
   switch (s.type) {
     case 'string': {
       const rules = JSON.stringify(s['x-kubernetes-validations'] ?? '');
-      const candidates = rules.includes('duration(') ? ['1m'] : ['a', '1', 'a1', 'A'];
+      const candidates = rules.includes('duration(') ? ['1m'] : ['a', '1', 'a1', 'A', '0 0 * * *'];
       const fits = (c: string) => typeof s.pattern !== 'string' || re(s.pattern).test(c);
       return candidates.find(fits) ?? 'a';
     }
