@@ -80,6 +80,35 @@ describe('ShardedWork', () => {
     expect(lost).toEqual([['ns/c'], ['ns/c']]);
   });
 
+  it('gains nothing on a change that keeps what it worked on: objects created after the last change', async () => {
+    const may = new Set<string>();
+    const { membership } = fakeMembership(may, may);
+    const work = new ShardedWork(() => membership);
+    const keys: string[] = [];
+    const gained: string[][] = [];
+    const kind = {
+      prefix: '',
+      keys: () => keys,
+      gained: (k: string[]) => gained.push(k),
+      lost: () => {},
+      changes: () => 0,
+    };
+    work.changed([kind]); // joined with an empty cache
+    // Then objects arrive through the watch, and each has its pass here.
+    const pass = work.whileAssigned('', async () => ({}));
+    for (const key of ['ns/a', 'ns/b']) {
+      keys.push(key);
+      may.add(key);
+      await pass(key, undefined as never);
+    }
+    // Another member joins and takes nothing of these (or takes ns/b): none of them is a takeover here.
+    work.changed([kind]);
+    may.delete('ns/b');
+    work.changed([kind]);
+    expect(gained).toEqual([]);
+    expect(work.awaitingPass('')).toBe(0);
+  });
+
   it('counts the keys gained until their first pass here ends, per kind; a key lost or gone is not awaited', async () => {
     const may = new Set(['ns/a', 'ns/b', 'ns/c']);
     const { membership } = fakeMembership(may, new Set(may));

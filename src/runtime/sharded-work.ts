@@ -32,6 +32,10 @@ export interface ShardedKind {
 export class ShardedWork {
   readonly #membership: () => ShardMembership | undefined;
   readonly #running = new Set<string>();
+  /**
+   * Per kind, the keys this replica may work on as of the last change, and those whose pass started
+   * here since (objects created after it): a later change that keeps them gains none of them.
+   */
   readonly #permitted = new Map<string, Set<string>>();
   /** Per kind, the keys gained whose first pass here has not ended yet (a takeover under way). */
   readonly #awaitingPass = new Map<string, Set<string>>();
@@ -99,6 +103,7 @@ export class ShardedWork {
       const hashed = prefix + key;
       // Another replica's now, or not yet this one's: the membership's change enqueues it when it is.
       if (!this.#membership()?.mayWork(hashed)) return {};
+      this.#permittedOf(prefix).add(key);
       this.#running.add(hashed);
       try {
         return await reconcile(key, ctx);
@@ -109,6 +114,15 @@ export class ShardedWork {
         this.#reportPassed(prefix);
       }
     };
+  }
+
+  #permittedOf(prefix: string): Set<string> {
+    let permitted = this.#permitted.get(prefix);
+    if (!permitted) {
+      permitted = new Set();
+      this.#permitted.set(prefix, permitted);
+    }
+    return permitted;
   }
 
   /** A takeover of the kind is done once nothing it gained awaits its pass. */
@@ -124,7 +138,7 @@ export class ShardedWork {
     const membership = this.#membership();
     if (!membership) return;
     for (const kind of kinds) {
-      const before = this.#permitted.get(kind.prefix) ?? new Set<string>();
+      const before = this.#permittedOf(kind.prefix);
       const now = new Set<string>();
       const gained: string[] = [];
       const lost: string[] = [];
