@@ -278,6 +278,23 @@ const CASES: Case[] = [
   },
   {
     kind: 'AgentDeployment',
+    file: 'progressing_window_closed',
+    health: 'Progressing',
+    message: conditionMessage('Reconciling'),
+    produce: async () => {
+      // A Deny window open all year, every year: the message names no time that moves between runs.
+      const obj = externalImage('windowed');
+      const window = { kind: 'Deny', schedule: '0 0 1 1 *', duration: '8784h' };
+      await createAgd(h, { ...obj, spec: { ...obj.spec, deploymentWindows: [window] } });
+      return until(
+        'windowed',
+        'Reconciling WindowClosed',
+        hasCondition('Reconciling', 'True', 'WindowClosed'),
+      );
+    },
+  },
+  {
+    kind: 'AgentDeployment',
     file: 'suspended',
     health: 'Suspended',
     message: conditionMessage('Paused'),
