@@ -2,8 +2,9 @@
  * Deployment windows (issue 53) against the real API server and the simulator: a Deny window open now
  * holds an image change (nothing sent for several poll intervals; Reconciling WindowClosed, the status and
  * the plan saying so) and the change goes out once it closes; an Allow window later holds a create; the
- * override annotation lets one change through and is recorded; a window the CRD cannot refuse but the
- * controller cannot read is InvalidWindow; one the CRD can tell is refused at admission.
+ * override annotation lets one change through and is recorded; a rollback (an undo) goes through a Deny
+ * window; a window the CRD cannot refuse but the controller cannot read is InvalidWindow; one the CRD
+ * can tell is refused at admission.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
@@ -153,6 +154,34 @@ describe('deployment windows', () => {
       async () => condition(await getAgd(h, 'hotfixed'), 'Reconciling')?.reason === 'WindowClosed',
       'held again',
     );
+  });
+
+  it('a rollback goes through a Deny window: an undo redeploys the revision before, nothing else is sent', async () => {
+    await createAgd(h, externalImage('restored'));
+    await waitReady(h, 'restored');
+    await mergePatchAgd(h, 'restored', {
+      spec: { sourceRevisionConfig: { imageUri: 'registry.example.com/agent:2' } },
+    });
+    await eventually(async () => {
+      const o = await getAgd(h, 'restored');
+      return o.status?.history?.length === 2 && o.status.history[0]?.outcome === 'Deployed';
+    }, 'the second revision deployed');
+    const before = writesTo('restored').length;
+    // A freeze all year; then a rollback by hand (what `kubectl agd undo` writes).
+    const frozen = { kind: 'Deny', schedule: '0 0 1 1 *', duration: '8784h' };
+    await mergePatchAgd(h, 'restored', { spec: { deploymentWindows: [frozen] } });
+    await mergePatchAgd(h, 'restored', {
+      metadata: { annotations: { [Annotation.UndoRequestedAt]: new Date().toISOString() } },
+    });
+    const restored = await eventually(async () => {
+      const o = await getAgd(h, 'restored');
+      return condition(o, 'Stalled')?.reason === 'RolledBack' ? o : undefined;
+    }, 'RolledBack through the Deny window');
+    expect(restored.status?.history?.[0]).toMatchObject({ trigger: 'Rollback' });
+    expect(restored.status?.deploymentWindow?.open).toBe(false);
+    expect(writesTo('restored').slice(before)).toEqual([
+      'POST /v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
+    ]);
   });
 
   it('a closed window holds the DELETE of a deleted object: the finalizer stays until it opens', async () => {
