@@ -6,14 +6,9 @@
  * credential expires or once the API server refused it.
  *
  * The proxy is the kubeconfig's proxy-url, else the one HTTPS_PROXY/HTTP_PROXY name for the server
- * (NO_PROXY honoured), as client-go chooses. Connections speak HTTP/1.1 only: undici 8 negotiates
- * HTTP/2 by default and multiplexes every request and watch on one connection, but it has no timeout
- * on its keep-alive PINGs (it sends them every minute and never gives up waiting for the answer) and
- * probes the connection only when a request's headers or body time out, which a watch never does. A
- * connection that died silently would hold every watch until each one's own deadline (5 to 10
- * minutes). With HTTP/1.1 each watch has a connection of its own and a dead one costs only that
- * watch, and a request's deadline closes its own socket. client-go instead runs HTTP/2 with a 30 s
- * read-idle PING and a 15 s PING timeout, which undici does not offer.
+ * (NO_PROXY honoured), as client-go chooses. Connections speak HTTP/2 where the server does, as
+ * client-go's: every request and watch shares one connection, checked for a silent death as client-go
+ * checks it (read-idle.ts). Through a proxy they speak HTTP/1.1 (a connection per request or watch).
  */
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
@@ -21,6 +16,7 @@ import { Agent, ProxyAgent } from '../lib/undici.ts';
 import { type ExecCredentialResult, runExecCredential } from './exec-credential.ts';
 import { loadKubeconfigFiles } from './kubeconfig.ts';
 import { environmentProxy } from './proxy-env.ts';
+import { API_SERVER_READ_IDLE, readIdleConnector } from './read-idle.ts';
 import { defaultTarget, type KubeTarget, targetOf } from './target.ts';
 
 /** client-go reads a token file again after a minute. */
@@ -178,9 +174,12 @@ export class KubeAccess {
       rejectUnauthorized: !insecure,
       ...(serverName ? { servername: serverName } : {}),
     };
-    // HTTP/1.1 only: see the top of this file.
     if (this.#proxyUrl) return new ProxyAgent({ uri: this.#proxyUrl, requestTls: connect, allowH2: false });
-    return new Agent({ connect, allowH2: false });
+    return new Agent({
+      connect: readIdleConnector(connect, API_SERVER_READ_IDLE),
+      allowH2: true,
+      pingInterval: API_SERVER_READ_IDLE.pingIntervalMs,
+    });
   }
 }
 
