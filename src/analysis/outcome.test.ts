@@ -33,6 +33,7 @@ describe('judge: Argo Rollouts rule', () => {
     ['a non-bool yield errs', 'result', undefined, { value: 'yes' }, 'Error'],
     ['a non-bool failure yield errs', 'result > 1.0', 'result', { value: 0 }, 'Error'],
     ['a bool result', 'result', undefined, { value: true }, 'Successful'],
+    ['a type name', 'type(result) == double && result > 1.0', undefined, { value: 1.5 }, 'Successful'],
   ];
   it.each(cases)('%s', (_what, success, failure, result, outcome) => {
     expect(judge(compileMetric(metric(success, failure), 0), result).outcome).toBe(outcome);

@@ -78,6 +78,9 @@ const NEVER_BOOL_CALLS = new Set([
   'double',
 ]);
 
+/** CEL's type names, identifiers a condition may read besides result (`type(result) == double`). */
+const TYPE_NAMES = ['int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type'];
+
 /** Why the parsed expression cannot be a condition over `result`, or undefined. */
 function structuralProblem(root: Node): string | undefined {
   const top = root.exprKind;
@@ -131,7 +134,7 @@ function structuralProblem(root: Node): string | undefined {
         return;
     }
   };
-  walk(root, new Set(['result']), 0);
+  walk(root, new Set(['result', ...TYPE_NAMES]), 0);
   return problem;
 }
 

@@ -37,7 +37,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const secrets: Record<string, Record<string, string>> = {
-  metrics: { token: 'Bearer tenant-token', bad: 'x\r\nX-Injected: 1' },
+  metrics: { token: 'Bearer tenant-token\n', bad: 'x\r\nX-Injected: 1' },
 };
 const readSecret = async (name: string, key: string) => secrets[name]?.[key];
 

@@ -45,7 +45,8 @@ export async function webHeaders(
     let value = h.value;
     const ref = h.valueFrom?.secretKeyRef;
     if (ref) {
-      value = await readSecret(ref.name, ref.key);
+      // A Secret made from a file ends in a line break: the value is what is around it.
+      value = (await readSecret(ref.name, ref.key))?.trim();
       if (value === undefined) {
         return {
           error: `${at}.valueFrom: key ${cleanPeerText(ref.key, 64)} of Secret ${cleanPeerText(ref.name, 64)} not found`,
