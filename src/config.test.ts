@@ -51,6 +51,21 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
     expect(set.agentServerInternalAddresses.refusalOf('10.1.2.3')).toBeUndefined();
   });
 
+  it('allows no analysis provider URL by default; the setting lists prefixes', () => {
+    expect(loadConfig([], BASE).analysisUrls.refusal('https://m.example.com/x')).toContain(
+      '--analysis-allowed-urls (ANALYSIS_ALLOWED_URLS), which is empty',
+    );
+    const set = loadConfig(
+      ['--analysis-allowed-urls=https://m.example.com/api, http://prometheus.monitoring.svc:9090'],
+      BASE,
+    );
+    expect(set.analysisUrls.entries).toEqual([
+      'https://m.example.com/api',
+      'http://prometheus.monitoring.svc:9090',
+    ]);
+    expect(set.analysisUrls.refusal('https://m.example.com/api/rate')).toBeUndefined();
+  });
+
   it('reads the namespace list and selector', () => {
     const config = loadConfig(
       [
@@ -79,6 +94,11 @@ describe('loadConfig: credential scoping and the agent-server allow-list', () =>
       'an internal-address entry that is no address, range or host',
       { AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES: '10.0.0.0/8, 10.0.0.0/40' },
       /--agent-server-allowed-internal-addresses: "10.0.0.0\/40" is not an address/,
+    ],
+    [
+      'an analysis URL that is not one',
+      { ANALYSIS_ALLOWED_URLS: 'm.example.com' },
+      /--analysis-allowed-urls: "m.example.com" is not an allowed analysis URL/,
     ],
     [
       'a bad selector',

@@ -7,6 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
+  AnalysisUrlListError,
+  type AnalysisUrlPolicy,
+  analysisUrlPolicy,
+} from './analysis/providers/allowed-urls.ts';
+import {
   type ControlPlaneAllowList,
   ControlPlaneAllowListError,
   controlPlaneAllowList,
@@ -100,6 +105,7 @@ const ConfigFields = z.object({
     .enum(['true', 'false'], { error: '--agent-server-wildcard-hosts-acknowledged must be true or false' })
     .transform((v) => v === 'true'),
   agentServerAllowedInternalAddresses: z.string(),
+  analysisAllowedUrls: z.string(),
   watchNamespaces: commaList,
   labelSelector: z.string(),
   pollInterval: duration('poll-interval'),
@@ -211,7 +217,15 @@ const ConfigSchema = ConfigFields.refine(
       });
       return z.NEVER;
     }
-    return { ...c, agentServerHosts, allowedControlPlanes, agentServerInternalAddresses };
+    let analysisUrls: AnalysisUrlPolicy;
+    try {
+      analysisUrls = analysisUrlPolicy(c.analysisAllowedUrls);
+    } catch (err) {
+      if (!(err instanceof AnalysisUrlListError)) throw err;
+      ctx.addIssue({ code: 'custom', message: `--analysis-allowed-urls: ${err.message}` });
+      return z.NEVER;
+    }
+    return { ...c, agentServerHosts, allowedControlPlanes, agentServerInternalAddresses, analysisUrls };
   });
 export type Config = z.infer<typeof ConfigSchema>;
 

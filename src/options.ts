@@ -77,6 +77,12 @@ export const OPTIONS = [
     default: '',
   },
   {
+    flag: 'analysis-allowed-urls',
+    env: 'ANALYSIS_ALLOWED_URLS',
+    help: "Comma-separated URL prefixes spec.analysis providers may call (web's url, prometheus' address, and an agentServer URL the namespace chose): scheme, host and port must match, a path allows what is below it. An internal address (loopback, link-local, private ...) is reached only where an entry names it, by address or by a cluster name (.svc, .cluster.local, a single label); default: none, so every provider URL is refused.",
+    default: '',
+  },
+  {
     flag: 'watch-namespaces',
     env: 'WATCH_NAMESPACES',
     help: 'Comma-separated namespaces to watch; empty watches all.',

@@ -363,6 +363,8 @@ describe('helm template applied with a server-side dry run', () => {
       'agentServer.wildcardHostsAcknowledged=true',
       '--set',
       'agentServer.allowedInternalAddresses={10.20.0.0/16,agents.internal.example}',
+      '--set',
+      'analysis.allowedUrls={http://prometheus.monitoring.svc:9090,https://metrics.example.com/api}',
     ]);
     expect(excessPermissions(objects)).toEqual([]);
     // Besides the aggregated roles for people, one ClusterRole: reading namespaces.
@@ -381,6 +383,9 @@ describe('helm template applied with a server-side dry run', () => {
     expect(env).toContain('{"name":"AGENT_SERVER_WILDCARD_HOSTS_ACKNOWLEDGED","value":"true"}');
     expect(env).toContain(
       '{"name":"AGENT_SERVER_ALLOWED_INTERNAL_ADDRESSES","value":"10.20.0.0/16,agents.internal.example"}',
+    );
+    expect(env).toContain(
+      '{"name":"ANALYSIS_ALLOWED_URLS","value":"http://prometheus.monitoring.svc:9090,https://metrics.example.com/api"}',
     );
     const applied = await dryRunApply(text);
     expect(applied.stderr).toBe('');

@@ -2,9 +2,10 @@
  * AgentDeployment (deploy.agents.dev/v1alpha1): the single source of truth for its CRD schema
  * (scripts/generate.ts) and for the controller's types. The spec mirrors the control plane's Deployment in
  * camelCase, one to one; the document's rules are CEL rules the API server enforces at admission. Its
- * parts: source-config.ts (with resource-spec.ts) and verification.ts.
+ * parts: source-config.ts (with resource-spec.ts), verification.ts and analysis.ts.
  */
 import { z } from 'zod';
+import { Analysis, AnalysisStatus } from './analysis.ts';
 import {
   API_VERSION_DESCRIPTION,
   type CelRule,
@@ -179,6 +180,9 @@ export const AgentDeploymentSpec = z
     verification: Verification.optional().describe(
       'Prove the deployment answers before it is Ready: after the latest revision is DEPLOYED, GET /ok, then a smoke run on a fresh thread, joined within the timeout; repeated every interval.',
     ),
+    analysis: Analysis.optional().describe(
+      "Measure each new revision over time (Argo Rollouts' AnalysisTemplate, per revision): metrics from the agent server, a JSON endpoint or Prometheus, judged by CEL conditions. Not acted on yet: see docs/analysis.md.",
+    ),
     deletionPolicy: DeletionPolicy.default('Delete').describe(
       'What deleting this object does: Delete (the default) deletes the deployment; Orphan leaves it running.',
     ),
@@ -278,6 +282,7 @@ export const AgentDeploymentStatus = z.object({
   verification: VerificationStatus.optional().describe(
     'Post-deploy verification of the latest revision: the run in flight and the last completed one.',
   ),
+  analysis: AnalysisStatus.optional(),
   lastHandledReconcileAt: z
     .string()
     .max(256)

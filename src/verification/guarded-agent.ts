@@ -13,12 +13,19 @@ import { ALLOWED_INTERNAL_SETTING, type InternalAddressPolicy } from './internal
 
 /** A connection refused by the address rules: nothing was sent. */
 export class AddressRefusedError extends Error {
+  /** The host the request named, the address it reached, and why that address is refused (e.g. loopback). */
+  readonly host: string;
+  readonly address: string;
+  readonly kind: string;
   constructor(host: string, address: string, kind: string) {
     const via = host === address ? address : `${host}, which resolves to ${address}`;
     super(
       `the agent server's address (${via}) is ${kind}: verification with the namespace's own credentials does not call internal addresses unless the administrator allows them (${ALLOWED_INTERNAL_SETTING}); no request was made`,
     );
     this.name = 'AddressRefusedError';
+    this.host = host;
+    this.address = address;
+    this.kind = kind;
   }
 }
 

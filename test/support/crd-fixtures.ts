@@ -37,6 +37,45 @@ export function sandboxTemplate(name = 'template'): Obj {
   };
 }
 
+/** A valid spec.analysis: one metric of each provider, headers of both kinds. */
+export function analysis(): Record<string, unknown> {
+  return {
+    interval: '30s',
+    count: 5,
+    failureLimit: 1,
+    inconclusiveLimit: 1,
+    metrics: [
+      {
+        name: 'smoke',
+        agentServer: { assistantId: 'agent', runs: 3 },
+        successCondition: 'result.successRate >= 0.95',
+        failureCondition: 'result.successRate < 0.8',
+      },
+      {
+        name: 'error-rate',
+        web: {
+          url: 'https://metrics.example.com/agents/error-rate',
+          jsonPath: '{$.errorRate}',
+          headers: [
+            { name: 'Authorization', valueFrom: { secretKeyRef: { name: 'metrics', key: 'token' } } },
+            { name: 'Accept', value: 'application/json' },
+          ],
+        },
+        successCondition: 'result < 0.05',
+      },
+      {
+        name: 'p95',
+        prometheus: {
+          address: 'https://prometheus.example.com',
+          query: 'agent_p95{revision={{revisionId}}}',
+        },
+        successCondition: 'result[0] < 2000.0',
+        dryRun: true,
+      },
+    ],
+  };
+}
+
 /** Valid objects beyond the bases: what, base, edit. */
 export const VALID_VARIATIONS: [string, () => Obj, Mutate][] = [
   ['integer cpu values', externalImage, (o) => Object.assign(rs(o), { cpu: 8, cpuLimit: 16, queueCpu: 0.1 })],
@@ -58,6 +97,13 @@ export const VALID_VARIATIONS: [string, () => Obj, Mutate][] = [
     externalImage,
     (o) => {
       sidecar(o).env = [{ name: 'POD', value: '', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }];
+    },
+  ],
+  [
+    'an analysis with every provider',
+    externalImage,
+    (o) => {
+      o.spec.analysis = analysis();
     },
   ],
 ];
@@ -548,5 +594,77 @@ export const INVALID_CASES: [string, () => Obj, Mutate, string][] = [
       o.spec.proxyRules = [{ name: 'a' }, { name: 'a' }];
     },
     'spec.proxyRules[].name must be unique',
+  ],
+  [
+    'an analysis metric with no provider',
+    repoHost,
+    (o) => {
+      o.spec.analysis = { count: 1, metrics: [{ name: 'm', successCondition: 'result' }] };
+    },
+    'spec.analysis.metrics[]: one provider is required: agentServer, web or prometheus',
+  ],
+  [
+    'an analysis metric with two providers',
+    repoHost,
+    (o) => {
+      o.spec.analysis = {
+        count: 1,
+        metrics: [
+          {
+            name: 'm',
+            agentServer: { assistantId: 'agent' },
+            prometheus: { address: 'https://p.example.com', query: 'up' },
+            successCondition: 'result',
+          },
+        ],
+      };
+    },
+    'spec.analysis.metrics[]: only one provider may be set: agentServer, web or prometheus',
+  ],
+  [
+    'an analysis header with value and valueFrom',
+    repoHost,
+    (o) => {
+      const web = {
+        url: 'https://metrics.example.com/x',
+        jsonPath: '{$.x}',
+        headers: [{ name: 'X-Key', value: 'x', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+      };
+      o.spec.analysis = { count: 1, metrics: [{ name: 'm', web, successCondition: 'result' }] };
+    },
+    'spec.analysis.metrics[].web.headers[]: exactly one of value or valueFrom is required',
+  ],
+  [
+    'an analysis interval that is not a duration',
+    repoHost,
+    (o) => {
+      o.spec.analysis = { ...analysis(), interval: 'often' };
+    },
+    'spec.analysis.interval must be a duration such as 30s, 5m or 1h',
+  ],
+  [
+    'an analysis interval out of range',
+    repoHost,
+    (o) => {
+      o.spec.analysis = { ...analysis(), interval: '1s' };
+    },
+    'spec.analysis.interval must be between 10s and 24h',
+  ],
+  [
+    'duplicate analysis metric names',
+    repoHost,
+    (o) => {
+      const m = { name: 'm', agentServer: { assistantId: 'agent' }, successCondition: 'result' };
+      o.spec.analysis = { count: 1, metrics: [m, { ...m }] };
+    },
+    'spec.analysis.metrics[].name must be unique',
+  ],
+  [
+    'an analysis with no metric',
+    repoHost,
+    (o) => {
+      o.spec.analysis = { count: 1, metrics: [] };
+    },
+    'spec.analysis.metrics must list at least one metric',
   ],
 ];
