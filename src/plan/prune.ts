@@ -68,7 +68,7 @@ async function plannedDeletion(
   });
   // Pruning is what deletes it: planned as if its deletion had begun.
   const deleting = deletionFactsOf(obj, name, facts.now, defaultCredentialsRefused(facts));
-  const port = planPort(world, namespace, spec, notes);
+  const port = planPort(world, namespace, { spec, labels: obj.metadata.labels }, notes);
   const client = () => {
     if (!facts.credentials?.ok)
       throw new Error('the control plane was asked for before credentials resolved');

@@ -18,6 +18,7 @@ import { Interner } from '../../lib/interner.ts';
 import { knownFields } from '../../lib/known-fields.ts';
 import { ClaimIndex } from '../../reconcile/agentdeployment/claim-index.ts';
 import { deploymentNameOf } from '../../reconcile/agentdeployment/claims.ts';
+import { selects } from '../../reconcile/agentdeployment/policy-windows.ts';
 import { identityOf, usableCredentials as usableCredentialsOf } from '../../reconcile/credentials.ts';
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
@@ -47,6 +48,7 @@ import {
   projectAgentDeployment,
 } from './cache/projection.ts';
 import { SecretIndex } from './cache/secret-index.ts';
+import { watchWindowPolicies } from './cache/window-policies.ts';
 import {
   heldWhileListing,
   primeTakeover,
@@ -257,6 +259,21 @@ export function startAgentDeploymentController(
     },
   });
   const scopeOf = namespaceLabels.scopeOf;
+  const windowPolicies = watchWindowPolicies({
+    access,
+    logger,
+    // The objects it selected or selects now look again (a hold starts or ends); a projection is not
+    // this replica's to look at.
+    changed: (policy, before) => {
+      for (const cached of objects.list()) {
+        const obj = fullObject(cached);
+        if (!obj) continue;
+        const ns = namespaceLabels.labelsOf(obj.metadata.namespace ?? '');
+        const labels = obj.metadata.labels;
+        if (selects(policy, ns, labels) || (before && selects(before, ns, labels))) enqueue(obj);
+      }
+    },
+  });
 
   const observer = new DeploymentObserver({
     pollIntervalMs: options.settings.pollIntervalMs,
@@ -280,6 +297,8 @@ export function startAgentDeploymentController(
     ...options.settings,
     heldObjects: () => queue.held(),
     defaultCredentialsScope: scopeOf,
+    windowPolicies: (namespace, labels) =>
+      windowPolicies.selecting(namespaceLabels.labelsOf(namespace), labels),
     ...credentialsFinalizer(access, secrets, (namespace) => objects.list(namespace)),
     // A projection is never a pass's object (the share reads it in full first).
     getObject: (namespace, name) => unwritten.overlay(written.read(fullObject(objects.get(namespace, name)))),
@@ -362,10 +381,11 @@ export function startAgentDeploymentController(
         ? credentialsKey(credentials)
         : `unresolved:${namespace}/${obj.spec.credentialsSecretRef?.name ?? ''}`;
     },
-    hasSynced: () => objects.hasSynced() && secrets.hasSynced() && namespaceLabels.hasSynced(),
+    hasSynced: () =>
+      objects.hasSynced() && secrets.hasSynced() && namespaceLabels.hasSynced() && windowPolicies.hasSynced(),
     stop: async () => {
       observer.stop();
-      await Promise.all([objects.stop(), secrets.stop(), namespaceLabels.stop()]);
+      await Promise.all([objects.stop(), secrets.stop(), namespaceLabels.stop(), windowPolicies.stop()]);
     },
   };
 }

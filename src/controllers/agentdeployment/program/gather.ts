@@ -138,6 +138,13 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
         facts.claims = { claims: deps.claims };
         return;
       }
+      if (read === 'policies') {
+        facts.policies = {
+          readable: true,
+          selecting: deps.windowPolicies(namespace, pass.obj.metadata.labels),
+        };
+        return;
+      }
       const client = passClient(deps, pass, facts);
       const { identity } = resolvedOf(facts);
       switch (read) {

@@ -102,6 +102,7 @@ export async function controllerVerdict(
     claims: (query: Parameters<ClaimIndex['claims']>[0]) => claims.claims(query),
     cacheShows: async () => true,
     defaultCredentialsScope: (namespace: string) => scope.decisionFor(namespace, undefined),
+    windowPolicies: () => [],
     protectCredentials: async () => {
       kubeWrites.push('protectCredentials');
     },
@@ -192,6 +193,7 @@ export async function planVerdict(sim: Simulator, world: BuiltWorld): Promise<st
       controllerSettings: async () => ({ ok: true, settings: world.settings, deployment: 'test/controller' }),
       settingsLocation: 'test/settings',
       namespaceLabels: async () => ({}),
+      windowPolicies: async () => [],
       maySeeSecrets: async () => true,
     },
     defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },

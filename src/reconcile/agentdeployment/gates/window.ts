@@ -1,10 +1,13 @@
 /**
- * Gate `window` (issue 53): a change waits while spec.deploymentWindows hold it (no Deny window open and,
- * if any Allow window is listed, inside one; lib/schedule/ reads the time). It holds what this pass would
- * send: a create, a PATCH or a revert (the drift decision says so) and a redeploy (the follow verdict
- * says so, once the revision is read); a revision in flight is followed to the end, and a rollback,
- * automatic or by hand (the gates after and before it), goes through. The override-window annotation lets
- * one change through. A window the controller cannot read is InvalidWindow, nothing sent.
+ * Gate `window` (issue 53): a change waits while the deployment windows hold it: the object's own
+ * (spec.deploymentWindows) and those of every DeploymentWindowPolicy that selects it, under one rule (no
+ * Deny window open and, if any Allow window is listed anywhere, inside one; lib/schedule/ reads the
+ * time). It holds what this pass would send: a create, a PATCH or a revert (the drift decision says so)
+ * and a redeploy (the follow verdict says so, once the revision is read); a revision in flight is
+ * followed to the end. A rollback, automatic or by hand (the gates after and before it), goes through
+ * unless a source of a closed window forbids it (window-fact.ts, rollbackHold). The override-window
+ * annotation lets one change through, except a policy's window without manualOverride (the refusal is
+ * said). A window the controller cannot read is InvalidWindow, nothing sent.
  */
 import { Reason } from '../../../api/names.ts';
 import { writesHeld } from '../derived.ts';
@@ -14,7 +17,10 @@ import { heldBy } from '../window-fact.ts';
 
 export const window: Gate = (facts) => {
   const { spec } = facts.object;
-  if (!spec.deploymentWindows?.length || isObserveOnly(spec) || !facts.desired?.ok) return undefined;
+  if (isObserveOnly(spec) || !facts.desired?.ok) return undefined;
+  if (!facts.policies) return { gate: 'window', kind: 'read', read: 'policies' };
+  const policies = facts.policies.readable ? facts.policies.selecting.length : 0;
+  if (!spec.deploymentWindows?.length && !policies) return undefined;
   if (!facts.window) return { gate: 'window', kind: 'read', read: 'window' };
   const fact = facts.window;
   if (!fact.ok) return { gate: 'window', kind: 'stall', reason: Reason.InvalidWindow, message: fact.message };
@@ -23,11 +29,13 @@ export const window: Gate = (facts) => {
   if (!facts.drift) return { gate: 'window', kind: 'read', read: 'drift' };
   const held = heldChange(facts.drift.kind, facts.follow?.kind);
   if (!held) return undefined;
+  const { message, retryAfterMs } = heldBy(fact.state, facts.now, held);
   return {
     gate: 'window',
     kind: 'wait',
     reason: Reason.WindowClosed,
-    ...heldBy(fact.state, facts.now, held),
+    message: fact.overrideRefused ? `${message}; ${fact.overrideRefused.why}` : message,
+    retryAfterMs,
     windowClosed: true,
   };
 };
