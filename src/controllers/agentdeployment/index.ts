@@ -18,7 +18,6 @@ import { Interner } from '../../lib/interner.ts';
 import { knownFields } from '../../lib/known-fields.ts';
 import { ClaimIndex } from '../../reconcile/agentdeployment/claim-index.ts';
 import { deploymentNameOf } from '../../reconcile/agentdeployment/claims.ts';
-import { selects } from '../../reconcile/agentdeployment/policy-windows.ts';
 import { identityOf, usableCredentials as usableCredentialsOf } from '../../reconcile/credentials.ts';
 import { CacheArrivals } from '../../runtime/cache-arrivals.ts';
 import type { Reconciler } from '../../runtime/controller.ts';
@@ -37,6 +36,7 @@ import { createSecretCache, type SecretCache } from '../../runtime/secret-cache.
 import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
+import { startWindowPolicies, type WindowPolicyController } from '../windowpolicy/index.ts';
 import { CachedShare } from './cache/cached-share.ts';
 import { internAgentDeployment, internDeployment, internProjection } from './cache/intern.ts';
 import { watchNamespaceLabels } from './cache/namespace-labels.ts';
@@ -48,7 +48,6 @@ import {
   projectAgentDeployment,
 } from './cache/projection.ts';
 import { SecretIndex } from './cache/secret-index.ts';
-import { watchWindowPolicies } from './cache/window-policies.ts';
 import {
   heldWhileListing,
   primeTakeover,
@@ -127,6 +126,8 @@ export interface AgentDeploymentController {
   changes(): number;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
+  /** The DeploymentWindowPolicies, and what they hold (their status is written while started). */
+  windowPolicies: WindowPolicyController;
   /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
   defaultCredentialsScope(namespace: string): ScopeDecision;
   /**
@@ -243,6 +244,7 @@ export function startAgentDeploymentController(
       unwritten.forget(key);
       written.forget(key);
       observer.untrack(key);
+      windowPolicies.holds.forget(key);
       options.settings.verifier.forget(key);
       // Its claim on the name is gone: an object that lost the name to it looks again now.
       for (const other of claims.keysNamed(deploymentNameOf(obj))) queue.add(other);
@@ -259,20 +261,13 @@ export function startAgentDeploymentController(
     },
   });
   const scopeOf = namespaceLabels.scopeOf;
-  const windowPolicies = watchWindowPolicies({
+  const windowPolicies = startWindowPolicies({
     access,
     logger,
-    // The objects it selected or selects now look again (a hold starts or ends); a projection is not
-    // this replica's to look at.
-    changed: (policy, before) => {
-      for (const cached of objects.list()) {
-        const obj = fullObject(cached);
-        if (!obj) continue;
-        const ns = namespaceLabels.labelsOf(obj.metadata.namespace ?? '');
-        const labels = obj.metadata.labels;
-        if (selects(policy, ns, labels) || (before && selects(before, ns, labels))) enqueue(obj);
-      }
-    },
+    // A projection is not this replica's to look at.
+    objects: () => objects.list().flatMap((obj) => fullObject(obj) ?? []),
+    namespaceLabels: namespaceLabels.labelsOf,
+    enqueue,
   });
 
   const observer = new DeploymentObserver({
@@ -299,6 +294,7 @@ export function startAgentDeploymentController(
     defaultCredentialsScope: scopeOf,
     windowPolicies: (namespace, labels) =>
       windowPolicies.selecting(namespaceLabels.labelsOf(namespace), labels),
+    windowHolds: (key, policies, own) => windowPolicies.holds.report(key, policies, own),
     ...credentialsFinalizer(access, secrets, (namespace) => objects.list(namespace)),
     // A projection is never a pass's object (the share reads it in full first).
     getObject: (namespace, name) => unwritten.overlay(written.read(fullObject(objects.get(namespace, name)))),
@@ -370,6 +366,7 @@ export function startAgentDeploymentController(
     },
     changes: () => objects.changes() + share.changes(),
     secrets,
+    windowPolicies,
     defaultCredentialsScope: scopeOf,
     tenantOf: (key) => {
       const { namespace, name } = splitKey(key);
@@ -385,6 +382,7 @@ export function startAgentDeploymentController(
       objects.hasSynced() && secrets.hasSynced() && namespaceLabels.hasSynced() && windowPolicies.hasSynced(),
     stop: async () => {
       observer.stop();
+      windowPolicies.holds.stop();
       await Promise.all([objects.stop(), secrets.stop(), namespaceLabels.stop(), windowPolicies.stop()]);
     },
   };

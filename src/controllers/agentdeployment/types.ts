@@ -82,6 +82,8 @@ export interface AgentDeploymentDeps {
    * cache (cache/window-policies.ts).
    */
   windowPolicies(namespace: string, labels: Record<string, string> | undefined): PolicyWindows[];
+  /** A pass's finding: the policies (and whether its own windows) holding its change now. */
+  windowHolds(key: string, policies: readonly string[], own: boolean): void;
   /** Puts the in-use finalizer on the credentials Secret an object names, unless it has it. */
   protectCredentials(namespace: string, secretName: string, signal: AbortSignal): Promise<void>;
   /**

@@ -30,6 +30,8 @@ export type WindowFact =
       overrideRefused?: { value: string; why: string } | undefined;
       /** A rollback is held too: the state of the windows whose source forbids it (closed). */
       rollbackHeld?: WindowState | undefined;
+      /** Closed: the policies whose windows alone hold a change, and whether the object's own do. */
+      holders?: { policies: string[]; own: boolean } | undefined;
     }
   | { ok: false; message: string };
 
@@ -85,15 +87,20 @@ export function windowOf(facts: AgentDeploymentFacts): WindowFact {
     now,
   );
   const rollbackHeld = strict.allowed ? undefined : strict;
+  const closed = sources.filter((s) => s.windows.length && !windowState(s.windows, now).allowed);
+  const holders = {
+    policies: closed.flatMap((s) => (s.policy === undefined ? [] : [s.policy])),
+    own: closed.some((s) => s.policy === undefined),
+  };
   // Cleaned as status and events keep it (a namespace user wrote it), and compared so.
   const raw = metadata.annotations?.[Annotation.OverrideWindow];
   const asked = raw ? cleanPeerText(raw, 256) : undefined;
   if (!asked || asked === status.deploymentWindow?.overrideSpent)
-    return { ok: true, state, override: undefined, rollbackHeld };
+    return { ok: true, state, override: undefined, rollbackHeld, holders };
   // The override lifts the windows it may: those of the sources without it must allow the change alone.
   const locked = sources.filter((s) => !s.manualOverride);
   const lockedState = stateOf(locked, now);
-  if (lockedState.allowed) return { ok: true, state, override: asked, rollbackHeld };
+  if (lockedState.allowed) return { ok: true, state, override: asked, rollbackHeld, holders };
   const holder = locked.find((s) => lockedState.holding && s.windows.includes(lockedState.holding));
   return {
     ok: true,
@@ -104,6 +111,7 @@ export function windowOf(facts: AgentDeploymentFacts): WindowFact {
       why: `the override-window annotation is refused: ${policyRef(holder?.policy ?? '')} has manualOverride false`,
     },
     rollbackHeld,
+    holders,
   };
 }
 

@@ -103,6 +103,7 @@ export async function controllerVerdict(
     cacheShows: async () => true,
     defaultCredentialsScope: (namespace: string) => scope.decisionFor(namespace, undefined),
     windowPolicies: () => [],
+    windowHolds: () => {},
     protectCredentials: async () => {
       kubeWrites.push('protectCredentials');
     },
