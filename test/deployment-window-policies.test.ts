@@ -3,8 +3,8 @@
  * namespace by its labels holds an image change (nothing sent for several poll intervals; WindowClosed
  * naming the policy; the plan agreeing; the policy's status listing the object); the namespace user's
  * override annotation is refused while the policy's manualOverride is false, and lets the change through
- * once it is true; a namespace user cannot edit the policy; a policy that does not select the namespace
- * holds nothing.
+ * once it is true; a namespace user cannot edit the policy; its window holds the DELETE of a deleted
+ * object; a policy that does not select the namespace holds nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
@@ -21,6 +21,7 @@ import { externalImage } from './support/agd-objects.ts';
 import {
   condition,
   createAgd,
+  deleteAgd,
   eventually,
   getAgd,
   type Harness,
@@ -196,5 +197,20 @@ describe('DeploymentWindowPolicy', () => {
     ).toHaveLength(1);
     // No longer held: the policy's status says so.
     await eventually(async () => (await getPolicy(freeze)).status?.heldObjects === 0, 'the hold released');
+
+    // The policy's window holds the DELETE too (the override is for changes): the finalizer stays.
+    await deleteAgd(h, 'held');
+    const deleting = await eventually(async () => {
+      const obj = await getAgd(h, 'held');
+      return condition(obj, 'Reconciling')?.reason === 'WindowClosed' ? obj : undefined;
+    }, 'the DELETE held');
+    expect(condition(deleting, 'Reconciling')?.message).toContain(`the deletion waits: ${holding}`);
+    expect(writesTo('held').filter((w) => w.startsWith('DELETE'))).toEqual([]);
+    // The freeze lifted: the DELETE goes.
+    await kubeRequest(h.access, { method: 'DELETE', path: `${POLICIES_PATH}/${freeze}` });
+    await eventually(
+      async () => !h.sim.deployments().some((d) => d.name === 'held'),
+      'the deployment deleted',
+    );
   });
 });

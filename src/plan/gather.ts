@@ -200,7 +200,7 @@ export function planPort(
 }
 
 /** The DeploymentWindowPolicies selecting the object, as this user may read them. */
-async function policiesOf(
+export async function policiesOf(
   world: PlanWorld,
   namespace: string,
   labels: Record<string, string> | undefined,

@@ -140,16 +140,21 @@ export const describeWindow = (w: DeploymentWindow): string =>
   `${w.field} (${w.kind} "${w.schedule.text.trim()}" for ${formatDuration(w.durationMs)}, ${w.timeZone})`;
 
 /**
- * What a deletion reads of the windows: held while they are closed (a window nothing can read holds
- * nothing: the object's own spec stalls on it while it lives).
+ * What a deletion reads of the windows, its own and its policies': held while they are closed (a window
+ * nothing can read holds nothing: the object's own spec, or the policy's status, says so).
  */
 export function closedWindowOf(
   windows: readonly WindowSpec[] | undefined,
+  policies: readonly PolicyWindows[],
   now: Date,
 ): { message: string; retryAfterMs: number } | undefined {
-  if (!windows?.length) return undefined;
+  if (!windows?.length && !policies.length) return undefined;
   try {
-    const state = windowState(parseWindows(windows, WINDOWS_FIELD), now.getTime());
+    const all = [
+      ...parseWindows(windows ?? [], WINDOWS_FIELD),
+      ...policies.flatMap((p) => parseWindows(p.windows, `${policyRef(p.name)} windows`)),
+    ];
+    const state = windowState(all, now.getTime());
     return state.allowed ? undefined : heldBy(state, now, 'the deletion');
   } catch (err) {
     if (err instanceof WindowError) return undefined;

@@ -83,6 +83,7 @@ export function finalizeStep(
         nameOf(pass),
         deps.now(),
         refused,
+        deps.windowPolicies(pass.obj.metadata.namespace ?? '', pass.obj.metadata.labels),
       );
       // Made once the credentials are resolved (the first read deletion asks for when it reads at all).
       let made: ExternalDeployment | undefined;
