@@ -243,7 +243,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     if (!sharded) void primeListing();
     agentDeployments.observer.start();
     if (!sharded) sandboxTemplates.importer?.start();
-    // A policy's status counts every object it holds: only a replica that works on all of them writes it.
+    // A policy's status counts every object it holds: only a replica that works on all of them writes it
+    // (not a share under --sharding=auto; a release watching some namespaces: windowpolicy/index.ts).
     if (!sharded)
       agentDeployments.windowPolicies.holds.start(
         agentDeployments.windowPolicies.list().map((p) => p.metadata.name),

@@ -267,6 +267,8 @@ export function startAgentDeploymentController(
     // A projection is not this replica's to look at.
     objects: () => objects.list().flatMap((obj) => fullObject(obj) ?? []),
     namespaceLabels: namespaceLabels.labelsOf,
+    namespaces: namespaceLabels.list,
+    scope: { namespaces: options.namespaces, labelSelector: options.labelSelector },
     enqueue,
   });
 

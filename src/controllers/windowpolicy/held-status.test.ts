@@ -51,10 +51,11 @@ describe('PolicyHolds', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  function holdsOf(policies: DeploymentWindowPolicy[]) {
+  function holdsOf(policies: DeploymentWindowPolicy[], mayWrite = true) {
     const writes: { name: string; status: Record<string, unknown> }[] = [];
     const holds = new PolicyHolds({
       policyOf: (name) => policies.find((p) => p.metadata.name === name),
+      mayWrite: () => mayWrite,
       writeStatus: async (p, status) => {
         writes.push({ name: p.metadata.name, status });
         // What the informer would then show.
@@ -99,6 +100,14 @@ describe('PolicyHolds', () => {
     holds.forget('ns/b');
     await vi.advanceTimersByTimeAsync(1_000);
     expect(writes.map((w) => w.status.heldObjects)).toEqual([2, 0]);
+  });
+
+  it('a controller that does not see every object the policy selects: counts, writes nothing', async () => {
+    const { holds, writes } = holdsOf([policy('freeze')], false);
+    holds.start(['freeze']);
+    holds.report('ns/a', ['freeze']);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(writes).toEqual([]);
   });
 
   it('not started (a replica that does not work on every object): counts, writes nothing', async () => {

@@ -3,7 +3,8 @@
  * its status written from it: at most once per change, a debounce per policy gathering the reports of
  * many passes into one status patch, and none when the status already says it (policy-status.ts).
  * Writes only while started (the leader's work; under --sharding=auto no replica sees every object, so
- * none writes it).
+ * none writes it), and only a policy whose every object it sees (mayWrite: a release watching some
+ * namespaces writes those policies only that select none beyond them).
  */
 import type { Logger } from 'pino';
 import type { DeploymentWindowPolicy } from '../../api/deployment-window-policy.ts';
@@ -18,6 +19,8 @@ export const POLICY_RESOURCE = { group: GROUP, version: VERSION, plural: DEPLOYM
 export interface PolicyHoldsOptions {
   /** The cached policy of a name (undefined: gone, nothing written). */
   policyOf(name: string): DeploymentWindowPolicy | undefined;
+  /** Whether this controller sees every object the policy selects (else its count is not the whole). */
+  mayWrite?(policy: DeploymentWindowPolicy): boolean;
   /** Merge-patches the policy's status. */
   writeStatus(policy: DeploymentWindowPolicy, status: Record<string, unknown>): Promise<void>;
   logger: Logger;
@@ -104,6 +107,7 @@ export class PolicyHolds {
       this.#byPolicy.delete(name);
       return;
     }
+    if (this.#options.mayWrite && !this.#options.mayWrite(policy)) return;
     const held = this.#byPolicy.get(name) ?? new Set<string>();
     const status = policyStatus(policy, held, this.#options.now?.() ?? new Date());
     if (sameStatus(policy.status, status)) return;

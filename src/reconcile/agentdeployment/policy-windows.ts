@@ -36,10 +36,14 @@ export function selects(
   namespaceLabels: Record<string, string> | undefined,
   objectLabels: Record<string, string> | undefined,
 ): boolean {
-  const { namespaceSelector, selector } = policy.spec;
-  if (!structuredSelector(namespaceSelector).matches(namespaceLabels)) return false;
+  const { selector } = policy.spec;
+  if (!selectsNamespace(policy, namespaceLabels)) return false;
   return !selector || structuredSelector(selector).matches(objectLabels);
 }
+
+/** Whether `policy` selects a namespace of labels `namespaceLabels` (some of its objects, or all). */
+export const selectsNamespace = (policy: PolicyLike, namespaceLabels: Record<string, string> | undefined) =>
+  structuredSelector(policy.spec.namespaceSelector).matches(namespaceLabels);
 
 export const policyWindowsOf = (policy: PolicyLike): PolicyWindows => ({
   name: policy.metadata.name,

@@ -17,6 +17,8 @@ interface NamespaceLabels {
   scopeOf(namespace: string): ScopeDecision;
   /** A namespace's cached labels. */
   labelsOf(namespace: string): Record<string, string> | undefined;
+  /** Every namespace with its labels. */
+  list(): { name: string; labels: Record<string, string> | undefined }[];
   hasSynced(): boolean;
   stop(): Promise<void>;
 }
@@ -43,6 +45,8 @@ export function watchNamespaceLabels(options: {
   return {
     scopeOf: (namespace) => scope.decisionFor(namespace, labelsOf(namespace)),
     labelsOf,
+    list: () =>
+      namespaces.list().map((ns) => ({ name: ns.metadata?.name ?? '', labels: ns.metadata?.labels })),
     hasSynced: () => namespaces.hasSynced(),
     stop: () => namespaces.stop(),
   };
