@@ -61,8 +61,8 @@ export class PolicyHolds {
     }
     for (const name of after) {
       if (before.has(name)) continue;
-      let held = this.#byPolicy.get(name);
-      if (!held) this.#byPolicy.set(name, (held = new Set()));
+      const held = this.#byPolicy.get(name) ?? new Set<string>();
+      this.#byPolicy.set(name, held);
       held.add(key);
       this.changed(name);
     }
