@@ -4,7 +4,8 @@
  * naming the policy; the plan agreeing; the policy's status listing the object); the namespace user's
  * override annotation is refused while the policy's manualOverride is false, and lets the change through
  * once it is true; a namespace user cannot edit the policy; its window holds the DELETE of a deleted
- * object; a policy that does not select the namespace holds nothing.
+ * object; a policy with allowRollback false holds an undo by hand; a policy that does not select the
+ * namespace holds nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../src/api/agentdeployment.ts';
@@ -212,5 +213,50 @@ describe('DeploymentWindowPolicy', () => {
       async () => !h.sim.deployments().some((d) => d.name === 'held'),
       'the deployment deleted',
     );
+  });
+
+  it('a policy with allowRollback false holds kubectl agd undo; true lets it through, one redeploy', {
+    timeout: 120_000,
+  }, async () => {
+    await createAgd(h, externalImage('undone'));
+    await waitReady(h, 'undone');
+    await mergePatchAgd(h, 'undone', IMAGE_2);
+    await eventually(async () => {
+      const obj = await getAgd(h, 'undone');
+      return obj.status?.history?.length === 2 && obj.status.history[0]?.outcome === 'Deployed';
+    }, 'the second revision deployed');
+    const noRollback = `no-rollback-${h.ns}`;
+    await createPolicy(noRollback, {
+      namespaceSelector: { matchLabels: { [LABEL]: h.ns } },
+      windows: [ALWAYS],
+      allowRollback: false,
+    });
+    const before = writesTo('undone').length;
+    await mergePatchAgd(h, 'undone', {
+      metadata: { annotations: { [Annotation.UndoRequestedAt]: new Date().toISOString() } },
+    });
+    await eventually(
+      async () =>
+        (await reconciling('undone'))?.message.startsWith(
+          `the rollback waits: DeploymentWindowPolicy/${noRollback} windows[0]`,
+        ),
+      'the undo held',
+    );
+    await sleep(3_000);
+    expect(writesTo('undone').slice(before)).toEqual([]);
+    // Rollbacks allowed through the freeze: the undo held is made, once.
+    await kubeRequest(h.access, {
+      method: 'PATCH',
+      path: `${POLICIES_PATH}/${noRollback}`,
+      body: { spec: { allowRollback: true } },
+      contentType: 'application/merge-patch+json',
+    });
+    await eventually(
+      async () => condition(await getAgd(h, 'undone'), 'Stalled')?.reason === 'RolledBack',
+      'RolledBack',
+    );
+    expect(writesTo('undone').slice(before)).toEqual([
+      'POST /v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
+    ]);
   });
 });
