@@ -9,6 +9,7 @@ import { z } from 'zod';
 import {
   API_VERSION_DESCRIPTION,
   conditions,
+  durationField,
   KIND_DESCRIPTION,
   ObjectMeta,
   UNOBSERVED_STATUS,
@@ -55,7 +56,14 @@ export const DeploymentWindowPolicySpec = z.object({
     'When set, only the AgentDeployments of those namespaces whose labels it matches (both selectors must match).',
   ),
   windows: z
-    .array(DeploymentWindow)
+    .array(
+      // The window of spec.deploymentWindows, its refusals naming this field.
+      DeploymentWindow.extend({
+        duration: durationField('spec.windows[].duration', '1m', '8784h').describe(
+          DeploymentWindow.shape.duration.description ?? '',
+        ),
+      }),
+    )
     .min(1)
     .max(16)
     .describe(
