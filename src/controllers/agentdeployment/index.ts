@@ -294,8 +294,12 @@ export function startAgentDeploymentController(
     ...options.settings,
     heldObjects: () => queue.held(),
     defaultCredentialsScope: scopeOf,
-    windowPolicies: (namespace, labels) =>
-      windowPolicies.selecting(namespaceLabels.labelsOf(namespace), labels),
+    windowPolicies: (namespace, labels) => {
+      const unknown =
+        windowPolicies.unknown() ??
+        (namespaceLabels.hasSynced() ? undefined : 'the namespaces are not listed yet');
+      return unknown ? { unknown } : windowPolicies.selecting(namespaceLabels.labelsOf(namespace), labels);
+    },
     windowHolds: (key, policies, own) => windowPolicies.holds.report(key, policies, own),
     ...credentialsFinalizer(access, secrets, (namespace) => objects.list(namespace)),
     // A projection is never a pass's object (the share reads it in full first).

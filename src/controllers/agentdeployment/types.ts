@@ -79,9 +79,12 @@ export interface AgentDeploymentDeps {
   defaultCredentialsScope(namespace: string): ScopeDecision;
   /**
    * The DeploymentWindowPolicies that select an object of this namespace with these labels, from the
-   * cache (cache/window-policies.ts).
+   * cache (cache/window-policies.ts); why they are not known, while it has not listed them.
    */
-  windowPolicies(namespace: string, labels: Record<string, string> | undefined): PolicyWindows[];
+  windowPolicies(
+    namespace: string,
+    labels: Record<string, string> | undefined,
+  ): PolicyWindows[] | { unknown: string };
   /** A pass's finding: the policies (and whether its own windows) holding its change now. */
   windowHolds(key: string, policies: readonly string[], own: boolean): void;
   /** Puts the in-use finalizer on the credentials Secret an object names, unless it has it. */

@@ -17,10 +17,14 @@ export interface PolicyWindows {
   allowRollback: boolean;
 }
 
-/** The policies that select the object, or why they could not be read (a plan without the right). */
+/**
+ * The policies that select the object, or why they could not be read: the plan goes on without them and
+ * says so; the controller (`hold`: its cache has not listed them) holds what it would send, since a
+ * freeze it cannot see may be in force.
+ */
 export type PoliciesFact =
   | { readable: true; selecting: readonly PolicyWindows[] }
-  | { readable: false; why: string };
+  | { readable: false; why: string; hold?: true };
 
 /** The policies' collection on the API server (cluster-scoped). */
 export const POLICIES_PATH = `/apis/${GROUP}/${VERSION}/${DEPLOYMENT_WINDOW_POLICY.plural}`;

@@ -37,3 +37,13 @@ describe('closedWindowOf: what holds a deletion', () => {
     else expect(held?.message).toContain(expected);
   });
 });
+
+describe('closedWindowOf: the policies not known (the controller has not listed them)', () => {
+  it('holds the deletion, saying why; its own closed window says first', () => {
+    const unknown = { unknown: 'the DeploymentWindowPolicies are not listed yet' };
+    expect(closedWindowOf(undefined, unknown, NOW)?.message).toBe(
+      'the deletion waits: the DeploymentWindowPolicies are not listed yet',
+    );
+    expect(closedWindowOf([DENY_NOW], unknown, NOW)?.message).toContain('spec.deploymentWindows[0]');
+  });
+});

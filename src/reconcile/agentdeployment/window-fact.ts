@@ -139,15 +139,28 @@ export function heldBy(
 export const describeWindow = (w: DeploymentWindow): string =>
   `${w.field} (${w.kind} "${w.schedule.text.trim()}" for ${formatDuration(w.durationMs)}, ${w.timeZone})`;
 
+/** How often a deletion looks again while the policies are not known. */
+const UNKNOWN_POLICIES_RETRY_MS = 5_000;
+
 /**
  * What a deletion reads of the windows, its own and its policies': held while they are closed (a window
- * nothing can read holds nothing: the object's own spec, or the policy's status, says so).
+ * nothing can read holds nothing: the object's own spec, or the policy's status, says so), and while the
+ * policies are not known (`unknown`: the controller has not listed them).
  */
 export function closedWindowOf(
   windows: readonly WindowSpec[] | undefined,
-  policies: readonly PolicyWindows[],
+  policies: readonly PolicyWindows[] | { unknown: string },
   now: Date,
 ): { message: string; retryAfterMs: number } | undefined {
+  if (!Array.isArray(policies)) {
+    const unknown = (policies as { unknown: string }).unknown;
+    return (
+      closedWindowOf(windows, [], now) ?? {
+        message: `the deletion waits: ${unknown}`,
+        retryAfterMs: UNKNOWN_POLICIES_RETRY_MS,
+      }
+    );
+  }
   if (!windows?.length && !policies.length) return undefined;
   try {
     const all = [

@@ -21,6 +21,8 @@ export interface WindowPolicies {
   ): PolicyWindows[];
   list(): DeploymentWindowPolicy[];
   hasSynced(): boolean;
+  /** Why the policies are not known yet (not listed, or the listing fails), or undefined once listed. */
+  unknown(): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -50,6 +52,11 @@ export function watchWindowPolicies(options: {
     selecting: (namespaceLabels, labels) => selectingPolicies(policies.list(), namespaceLabels, labels),
     list: () => policies.list(),
     hasSynced: () => policies.hasSynced(),
+    unknown: () => {
+      if (policies.hasSynced()) return undefined;
+      const error = policies.namespaceStates()[0]?.error;
+      return `the DeploymentWindowPolicies are not listed yet${error ? ` (${error})` : ''}`;
+    },
     stop: () => policies.stop(),
   };
 }

@@ -139,10 +139,10 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
         return;
       }
       if (read === 'policies') {
-        facts.policies = {
-          readable: true,
-          selecting: deps.windowPolicies(namespace, pass.obj.metadata.labels),
-        };
+        const selecting = deps.windowPolicies(namespace, pass.obj.metadata.labels);
+        facts.policies = Array.isArray(selecting)
+          ? { readable: true, selecting }
+          : { readable: false, why: selecting.unknown, hold: true };
         return;
       }
       const client = passClient(deps, pass, facts);

@@ -85,8 +85,8 @@ export function deletionFactsOf(
   name: string,
   now: Date,
   defaultCredentialsRefused?: string,
-  /** The DeploymentWindowPolicies selecting it: their windows hold the DELETE too. */
-  policies: readonly PolicyWindows[] = [],
+  /** The DeploymentWindowPolicies selecting it (their windows hold the DELETE too), or why not known. */
+  policies: readonly PolicyWindows[] | { unknown: string } = [],
 ): DeletionFacts {
   const { spec, status } = obj;
   return {

@@ -195,6 +195,34 @@ describe('gate window', () => {
     else expect(verdict).toMatchObject(expected);
   });
 
+  it.each<[string, string, object | undefined]>([
+    [
+      'a change',
+      'agent:2',
+      {
+        kind: 'wait',
+        reason: 'WindowClosed',
+        message: 'the change waits: the DeploymentWindowPolicies are not listed yet',
+      },
+    ],
+    ['nothing to change: the revision is followed', 'agent:1', undefined],
+  ])(
+    'the controller has not listed the policies (a freeze may be in force), %s',
+    (_name, image, expected) => {
+      const f = windowed({ windows: [], image });
+      f.policies = { readable: false, why: 'the DeploymentWindowPolicies are not listed yet', hold: true };
+      const verdict = decidedBy(window, f);
+      if (expected === undefined) expect(verdict).toBeUndefined();
+      else expect(verdict).toMatchObject(expected);
+    },
+  );
+
+  it('the plan could not read the policies: planned without them (its note says so)', () => {
+    const f = windowed({ windows: [], image: 'agent:2' });
+    f.policies = { readable: false, why: 'DeploymentWindowPolicies not read (no cluster)' };
+    expect(decidedBy(window, f)).toBeUndefined();
+  });
+
   it('the message names the window and when it opens, in its zone and in UTC', () => {
     const verdict = decidedBy(window, windowed({ windows: [ALLOW_LATER], image: 'agent:2' }));
     expect(verdict).toMatchObject({
