@@ -152,11 +152,10 @@ export function closedWindowOf(
   policies: readonly PolicyWindows[] | { unknown: string },
   now: Date,
 ): { message: string; retryAfterMs: number } | undefined {
-  if (!Array.isArray(policies)) {
-    const unknown = (policies as { unknown: string }).unknown;
+  if ('unknown' in policies) {
     return (
       closedWindowOf(windows, [], now) ?? {
-        message: `the deletion waits: ${unknown}`,
+        message: `the deletion waits: ${policies.unknown}`,
         retryAfterMs: UNKNOWN_POLICIES_RETRY_MS,
       }
     );

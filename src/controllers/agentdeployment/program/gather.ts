@@ -140,9 +140,10 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
       }
       if (read === 'policies') {
         const selecting = deps.windowPolicies(namespace, pass.obj.metadata.labels);
-        facts.policies = Array.isArray(selecting)
-          ? { readable: true, selecting }
-          : { readable: false, why: selecting.unknown, hold: true };
+        facts.policies =
+          'unknown' in selecting
+            ? { readable: false, why: selecting.unknown, hold: true }
+            : { readable: true, selecting };
         return;
       }
       const client = passClient(deps, pass, facts);
