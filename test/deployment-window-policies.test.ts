@@ -207,6 +207,11 @@ describe('DeploymentWindowPolicy', () => {
     }, 'the DELETE held');
     expect(condition(deleting, 'Reconciling')?.message).toContain(`the deletion waits: ${holding}`);
     expect(writesTo('held').filter((w) => w.startsWith('DELETE'))).toEqual([]);
+    // The policy's status counts the deletion it holds.
+    await eventually(
+      async () => (await getPolicy(freeze)).status?.held?.includes(`${h.ns}/held`),
+      'the deletion listed as held',
+    );
     // The freeze lifted: the DELETE goes.
     await kubeRequest(h.access, { method: 'DELETE', path: `${POLICIES_PATH}/${freeze}` });
     await eventually(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WindowSpec } from '../../lib/schedule/windows.ts';
 import type { PolicyWindows } from './policy-windows.ts';
-import { closedWindowOf } from './window-fact.ts';
+import { closedWindowOf, deletionHolders } from './window-fact.ts';
 
 // 2026-06-01T00:30:00Z: inside a Deny window opening at midnight for 2h.
 const NOW = new Date('2026-06-01T00:30:00Z');
@@ -45,5 +45,21 @@ describe('closedWindowOf: the policies not known (the controller has not listed 
       'the deletion waits: the DeploymentWindowPolicies are not listed yet',
     );
     expect(closedWindowOf([DENY_NOW], unknown, NOW)?.message).toContain('spec.deploymentWindows[0]');
+  });
+});
+
+describe("deletionHolders: what holds a DELETE, for the policies' status", () => {
+  it.each<[string, WindowSpec[] | undefined, PolicyWindows[], { policies: string[]; own: boolean }]>([
+    ['nothing closed', [DENY_LATER], [policy([DENY_LATER])], { policies: [], own: false }],
+    ['its own window', [DENY_NOW], [policy([DENY_LATER])], { policies: [], own: true }],
+    ["a policy's", [], [policy([DENY_NOW])], { policies: ['freeze'], own: false }],
+    [
+      'a window nothing can read: none',
+      [],
+      [policy([{ ...DENY_NOW, timeZone: 'Mars/Olympus' }])],
+      { policies: [], own: false },
+    ],
+  ])('%s', (_name, own, policies, expected) => {
+    expect(deletionHolders(own, policies, NOW)).toEqual(expected);
   });
 });

@@ -48,12 +48,20 @@ interface Source {
 function sourcesOf(facts: AgentDeploymentFacts): Source[] {
   const { spec } = facts.object;
   const policies: readonly PolicyWindows[] = facts.policies?.readable ? facts.policies.selecting : [];
+  return sourcesFrom(spec.deploymentWindows, spec.remediation?.allowRollback ?? true, policies);
+}
+
+function sourcesFrom(
+  own: readonly WindowSpec[] | undefined,
+  allowRollback: boolean,
+  policies: readonly PolicyWindows[],
+): Source[] {
   return [
     {
       policy: undefined,
-      windows: parseWindows(spec.deploymentWindows ?? [], WINDOWS_FIELD),
+      windows: parseWindows(own ?? [], WINDOWS_FIELD),
       manualOverride: true,
-      allowRollback: spec.remediation?.allowRollback ?? true,
+      allowRollback,
     },
     ...policies.map((p) => ({
       policy: p.name,
@@ -87,11 +95,7 @@ export function windowOf(facts: AgentDeploymentFacts): WindowFact {
     now,
   );
   const rollbackHeld = strict.allowed ? undefined : strict;
-  const closed = sources.filter((s) => s.windows.length && !windowState(s.windows, now).allowed);
-  const holders = {
-    policies: closed.flatMap((s) => (s.policy === undefined ? [] : [s.policy])),
-    own: closed.some((s) => s.policy === undefined),
-  };
+  const holders = holdersAmong(sources, now);
   // Cleaned as status and events keep it (a namespace user wrote it), and compared so.
   const raw = metadata.annotations?.[Annotation.OverrideWindow];
   const asked = raw ? cleanPeerText(raw, 256) : undefined;
@@ -113,6 +117,29 @@ export function windowOf(facts: AgentDeploymentFacts): WindowFact {
     rollbackHeld,
     holders,
   };
+}
+
+/** The sources whose windows, each alone, hold a change at `now`: the policies named, and the object's own. */
+function holdersAmong(sources: readonly Source[], now: number): { policies: string[]; own: boolean } {
+  const closed = sources.filter((s) => s.windows.length && !windowState(s.windows, now).allowed);
+  return {
+    policies: closed.flatMap((s) => (s.policy === undefined ? [] : [s.policy])),
+    own: closed.some((s) => s.policy === undefined),
+  };
+}
+
+/** What holds a deleted object's DELETE, as holders (a window nothing can read holds nothing). */
+export function deletionHolders(
+  own: readonly WindowSpec[] | undefined,
+  policies: readonly PolicyWindows[],
+  now: Date,
+): { policies: string[]; own: boolean } {
+  try {
+    return holdersAmong(sourcesFrom(own, true, policies), now.getTime());
+  } catch (err) {
+    if (err instanceof WindowError) return { policies: [], own: false };
+    throw err;
+  }
 }
 
 /** The longest wait before the next look (the window's own opening is sooner, or the spec changes). */
