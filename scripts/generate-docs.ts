@@ -59,7 +59,7 @@ function rows(schema: Schema, path: string, out: string[]): void {
 
 export function apiReference(): string {
   const parts = [HEADER, '# API reference (`deploy.agents.dev/v1alpha1`)\n'];
-  parts.push('Every field of both kinds, from the descriptions `kubectl explain` shows.\n');
+  parts.push('Every field of every kind, from the descriptions `kubectl explain` shows.\n');
   for (const crd of allCrds()) {
     const version = (crd.spec.versions as { schema: { openAPIV3Schema: Schema } }[])[0];
     const root = version?.schema.openAPIV3Schema;

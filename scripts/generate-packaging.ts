@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import {
   aggregateLabel,
+  clusterRules,
   leaderElectionRules,
-  namespaceReadRules,
   templateImportRules,
   USER_ROLES,
   watchedNamespaceRules,
@@ -82,6 +82,19 @@ function manifestsRbac(): GeneratedFile {
     },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `${NAME}-cluster`, labels },
+      rules: clusterRules(),
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${NAME}-cluster`, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${NAME}-cluster` },
+      subjects: [subject],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',
       metadata: { name: `${NAME}-leader-election`, namespace: MANIFESTS_NAMESPACE, labels },
       rules: leaderElectionRules(),
@@ -120,7 +133,7 @@ function chartRules(): GeneratedFile {
       define('watchedNamespaceRules', watchedNamespaceRules()) +
       define('leaderElectionRules', leaderElectionRules()) +
       define('templateImportRules', templateImportRules()) +
-      define('namespaceReadRules', namespaceReadRules()),
+      define('clusterRules', clusterRules()),
   };
 }
 

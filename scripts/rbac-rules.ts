@@ -79,15 +79,27 @@ const TEMPLATE_IMPORT_RULES: readonly DocumentedRule[] = [
 ];
 
 /**
- * Granted cluster-wide, only when the default credentials are scoped by a namespace label selector
- * (--default-credentials-namespace-selector): namespaces are cluster-scoped.
+ * Granted cluster-wide, in every mode: DeploymentWindowPolicies are cluster-scoped, and what they select
+ * is namespaces by their labels (also what --default-credentials-namespace-selector matches).
  */
-const NAMESPACE_READ_RULES: readonly DocumentedRule[] = [
+const CLUSTER_RULES: readonly DocumentedRule[] = [
   {
     apiGroups: [''],
     resources: ['namespaces'],
     verbs: ['get', 'list', 'watch'],
-    why: 'namespace informer: the labels the default-credentials selector matches (read-only)',
+    why: "namespace informer: the labels a DeploymentWindowPolicy's namespaceSelector and the default-credentials selector match (read-only)",
+  },
+  {
+    apiGroups: [GROUP],
+    resources: ['deploymentwindowpolicies'],
+    verbs: ['get', 'list', 'watch'],
+    why: 'DeploymentWindowPolicy informer: the windows that hold the objects it selects',
+  },
+  {
+    apiGroups: [GROUP],
+    resources: ['deploymentwindowpolicies/status'],
+    verbs: ['patch'],
+    why: 'the DeploymentWindowPolicy status patch (the objects it holds now)',
   },
 ];
 
@@ -135,8 +147,10 @@ const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
 
 /**
  * For people, not the controller: ClusterRoles that Kubernetes' aggregation folds into the built-in view,
- * edit and admin roles, so a namespace admin or editor can manage the two kinds without a cluster
- * admin's grant. Status stays the controller's: nobody is granted a write on it.
+ * edit and admin roles, so a namespace admin or editor can manage the two namespaced kinds without a
+ * cluster admin's grant. Status stays the controller's: nobody is granted a write on it. The
+ * DeploymentWindowPolicy is only read (through a ClusterRoleBinding to view: a RoleBinding grants nothing
+ * of a cluster-scoped kind): a freeze is the platform team's, never lifted by a namespace's editor.
  */
 export const USER_ROLES = {
   view: {
@@ -149,6 +163,8 @@ export const USER_ROLES = {
           'agentdeployments/status',
           'sandboxtemplates',
           'sandboxtemplates/status',
+          'deploymentwindowpolicies',
+          'deploymentwindowpolicies/status',
         ],
         verbs: ['get', 'list', 'watch'],
       },
@@ -179,7 +195,7 @@ const strip = ({ apiGroups, resources, verbs, resourceNames }: DocumentedRule): 
 export const watchedNamespaceRules = (): PolicyRule[] => WATCHED_NAMESPACE_RULES.map(strip);
 export const leaderElectionRules = (): PolicyRule[] => LEADER_ELECTION_RULES.map(strip);
 export const templateImportRules = (): PolicyRule[] => TEMPLATE_IMPORT_RULES.map(strip);
-export const namespaceReadRules = (): PolicyRule[] => NAMESPACE_READ_RULES.map(strip);
+export const clusterRules = (): PolicyRule[] => CLUSTER_RULES.map(strip);
 
 /** Every (apiGroup, resource, verb) the controller may be granted, as "group/resource:verb" strings. */
 export function allowedPermissions(): Set<string> {
@@ -187,7 +203,7 @@ export function allowedPermissions(): Set<string> {
     [
       ...WATCHED_NAMESPACE_RULES,
       ...TEMPLATE_IMPORT_RULES,
-      ...NAMESPACE_READ_RULES,
+      ...CLUSTER_RULES,
       ...LEADER_ELECTION_RULES,
     ].flatMap(permissionsOf),
   );

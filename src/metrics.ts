@@ -103,6 +103,7 @@ export class OperatorMetrics {
   #cachedObjects: () => readonly CachedCount[] = () => [];
 
   #namespaceStates: () => readonly { namespace: string; informer: string; synced: boolean }[] = () => [];
+  #windowHolds: () => { object: number; policy: number } = () => ({ object: 0, policy: 0 });
   readonly #objectSources = new Map<
     string,
     { byCondition: () => readonly ConditionCount[]; byState: () => readonly StateCount[] }
@@ -168,6 +169,18 @@ export class OperatorMetrics {
         this.set(shardMembers());
       },
     });
+    const windowHolds = () => this.#windowHolds();
+    new Gauge({
+      name: 'agent_operator_window_held_objects',
+      help: "AgentDeployments whose change a closed deployment window holds now, by the windows' source: object (spec.deploymentWindows) or policy (a DeploymentWindowPolicy); one held by both counts in both.",
+      labelNames: ['source'] as const,
+      registers: [this.registry],
+      collect() {
+        const { object, policy } = windowHolds();
+        this.set({ source: 'object' }, object);
+        this.set({ source: 'policy' }, policy);
+      },
+    });
     const objectSources = this.#objectSources;
     const namespaceStates = () => this.#namespaceStates();
     new Gauge({
@@ -207,6 +220,11 @@ export class OperatorMetrics {
         }
       },
     });
+  }
+
+  /** How many objects closed deployment windows hold now, read when scraped. */
+  watchWindowHolds(counts: () => { object: number; policy: number }): void {
+    this.#windowHolds = counts;
   }
 
   /** Whether each watched namespace is listed, read when scraped. */

@@ -204,6 +204,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     sandboxTemplates.objects,
   ]);
   metrics.watchNamespaces(() => namespaces.states());
+  metrics.watchWindowHolds(() => agentDeployments.windowPolicies.holds.heldCounts());
   // Every namespace listed or failing: one that cannot be listed (403) must not hold up the others.
   const synced = () => namespaces.settled();
   let stopping: Promise<void> | undefined;
@@ -242,6 +243,12 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     if (!sharded) void primeListing();
     agentDeployments.observer.start();
     if (!sharded) sandboxTemplates.importer?.start();
+    // A policy's status counts every object it holds: only a replica that works on all of them writes it
+    // (not a share under --sharding=auto; a release watching some namespaces: windowpolicy/index.ts).
+    if (!sharded)
+      agentDeployments.windowPolicies.holds.start(
+        agentDeployments.windowPolicies.list().map((p) => p.metadata.name),
+      );
     running = [
       startKindWorkers(
         'AgentDeployment',
@@ -297,6 +304,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     metrics.leader.set(0);
     agentDeployments.observer.stop();
     sandboxTemplates.importer?.stop();
+    agentDeployments.windowPolicies.holds.stop();
     void stopWorkers(0);
     options.onLostLeadership?.();
   };

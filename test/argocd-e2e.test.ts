@@ -226,7 +226,11 @@ describe('Argo CD syncing AgentDeployments from git', () => {
   });
 });
 
-const CRDS = ['crd/agentdeployments.deploy.agents.dev', 'crd/sandboxtemplates.deploy.agents.dev'];
+const CRDS = [
+  'crd/agentdeployments.deploy.agents.dev',
+  'crd/deploymentwindowpolicies.deploy.agents.dev',
+  'crd/sandboxtemplates.deploy.agents.dev',
+];
 
 describe('the chart through an Argo CD Application', () => {
   it('syncs with docs/argocd-application.yaml and shows no diff across two refreshes', {
@@ -252,7 +256,11 @@ describe('the chart through an Argo CD Application', () => {
     expect(
       live.status?.resources?.filter((r) => r.kind === 'CustomResourceDefinition').map((r) => r.name),
       JSON.stringify(live.status?.resources?.map((r) => `${r.kind}/${r.name}`)),
-    ).toEqual(['agentdeployments.deploy.agents.dev', 'sandboxtemplates.deploy.agents.dev']);
+    ).toEqual([
+      'agentdeployments.deploy.agents.dev',
+      'deploymentwindowpolicies.deploy.agents.dev',
+      'sandboxtemplates.deploy.agents.dev',
+    ]);
     for (let i = 0; i < 2; i += 1) {
       live = await refresh('operator');
       expect(live.status?.sync?.status, JSON.stringify(live.status?.resources)).toBe('Synced');

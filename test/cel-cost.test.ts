@@ -30,6 +30,7 @@ interface CrdCost {
 const TOTAL_BUDGET: Record<string, number> = {
   'agentdeployments.deploy.agents.dev': 12_100_000,
   'sandboxtemplates.deploy.agents.dev': 450_000,
+  'deploymentwindowpolicies.deploy.agents.dev': 4_000,
 };
 
 /** Runtime cost units the rules spend on a status write of a converged object, at most. */
@@ -79,6 +80,7 @@ const CONVERGED = {
 const CRD_FILES = [
   join(REPO, 'crds', 'deploy.agents.dev_agentdeployments.yaml'),
   join(REPO, 'crds', 'deploy.agents.dev_sandboxtemplates.yaml'),
+  join(REPO, 'crds', 'deploy.agents.dev_deploymentwindowpolicies.yaml'),
 ];
 
 let celCost: string;

@@ -142,7 +142,7 @@ describe('the CRDs survive every uninstall path', () => {
   it('carry Helm keep and Argo CD no-delete, no-prune annotations', async () => {
     const { objects } = await render('crds', 'ops', ['--include-crds']);
     const crds = find(objects, 'CustomResourceDefinition');
-    expect(crds).toHaveLength(2);
+    expect(crds).toHaveLength(3);
     for (const crd of crds) {
       expect(crd.metadata.annotations).toMatchObject({
         'helm.sh/resource-policy': 'keep',
@@ -194,6 +194,17 @@ describe('default resources', () => {
   });
 });
 
+/** The controller's one cluster-wide grant in namespaced mode. */
+const CLUSTER_READS = [
+  { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+  {
+    apiGroups: ['deploy.agents.dev'],
+    resources: ['deploymentwindowpolicies'],
+    verbs: ['get', 'list', 'watch'],
+  },
+  { apiGroups: ['deploy.agents.dev'], resources: ['deploymentwindowpolicies/status'], verbs: ['patch'] },
+];
+
 describe('aggregated ClusterRoles for people', () => {
   it('fold view and edit of both kinds into the built-in roles, and nobody but the controller writes status', async () => {
     const { objects } = await render('agg', 'ops');
@@ -214,6 +225,13 @@ describe('aggregated ClusterRoles for people', () => {
         .flatMap((rule) => rule.verbs),
     );
     expect(verbsOnStatus.sort()).toEqual(['get', 'list', 'watch']);
+    // A freeze is the platform team's: no role for people writes a DeploymentWindowPolicy.
+    const policyWrites = roles.flatMap((r) =>
+      (r.rules as { resources: string[]; verbs: string[] }[])
+        .filter((rule) => rule.resources.some((res) => res.startsWith('deploymentwindowpolicies')))
+        .flatMap((rule) => rule.verbs.filter((v) => !['get', 'list', 'watch'].includes(v))),
+    );
+    expect(policyWrites).toEqual([]);
     const off = await render('agg', 'ops', ['--set', 'rbac.aggregateToDefaultRoles=false']);
     expect(off.objects.filter(isAggregatedRole)).toEqual([]);
   });
@@ -294,9 +312,11 @@ describe('helm template applied with a server-side dry run', () => {
     const ns = await createTestNamespace('chart-default');
     const { text, objects } = await render('dflt', ns, ['--include-crds']);
     expect(excessPermissions(objects)).toEqual([]);
-    expect(find(objects, 'ClusterRole').filter((r) => !isAggregatedRole(r))).toHaveLength(1);
+    // The watched namespaces' rules, and the cluster-scoped reads (namespaces, DeploymentWindowPolicies).
+    expect(find(objects, 'ClusterRole').filter((r) => !isAggregatedRole(r))).toHaveLength(2);
     expect(find(objects, 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual([
       'agentdeployments.deploy.agents.dev',
+      'deploymentwindowpolicies.deploy.agents.dev',
       'sandboxtemplates.deploy.agents.dev',
     ]);
     expect(find(objects, 'ServiceMonitor')).toEqual([]);
@@ -321,7 +341,7 @@ describe('helm template applied with a server-side dry run', () => {
     expect(applied.code).toBe(0);
   });
 
-  it('renders namespaced mode: Roles in each watched namespace and no cluster-wide grant', async () => {
+  it('renders namespaced mode: Roles in each watched namespace, cluster-wide only the cluster-scoped reads', async () => {
     const [home, teamA, teamB] = await Promise.all(
       ['chart-ns-home', 'chart-ns-a', 'chart-ns-b'].map((p) => createTestNamespace(p)),
     );
@@ -332,9 +352,12 @@ describe('helm template applied with a server-side dry run', () => {
       'labelSelector=shard=a',
     ]);
     expect(excessPermissions(objects)).toEqual([]);
-    // The aggregated roles are for people and bound to nobody here.
-    expect(find(objects, 'ClusterRole').filter((r) => !isAggregatedRole(r))).toEqual([]);
-    expect(find(objects, 'ClusterRoleBinding')).toEqual([]);
+    // The aggregated roles are for people and bound to nobody here; cluster-wide, only what is
+    // cluster-scoped: namespaces' labels and the DeploymentWindowPolicies.
+    const [clusterRole, ...more] = find(objects, 'ClusterRole').filter((r) => !isAggregatedRole(r));
+    expect(more).toEqual([]);
+    expect(clusterRole?.rules).toEqual(CLUSTER_READS);
+    expect(find(objects, 'ClusterRoleBinding')).toHaveLength(1);
     const roleNamespaces = find(objects, 'Role').map((r) => r.metadata.namespace);
     expect(roleNamespaces.sort()).toEqual([home, teamA, teamB].sort());
     const env = JSON.stringify(find(objects, 'Deployment')[0]);
@@ -367,13 +390,11 @@ describe('helm template applied with a server-side dry run', () => {
       'analysis.allowedUrls={http://prometheus.monitoring.svc:9090,https://metrics.example.com/api}',
     ]);
     expect(excessPermissions(objects)).toEqual([]);
-    // Besides the aggregated roles for people, one ClusterRole: reading namespaces.
+    // Besides the aggregated roles for people, one ClusterRole: reading namespaces (and the policies).
     const controllerRoles = find(objects, 'ClusterRole').filter((r) => !isAggregatedRole(r));
     const [clusterRole] = controllerRoles;
     expect(controllerRoles).toHaveLength(1);
-    expect(clusterRole?.rules).toEqual([
-      { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
-    ]);
+    expect(clusterRole?.rules).toEqual(CLUSTER_READS);
     const env = JSON.stringify(find(objects, 'Deployment')[0]);
     expect(env).toContain(`{"name":"DEFAULT_CREDENTIALS_NAMESPACES","value":"${teamA}"}`);
     expect(env).toContain('{"name":"DEFAULT_CREDENTIALS_NAMESPACE_SELECTOR","value":"tier=platform"}');

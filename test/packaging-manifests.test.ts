@@ -33,6 +33,8 @@ describe('manifests/', () => {
         `ClusterRole/${NAME}-view`,
         `ClusterRole/${NAME}-edit`,
         `ClusterRoleBinding/${NAME}`,
+        `ClusterRole/${NAME}-cluster`,
+        `ClusterRoleBinding/${NAME}-cluster`,
         `Role/${NAME}-leader-election`,
         `RoleBinding/${NAME}-leader-election`,
         `Deployment/${NAME}`,
@@ -65,6 +67,7 @@ describe('manifests/', () => {
     const crds = parseDocuments(built.stdout);
     expect(crds.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
       'CustomResourceDefinition/agentdeployments.deploy.agents.dev',
+      'CustomResourceDefinition/deploymentwindowpolicies.deploy.agents.dev',
       'CustomResourceDefinition/sandboxtemplates.deploy.agents.dev',
     ]);
     for (const crd of crds) expect(crd.metadata.annotations).toMatchObject(CRD_KEEP_ANNOTATIONS);
@@ -129,5 +132,11 @@ describe('manifests/', () => {
     expect(await canI('update', 'leases.coordination.k8s.io', 'default')).toBe('no');
     expect(await canI('delete', 'agentdeployments.deploy.agents.dev', 'default')).toBe('no');
     expect(await canI('update', 'secrets', 'default')).toBe('no');
+    // The policies are cluster-scoped: read, and their status patched, never written otherwise.
+    expect(await canI('list', 'deploymentwindowpolicies.deploy.agents.dev', 'default')).toBe('yes');
+    expect(await canI('patch', 'deploymentwindowpolicies.deploy.agents.dev', 'default', 'status')).toBe(
+      'yes',
+    );
+    expect(await canI('patch', 'deploymentwindowpolicies.deploy.agents.dev', 'default')).toBe('no');
   });
 });

@@ -2,7 +2,16 @@
 import type { z } from 'zod';
 import { AgentDeployment } from './agentdeployment.ts';
 import { ObjectMeta } from './common.ts';
-import { AGENT_DEPLOYMENT, CATEGORY, GROUP, type KindNames, SANDBOX_TEMPLATE, VERSION } from './group.ts';
+import { DeploymentWindowPolicy } from './deployment-window-policy.ts';
+import {
+  AGENT_DEPLOYMENT,
+  CATEGORY,
+  DEPLOYMENT_WINDOW_POLICY,
+  GROUP,
+  type KindNames,
+  SANDBOX_TEMPLATE,
+  VERSION,
+} from './group.ts';
 import { SandboxTemplate } from './sandboxtemplate.ts';
 import { type JsonSchema, toStructural } from './structural.ts';
 
@@ -53,7 +62,12 @@ function rootSchema(schema: z.ZodType, description: string): JsonSchema {
   };
 }
 
-function crd(names: KindNames, schema: JsonSchema, columns: PrinterColumn[]): CustomResourceDefinition {
+function crd(
+  names: KindNames,
+  schema: JsonSchema,
+  columns: PrinterColumn[],
+  scope: 'Namespaced' | 'Cluster' = 'Namespaced',
+): CustomResourceDefinition {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -68,7 +82,7 @@ function crd(names: KindNames, schema: JsonSchema, columns: PrinterColumn[]): Cu
         shortNames: [...names.shortNames],
         categories: [CATEGORY],
       },
-      scope: 'Namespaced',
+      scope,
       versions: [
         {
           name: VERSION,
@@ -126,6 +140,33 @@ export function sandboxTemplateCrd(): CustomResourceDefinition {
   );
 }
 
+export function deploymentWindowPolicyCrd(): CustomResourceDefinition {
+  return crd(
+    DEPLOYMENT_WINDOW_POLICY,
+    rootSchema(
+      DeploymentWindowPolicy,
+      'DeploymentWindowPolicy holds changes of the AgentDeployments it selects while its deployment windows are closed: a freeze the platform team owns (cluster-scoped: a namespace user cannot lift it).',
+    ),
+    [
+      {
+        name: 'Held',
+        type: 'integer',
+        jsonPath: '.status.heldObjects',
+        description: 'AgentDeployments held now.',
+      },
+      {
+        name: 'Override',
+        type: 'boolean',
+        jsonPath: '.spec.manualOverride',
+        description: 'Whether the override-window annotation lifts it.',
+      },
+      READY,
+      AGE,
+    ],
+    'Cluster',
+  );
+}
+
 export function allCrds(): CustomResourceDefinition[] {
-  return [agentDeploymentCrd(), sandboxTemplateCrd()];
+  return [agentDeploymentCrd(), sandboxTemplateCrd(), deploymentWindowPolicyCrd()];
 }

@@ -55,7 +55,9 @@ export const DeploymentWindowStatus = z
       .string()
       .max(512)
       .optional()
-      .describe('The window that holds changes now, by its field and what it says.'),
+      .describe(
+        'The window that holds changes now, by its field (spec.deploymentWindows[i], or DeploymentWindowPolicy/<name> windows[i]) and what it says.',
+      ),
     heldGeneration: z
       .int()
       .optional()
@@ -67,5 +69,14 @@ export const DeploymentWindowStatus = z
       .describe(
         'The value of the deploy.agents.dev/override-window annotation a change went through with: spent (the next override needs a new value).',
       ),
+    overrideRefused: z
+      .string()
+      .max(256)
+      .optional()
+      .describe(
+        'The value of the deploy.agents.dev/override-window annotation refused: a DeploymentWindowPolicy whose manualOverride is false holds the change (its Warning event is sent once per value).',
+      ),
   })
-  .describe('What the deployment windows say now (spec.deploymentWindows).');
+  .describe(
+    'What the deployment windows say now: spec.deploymentWindows and those of the DeploymentWindowPolicies selecting the object.',
+  );

@@ -29,3 +29,11 @@ export const SANDBOX_TEMPLATE = {
   singular: 'sandboxtemplate',
   shortNames: ['sbt'],
 } as const satisfies KindNames;
+
+export const DEPLOYMENT_WINDOW_POLICY = {
+  kind: 'DeploymentWindowPolicy',
+  listKind: 'DeploymentWindowPolicyList',
+  plural: 'deploymentwindowpolicies',
+  singular: 'deploymentwindowpolicy',
+  shortNames: ['dwp'],
+} as const satisfies KindNames;

@@ -230,6 +230,8 @@ export const EventReason = {
   WindowClosed: 'WindowClosed',
   /** A change went through a closed window by the override-window annotation (its reason said). */
   WindowOverridden: 'WindowOverridden',
+  /** The override-window annotation was refused: a policy's window without manualOverride holds (once per value). */
+  WindowOverrideRefused: 'WindowOverrideRefused',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

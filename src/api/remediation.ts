@@ -25,6 +25,12 @@ export const Remediation = z.object({
     .describe(
       'Failed verifications in a row of a DEPLOYED latest revision (spec.verification) after which it is rolled back; 0: a failed verification never rolls back, only a failed deploy does. Defaults to 1.',
     ),
+  allowRollback: z
+    .boolean()
+    .optional()
+    .describe(
+      "Whether a rollback (the Rollback strategy's, or kubectl agd undo) goes through while the object's own spec.deploymentWindows hold changes: it restores a revision that deployed. Defaults to true; false holds it until they open. A DeploymentWindowPolicy's windows follow the policy's own allowRollback.",
+    ),
 });
 export type Remediation = z.infer<typeof Remediation>;
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { LabelSelectorError, parseLabelSelector } from './label-selector.ts';
+import {
+  LabelSelectorError,
+  parseLabelSelector,
+  type StructuredSelector,
+  structuredSelector,
+} from './label-selector.ts';
 
 describe('parseLabelSelector: matches', () => {
   it.each<[string, string, Record<string, string>, boolean]>([
@@ -37,5 +42,25 @@ describe('parseLabelSelector: refuses', () => {
     ['an unclosed set', 'a in (x'],
   ])('%s', (_case, selector) => {
     expect(() => parseLabelSelector(selector)).toThrow(LabelSelectorError);
+  });
+});
+
+describe('structuredSelector: matches as metav1.LabelSelector', () => {
+  it.each<[string, StructuredSelector, Record<string, string> | undefined, boolean]>([
+    ['empty: everything', {}, undefined, true],
+    ['matchLabels equal', { matchLabels: { tier: 'prod' } }, { tier: 'prod', x: 'y' }, true],
+    ['matchLabels differ', { matchLabels: { tier: 'prod' } }, { tier: 'dev' }, false],
+    ['In', { matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] }, { tier: 'b' }, true],
+    ['NotIn, absent', { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['a'] }] }, {}, true],
+    ['Exists', { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, {}, false],
+    ['DoesNotExist', { matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }, {}, true],
+    [
+      'labels AND expressions',
+      { matchLabels: { a: '1' }, matchExpressions: [{ key: 'b', operator: 'Exists' }] },
+      { a: '1' },
+      false,
+    ],
+  ])('%s', (_name, selector, labels, expected) => {
+    expect(structuredSelector(selector).matches(labels)).toBe(expected);
   });
 });

@@ -87,3 +87,36 @@ export function parseLabelSelector(selector: string): LabelSelector {
     matches: (labels) => requirements.every((r) => matchesRequirement(r, labels ?? {})),
   };
 }
+
+/** A metav1.LabelSelector's shape (matchLabels AND every matchExpression). */
+export interface StructuredSelector {
+  matchLabels?: Record<string, string> | undefined;
+  matchExpressions?:
+    | readonly {
+        key: string;
+        operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+        values?: readonly string[] | undefined;
+      }[]
+    | undefined;
+}
+
+const OPERATORS = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: 'doesnotexist' } as const;
+
+/** A metav1.LabelSelector as the API server matches it: an empty one matches everything. */
+export function structuredSelector(selector: StructuredSelector): LabelSelector {
+  const requirements: Requirement[] = [
+    ...Object.entries(selector.matchLabels ?? {}).map(
+      ([key, value]): Requirement => ({ key, op: 'in', values: [value] }),
+    ),
+    ...(selector.matchExpressions ?? []).map((e): Requirement => {
+      const op = OPERATORS[e.operator];
+      return op === 'in' || op === 'notin'
+        ? { key: e.key, op, values: [...(e.values ?? [])] }
+        : { key: e.key, op };
+    }),
+  ];
+  return {
+    requirements,
+    matches: (labels) => requirements.every((r) => matchesRequirement(r, labels ?? {})),
+  };
+}

@@ -79,7 +79,10 @@ async function plan(
     notes.push(
       "no cluster: the object's status is unknown, so the install and build commands are not compared",
     );
-  const verdict = await runAgentDeployment(facts, planPort(world, namespace, spec, notes));
+  const verdict = await runAgentDeployment(
+    facts,
+    planPort(world, namespace, { spec, labels: input.metadata.labels }, notes),
+  );
   // Without the controller's credentials the plan cannot call: it says so instead of the controller's wait.
   if (
     verdict.kind === 'wait' &&

@@ -54,6 +54,7 @@ function worldOf(options: {
     }),
     settingsLocation: 'agent-deployment-operator/agent-deployment-operator-settings',
     namespaceLabels: async () => ({}),
+    windowPolicies: async () => [],
     maySeeSecrets: async () => true,
   };
   return {

@@ -14,6 +14,7 @@ import { deploymentNameOf } from '../reconcile/agentdeployment/claims.ts';
 import type { AgentDeploymentFacts, VerdictSettings } from '../reconcile/agentdeployment/facts.ts';
 import { knownRevision } from '../reconcile/agentdeployment/follow.ts';
 import { ownedDeployment } from '../reconcile/agentdeployment/owned.ts';
+import { type PoliciesFact, selectingPolicies } from '../reconcile/agentdeployment/policy-windows.ts';
 import type { ProgramPort } from '../reconcile/agentdeployment/program.ts';
 import { identityOf, usableCredentials } from '../reconcile/credentials.ts';
 import { publishedSettingsOf, verdictSettings } from '../reconcile/settings.ts';
@@ -125,9 +126,10 @@ async function claimsOfOthers(
 export function planPort(
   world: PlanWorld,
   namespace: string,
-  spec: AgentDeploymentSpec,
+  object: { spec: AgentDeploymentSpec; labels?: Record<string, string> | undefined },
   notes: string[],
 ): ProgramPort {
+  const { spec } = object;
   const readSecret = secretReader(world);
   return {
     async read(read, facts) {
@@ -159,6 +161,10 @@ export function planPort(
           facts.claims = { claims: (query) => index.claims(query) };
           return;
         }
+        case 'policies':
+          facts.policies = await policiesOf(world, namespace, object.labels);
+          if (!facts.policies.readable) notes.push(facts.policies.why);
+          return;
         case 'recorded':
           facts.recorded = await readById(clientOf(world, facts), facts.object.status.deploymentId as string);
           return;
@@ -191,6 +197,25 @@ export function planPort(
       if (verdict.kind === 'forget') notes.push(verdict.message);
     },
   };
+}
+
+/** The DeploymentWindowPolicies selecting the object, as this user may read them. */
+export async function policiesOf(
+  world: PlanWorld,
+  namespace: string,
+  labels: Record<string, string> | undefined,
+): Promise<PoliciesFact> {
+  const unread = (why: string): PoliciesFact => ({
+    readable: false,
+    why: `DeploymentWindowPolicies not read (${why}): a freeze of the platform team's may hold what this plan shows`,
+  });
+  if (!world.kube) return unread('no cluster');
+  const policies = await world.kube.windowPolicies();
+  if (!policies) return unread('this user may not list them');
+  if (!policies.length) return { readable: true, selecting: [] };
+  const namespaceLabels = await world.kube.namespaceLabels(namespace);
+  if (!namespaceLabels) return unread(`this user may not read namespace ${namespace}`);
+  return { readable: true, selecting: selectingPolicies(policies, namespaceLabels, labels) };
 }
 
 function clientOf(world: PlanWorld, facts: AgentDeploymentFacts) {

@@ -3,10 +3,12 @@
  * server-side dry-run apply (it writes nothing), and the AgentDeployments for the claims.
  */
 
+import type { DeploymentWindowPolicy } from '../api/deployment-window-policy.ts';
 import { AGENT_DEPLOYMENT, GROUP, SANDBOX_TEMPLATE, VERSION } from '../api/group.ts';
 import type { KubeAccess } from '../kube/access.ts';
 import { KubeApiError, NotFoundError } from '../kube/errors.ts';
 import { type KubeRequest, kubeRequest as send } from '../kube/request.ts';
+import { POLICIES_PATH } from '../reconcile/agentdeployment/policy-windows.ts';
 import { SETTINGS_CONFIGMAP } from '../reconcile/settings.ts';
 import { readControllerSettings } from './controller-settings.ts';
 import type { LiveObject, PlanKind, PlanKube } from './model.ts';
@@ -69,6 +71,18 @@ export function kubePlanReads(
         return ns ? (ns.metadata?.labels ?? {}) : undefined;
       } catch (err) {
         if (err instanceof KubeApiError && err.status === 403) return undefined;
+        throw err;
+      }
+    },
+    async windowPolicies() {
+      try {
+        const list = (await kubeRequest(access, { method: 'GET', path: POLICIES_PATH })) as {
+          items?: DeploymentWindowPolicy[];
+        };
+        return list.items ?? [];
+      } catch (err) {
+        // Not allowed to list them, or the kind not installed: the plan says it could not read them.
+        if (err instanceof KubeApiError && (err.status === 403 || err.status === 404)) return undefined;
         throw err;
       }
     },

@@ -2,6 +2,7 @@
  * What `kubectl agd plan` says about each object, and what it needs from the world to say it. The
  * planners read through `PlanWorld` only, so the tests hand them fakes or the real thing.
  */
+import type { DeploymentWindowPolicy } from '../api/deployment-window-policy.ts';
 import type { ControlPlaneAllowList } from '../controlplane/allowed-control-planes.ts';
 import type { Credentials } from '../controlplane/credentials.ts';
 import type { Deployment, Revision } from '../controlplane/schemas.ts';
@@ -94,6 +95,8 @@ export interface PlanKube {
   controllerSettings(): Promise<ControllerSettingsRead>;
   /** Where controllerSettings looks (namespace/name), for messages. */
   readonly settingsLocation: string;
+  /** Every DeploymentWindowPolicy; undefined when this user may not list them. */
+  windowPolicies(): Promise<DeploymentWindowPolicy[] | undefined>;
   /** A namespace's labels; undefined when it cannot be read. */
   namespaceLabels(namespace: string): Promise<Record<string, string> | undefined>;
   /** Whether this user may get Secrets in the namespace (a SelfSubjectAccessReview). */
@@ -136,6 +139,7 @@ export interface InputObject {
     name: string;
     namespace?: string;
     annotations?: Record<string, string>;
+    labels?: Record<string, string>;
     [key: string]: unknown;
   };
   spec?: unknown;

@@ -63,6 +63,7 @@ function worldWith(cluster: LiveObject[], platform: Deployment[]) {
       }),
       settingsLocation: 'agent-deployment-operator/agent-deployment-operator-settings',
       namespaceLabels: async () => ({}),
+      windowPolicies: async () => [],
       maySeeSecrets: async () => false,
     },
     defaultCredentials: { baseUrl: BASE_URL, apiKey: 'k' },

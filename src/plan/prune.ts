@@ -20,7 +20,7 @@ import type { FinalDeletionVerdict } from '../reconcile/agentdeployment/deletion
 import { readDeletionCredentials } from '../reconcile/agentdeployment/deletion-credentials.ts';
 import { agentDeploymentFacts } from '../reconcile/agentdeployment/facts-of.ts';
 import { defaultCredentialsRefused } from '../reconcile/agentdeployment/gates/default-credentials-scope.ts';
-import { PlanStop, planPort, planSettings, stop } from './gather.ts';
+import { PlanStop, planPort, planSettings, policiesOf, stop } from './gather.ts';
 import type { LiveObject, PlanEntry, PlanWorld } from './model.ts';
 
 type Spec = AgentDeploymentSpec;
@@ -67,8 +67,16 @@ async function plannedDeletion(
     revisionPollMs: REVISION_POLL_MIN_MS,
   });
   // Pruning is what deletes it: planned as if its deletion had begun.
-  const deleting = deletionFactsOf(obj, name, facts.now, defaultCredentialsRefused(facts));
-  const port = planPort(world, namespace, spec, notes);
+  const policies = await policiesOf(world, namespace, obj.metadata.labels);
+  if (!policies.readable) notes.push(policies.why);
+  const deleting = deletionFactsOf(
+    obj,
+    name,
+    facts.now,
+    defaultCredentialsRefused(facts),
+    policies.readable ? policies.selecting : [],
+  );
+  const port = planPort(world, namespace, { spec, labels: obj.metadata.labels }, notes);
   const client = () => {
     if (!facts.credentials?.ok)
       throw new Error('the control plane was asked for before credentials resolved');

@@ -35,6 +35,7 @@ function world(cluster: boolean): PlanWorld {
           }),
           settingsLocation: 'agent-deployment-operator/agent-deployment-operator-settings',
           namespaceLabels: async () => ({}),
+          windowPolicies: async () => [],
           maySeeSecrets: async () => false,
         } as PlanWorld['kube'])
       : undefined,

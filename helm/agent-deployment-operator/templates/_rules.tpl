@@ -111,7 +111,7 @@
     - watch
     - create
 {{- end }}
-{{- define "agent-deployment-operator.namespaceReadRules" -}}
+{{- define "agent-deployment-operator.clusterRules" -}}
 - apiGroups:
     - ""
   resources:
@@ -120,4 +120,18 @@
     - get
     - list
     - watch
+- apiGroups:
+    - deploy.agents.dev
+  resources:
+    - deploymentwindowpolicies
+  verbs:
+    - get
+    - list
+    - watch
+- apiGroups:
+    - deploy.agents.dev
+  resources:
+    - deploymentwindowpolicies/status
+  verbs:
+    - patch
 {{- end }}

@@ -36,6 +36,7 @@ import { createSecretCache, type SecretCache } from '../../runtime/secret-cache.
 import { statusMergePatch } from '../../runtime/status-patch.ts';
 import { UnwrittenStatus } from '../../runtime/unwritten-status.ts';
 import type { WorkQueue } from '../../runtime/workqueue.ts';
+import { startWindowPolicies, type WindowPolicyController } from '../windowpolicy/index.ts';
 import { CachedShare } from './cache/cached-share.ts';
 import { internAgentDeployment, internDeployment, internProjection } from './cache/intern.ts';
 import { watchNamespaceLabels } from './cache/namespace-labels.ts';
@@ -125,6 +126,8 @@ export interface AgentDeploymentController {
   changes(): number;
   /** Values only of the Secrets some object references (runtime/secret-cache.ts). */
   secrets: SecretCache;
+  /** The DeploymentWindowPolicies, and what they hold (their status is written while started). */
+  windowPolicies: WindowPolicyController;
   /** Whether a namespace may use the default credentials (reads its labels when a selector is set). */
   defaultCredentialsScope(namespace: string): ScopeDecision;
   /**
@@ -241,6 +244,7 @@ export function startAgentDeploymentController(
       unwritten.forget(key);
       written.forget(key);
       observer.untrack(key);
+      windowPolicies.holds.forget(key);
       options.settings.verifier.forget(key);
       // Its claim on the name is gone: an object that lost the name to it looks again now.
       for (const other of claims.keysNamed(deploymentNameOf(obj))) queue.add(other);
@@ -257,6 +261,16 @@ export function startAgentDeploymentController(
     },
   });
   const scopeOf = namespaceLabels.scopeOf;
+  const windowPolicies = startWindowPolicies({
+    access,
+    logger,
+    // A projection is not this replica's to look at.
+    objects: () => objects.list().flatMap((obj) => fullObject(obj) ?? []),
+    namespaceLabels: namespaceLabels.labelsOf,
+    namespaces: namespaceLabels.list,
+    scope: { namespaces: options.namespaces, labelSelector: options.labelSelector },
+    enqueue,
+  });
 
   const observer = new DeploymentObserver({
     pollIntervalMs: options.settings.pollIntervalMs,
@@ -280,6 +294,13 @@ export function startAgentDeploymentController(
     ...options.settings,
     heldObjects: () => queue.held(),
     defaultCredentialsScope: scopeOf,
+    windowPolicies: (namespace, labels) => {
+      const unknown =
+        windowPolicies.unknown() ??
+        (namespaceLabels.hasSynced() ? undefined : 'the namespaces are not listed yet');
+      return unknown ? { unknown } : windowPolicies.selecting(namespaceLabels.labelsOf(namespace), labels);
+    },
+    windowHolds: (key, policies, own) => windowPolicies.holds.report(key, policies, own),
     ...credentialsFinalizer(access, secrets, (namespace) => objects.list(namespace)),
     // A projection is never a pass's object (the share reads it in full first).
     getObject: (namespace, name) => unwritten.overlay(written.read(fullObject(objects.get(namespace, name)))),
@@ -351,6 +372,7 @@ export function startAgentDeploymentController(
     },
     changes: () => objects.changes() + share.changes(),
     secrets,
+    windowPolicies,
     defaultCredentialsScope: scopeOf,
     tenantOf: (key) => {
       const { namespace, name } = splitKey(key);
@@ -362,10 +384,12 @@ export function startAgentDeploymentController(
         ? credentialsKey(credentials)
         : `unresolved:${namespace}/${obj.spec.credentialsSecretRef?.name ?? ''}`;
     },
-    hasSynced: () => objects.hasSynced() && secrets.hasSynced() && namespaceLabels.hasSynced(),
+    hasSynced: () =>
+      objects.hasSynced() && secrets.hasSynced() && namespaceLabels.hasSynced() && windowPolicies.hasSynced(),
     stop: async () => {
       observer.stop();
-      await Promise.all([objects.stop(), secrets.stop(), namespaceLabels.stop()]);
+      windowPolicies.holds.stop();
+      await Promise.all([objects.stop(), secrets.stop(), namespaceLabels.stop(), windowPolicies.stop()]);
     },
   };
 }

@@ -203,6 +203,8 @@ function world(
       options.defaultCredentialsAllowed === false
         ? { allowed: false, message: `namespace ${namespace} may not use the controller's credentials` }
         : { allowed: true },
+    windowPolicies: () => [],
+    windowHolds: () => {},
     // The in-use finalizer on credentials Secrets is the API server's business: test/credentials.test.ts.
     protectCredentials: async () => {},
     releaseCredentials: async () => {},

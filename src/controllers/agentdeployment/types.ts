@@ -16,6 +16,7 @@ import type { Deployment } from '../../controlplane/schemas.ts';
 import type { ClaimQuery } from '../../reconcile/agentdeployment/claim-index.ts';
 import type { Claim } from '../../reconcile/agentdeployment/claims.ts';
 import type { AgentDeploymentFacts } from '../../reconcile/agentdeployment/facts.ts';
+import type { PolicyWindows } from '../../reconcile/agentdeployment/policy-windows.ts';
 import type { Pass, PendingEvent } from '../../runtime/reconcile-shell.ts';
 import type { WriteFence } from '../../runtime/write-fence.ts';
 import type { Verifier } from '../../verification/verifier.ts';
@@ -76,6 +77,16 @@ export interface AgentDeploymentDeps {
   cacheShows(obj: AgentDeployment, signal: AbortSignal): Promise<boolean>;
   /** Whether objects of this namespace may use the default credentials (the administrator's scope). */
   defaultCredentialsScope(namespace: string): ScopeDecision;
+  /**
+   * The DeploymentWindowPolicies that select an object of this namespace with these labels, from the
+   * cache (cache/window-policies.ts); why they are not known, while it has not listed them.
+   */
+  windowPolicies(
+    namespace: string,
+    labels: Record<string, string> | undefined,
+  ): PolicyWindows[] | { unknown: string };
+  /** A pass's finding: the policies (and whether its own windows) holding its change now. */
+  windowHolds(key: string, policies: readonly string[], own: boolean): void;
   /** Puts the in-use finalizer on the credentials Secret an object names, unless it has it. */
   protectCredentials(namespace: string, secretName: string, signal: AbortSignal): Promise<void>;
   /**

@@ -169,6 +169,7 @@ export async function templatePlanVerdict(sim: Simulator, world: TemplateWorld):
       controllerSettings: async () => ({ ok: true, settings: world.settings, deployment: 'test/controller' }),
       settingsLocation: 'test/settings',
       namespaceLabels: async () => ({}),
+      windowPolicies: async () => [],
       maySeeSecrets: async () => true,
     },
     defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },

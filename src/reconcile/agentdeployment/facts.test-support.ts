@@ -59,7 +59,10 @@ export function facts(
   };
 }
 
-/** The facts with the Secrets read (none given: none referenced), credentials and desired state derived. */
+/**
+ * The facts with the Secrets read (none given: none referenced), no DeploymentWindowPolicy selecting
+ * them (unless set), credentials and desired state derived.
+ */
 export function resolved(
   f: AgentDeploymentFacts,
   claims: AgentDeploymentFacts['claims'] = { claims: () => [] },
@@ -68,6 +71,7 @@ export function resolved(
   derive(f, 'credentials');
   derive(f, 'desired');
   f.claims ??= claims;
+  f.policies ??= { readable: true, selecting: [] };
   return f;
 }
 

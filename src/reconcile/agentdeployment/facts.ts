@@ -15,6 +15,7 @@ import type { AppliedDigests, DesiredDeployment } from './desired-deployment.ts'
 import type { DriftDecision } from './drift-decision.ts';
 import type { FollowInput } from './follow.ts';
 import type { NameLookup, ReadById } from './ownership.ts';
+import type { PoliciesFact } from './policy-windows.ts';
 import type { Verdict } from './verdict.ts';
 import type { WindowFact } from './window-fact.ts';
 
@@ -99,6 +100,8 @@ export interface AgentDeploymentFacts {
   inSync?: boolean;
   /** Observe-only: what differs from the spec (spec paths, and request paths); its revision is followed. */
   observation?: { drift: string[]; fields: string[]; digests: AppliedDigests };
+  /** The DeploymentWindowPolicies that select the object (policy-windows.ts). */
+  policies?: PoliciesFact;
   /** The deployment as last read and its latest revision (none yet: undefined), for revision following. */
   followed?: { deployment: Deployment; revision: FollowInput['revision'] | undefined };
   // Derived (advance.ts, derive), once, when the first gate that reads them asks.
@@ -106,7 +109,7 @@ export interface AgentDeploymentFacts {
   drift?: DriftDecision;
   /** The follow verdict of the revision read (follow-verdict.ts). */
   follow?: Verdict;
-  /** What spec.deploymentWindows say now (window-fact.ts). */
+  /** What spec.deploymentWindows and the policies selecting the object say now (window-fact.ts). */
   window?: WindowFact;
 }
 

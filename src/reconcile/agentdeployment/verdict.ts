@@ -14,7 +14,7 @@ import type { AppliedDigests } from './desired-deployment.ts';
 import type { Preparation } from './facts.ts';
 
 /** A fact to gather from the world: the port reads it (the others are derived by advance.ts). */
-export type WorldRead = 'secrets' | 'claims' | 'recorded' | 'adopted' | 'byName' | 'revision';
+export type WorldRead = 'secrets' | 'claims' | 'recorded' | 'adopted' | 'byName' | 'revision' | 'policies';
 /** A fact computed from the facts already held (advance.ts, derive). */
 export type DerivedRead = 'credentials' | 'desired' | 'drift' | 'follow' | 'window';
 

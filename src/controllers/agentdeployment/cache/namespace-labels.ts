@@ -1,7 +1,7 @@
 /**
- * The namespaces' labels, watched only when the default credentials are scoped by a namespace
- * selector: whether a namespace may use the default credentials, and a wake-up of its objects when its
- * labels change (they may now use the default credentials, or not).
+ * The namespaces' labels: whether a namespace may use the default credentials (when they are scoped by a
+ * namespace selector), which DeploymentWindowPolicies select its objects, and a wake-up of its objects
+ * when its labels change (either may now differ).
  */
 import type { V1Namespace } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -15,6 +15,10 @@ import { startInformer } from '../../../runtime/informer.ts';
 interface NamespaceLabels {
   /** Whether objects of a namespace may use the default credentials, from its cached labels. */
   scopeOf(namespace: string): ScopeDecision;
+  /** A namespace's cached labels. */
+  labelsOf(namespace: string): Record<string, string> | undefined;
+  /** Every namespace with its labels. */
+  list(): { name: string; labels: Record<string, string> | undefined }[];
   hasSynced(): boolean;
   stop(): Promise<void>;
 }
@@ -28,23 +32,22 @@ export function watchNamespaceLabels(options: {
 }): NamespaceLabels {
   const { scope, labelsChanged } = options;
   const changed = (ns: V1Namespace) => labelsChanged(ns.metadata?.name ?? '');
-  const namespaces = scope.selector
-    ? startInformer<V1Namespace>({
-        access: options.access,
-        path: '/api/v1/namespaces',
-        logger: options.logger.child({ informer: 'namespaces' }),
-        onAdd: changed,
-        onUpdate: (oldNs, newNs) => {
-          if (JSON.stringify(oldNs.metadata?.labels) !== JSON.stringify(newNs.metadata?.labels))
-            changed(newNs);
-        },
-      })
-    : undefined;
-  return {
-    scopeOf: (namespace) => scope.decisionFor(namespace, namespaces?.get('', namespace)?.metadata?.labels),
-    hasSynced: () => namespaces?.hasSynced() ?? true,
-    stop: async () => {
-      await namespaces?.stop();
+  const namespaces = startInformer<V1Namespace>({
+    access: options.access,
+    path: '/api/v1/namespaces',
+    logger: options.logger.child({ informer: 'namespaces' }),
+    onAdd: changed,
+    onUpdate: (oldNs, newNs) => {
+      if (JSON.stringify(oldNs.metadata?.labels) !== JSON.stringify(newNs.metadata?.labels)) changed(newNs);
     },
+  });
+  const labelsOf = (namespace: string) => namespaces.get('', namespace)?.metadata?.labels;
+  return {
+    scopeOf: (namespace) => scope.decisionFor(namespace, labelsOf(namespace)),
+    labelsOf,
+    list: () =>
+      namespaces.list().map((ns) => ({ name: ns.metadata?.name ?? '', labels: ns.metadata?.labels })),
+    hasSynced: () => namespaces.hasSynced(),
+    stop: () => namespaces.stop(),
   };
 }

@@ -54,6 +54,11 @@ export function decideStep(
       }
       if (verdict.kind !== 'paused') takeReconcileRequest(pass.obj, pass.status);
       windowStatus(pass, facts);
+      const held =
+        verdict.kind === 'wait' && verdict.windowClosed && facts.window?.ok
+          ? facts.window.holders
+          : undefined;
+      deps.windowHolds(pass.key, held?.policies ?? [], held?.own ?? false);
       const outcome = await act(deps, pass, facts, verdict);
       if (WRITES.has(verdict.kind)) spendOverride(pass, facts);
       if (outcome || !pass.spec.verification || facts.observation) return outcome;

@@ -22,6 +22,7 @@ import type {
 } from '../../../reconcile/agentdeployment/deletion/verdict.ts';
 import { followDeletion } from '../../../reconcile/agentdeployment/follow.ts';
 import { recordOwned } from '../../../reconcile/agentdeployment/status.ts';
+import { deletionHolders } from '../../../reconcile/agentdeployment/window-fact.ts';
 import { type Outcome, outcomeOf, Retry, Stall, Wait } from '../../../runtime/outcome.ts';
 import type { Step } from '../../../runtime/reconcile-shell.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from '../types.ts';
@@ -78,11 +79,13 @@ export function finalizeStep(
       deps.observer.untrack(pass.key);
       deps.verifier.forget(pass.key);
       const refused = helpers.defaultCredentialsRefused(pass);
+      const policies = deps.windowPolicies(pass.obj.metadata.namespace ?? '', pass.obj.metadata.labels);
       const facts = deletionFactsOf(
         { ...pass.obj, spec: pass.spec, status: pass.status },
         nameOf(pass),
         deps.now(),
         refused,
+        policies,
       );
       // Made once the credentials are resolved (the first read deletion asks for when it reads at all).
       let made: ExternalDeployment | undefined;
@@ -115,6 +118,12 @@ export function finalizeStep(
           (err as { retryAfterMs?: number }).retryAfterMs,
         );
       }
+      // What holds the DELETE, for the policies' status (held-status.ts).
+      const held =
+        verdict.kind === 'wait' && verdict.why === 'window' && !('unknown' in policies)
+          ? deletionHolders(pass.spec.deploymentWindows, policies, facts.now)
+          : { policies: [], own: false };
+      deps.windowHolds(pass.key, held.policies, held.own);
       return act(deps, pass, verdict);
     },
   };

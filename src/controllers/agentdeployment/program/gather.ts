@@ -138,6 +138,14 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
         facts.claims = { claims: deps.claims };
         return;
       }
+      if (read === 'policies') {
+        const selecting = deps.windowPolicies(namespace, pass.obj.metadata.labels);
+        facts.policies =
+          'unknown' in selecting
+            ? { readable: false, why: selecting.unknown, hold: true }
+            : { readable: true, selecting };
+        return;
+      }
       const client = passClient(deps, pass, facts);
       const { identity } = resolvedOf(facts);
       switch (read) {

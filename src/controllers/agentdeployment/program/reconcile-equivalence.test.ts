@@ -121,6 +121,21 @@ const TABLE: [string, Partial<WorldSpec>, string][] = [
   ],
   ['a Deny window later: patched', { platform: 'drifted', record: 'recorded', window: 'denyLater' }, 'patch'],
   [
+    "a policy's Deny window open: the PATCH waits",
+    { platform: 'drifted', record: 'recorded', window: 'policyDenyNow' },
+    'wait:WindowClosed',
+  ],
+  [
+    "the override against a policy's window without manualOverride: refused, waits",
+    { platform: 'drifted', record: 'recorded', window: 'policyOverrideRefused' },
+    'wait:WindowClosed',
+  ],
+  [
+    "the override against a policy's window with manualOverride: patched",
+    { platform: 'drifted', record: 'recorded', window: 'policyOverrideAllowed' },
+    'patch',
+  ],
+  [
     'a Deny window open, in sync: nothing to hold',
     { platform: 'inSync', record: 'recorded', window: 'denyNow' },
     'none',

@@ -1,7 +1,8 @@
 /**
  * What the act stage writes of the deployment windows (the gate `window` decides): status.deploymentWindow
- * from the facts' window, the WindowClosed event once per generation held, and the override spent, with
- * its reason in the event and in the history of the revision it let through.
+ * from the facts' window, the WindowClosed event once per generation held, the override spent, with its
+ * reason in the event and in the history of the revision it let through, or refused (a policy without
+ * manualOverride), its Warning once per value.
  */
 import { EventReason } from '../../../api/names.ts';
 import type { AgentDeploymentFacts } from '../../../reconcile/agentdeployment/facts.ts';
@@ -15,8 +16,10 @@ export const WRITES: ReadonlySet<FinalVerdict['kind']> = new Set(['create', 'pat
 /** status.deploymentWindow as the facts' window says now (kept as it was when the chain did not read it). */
 export function windowStatus(pass: AgentDeploymentPass, facts: AgentDeploymentFacts): void {
   const { status } = pass;
-  if (!pass.spec.deploymentWindows?.length) {
-    delete status.deploymentWindow;
+  const policies = facts.policies?.readable ? facts.policies.selecting.length : 0;
+  if (!pass.spec.deploymentWindows?.length && !policies) {
+    // No policy selects it, as read: no windows at all (not read: kept as it was).
+    if (facts.policies) delete status.deploymentWindow;
     return;
   }
   if (!facts.window?.ok) return;
@@ -29,6 +32,15 @@ export function windowStatus(pass: AgentDeploymentPass, facts: AgentDeploymentFa
     ...(!state.allowed && was?.heldGeneration !== undefined ? { heldGeneration: was.heldGeneration } : {}),
     ...(was?.overrideSpent !== undefined ? { overrideSpent: was.overrideSpent } : {}),
   };
+  const refused = facts.window.overrideRefused;
+  if (!refused) return;
+  if (was?.overrideRefused !== refused.value)
+    pass.events.push({
+      type: 'Warning',
+      reason: EventReason.WindowOverrideRefused,
+      message: `${refused.why}; the change waits for the window (override-window: ${refused.value})`,
+    });
+  status.deploymentWindow.overrideRefused = refused.value;
 }
 
 /** A change held: said once per generation (an Event every pass would be noise). */

@@ -17,6 +17,7 @@ import { planRemoved } from '../../../plan/prune.ts';
 import { readOnly } from '../../../plan/read-only.ts';
 import { ClaimIndex } from '../../../reconcile/agentdeployment/claim-index.ts';
 import type { DeletionGates } from '../../../reconcile/agentdeployment/deletion/chain.ts';
+import { selectingPolicies } from '../../../reconcile/agentdeployment/policy-windows.ts';
 import type { Gate, GateName } from '../../../reconcile/agentdeployment/verdict.ts';
 import { identityOf, usableCredentials } from '../../../reconcile/credentials.ts';
 import { findCondition } from '../../../runtime/conditions.ts';
@@ -25,7 +26,7 @@ import { DEFAULT_API_KEY, type Simulator } from '../../../simulator/index.ts';
 import { agentDeploymentShell } from '../reconciler.ts';
 import type { AgentDeploymentDeps } from '../types.ts';
 import { agentDeploymentSteps } from './steps.ts';
-import { type BuiltWorld, DIGEST_KEY, NOW, NS } from './worlds.test-support.ts';
+import { type BuiltWorld, DIGEST_KEY, NOW, NS, NS_LABELS } from './worlds.test-support.ts';
 
 /** How the controller's pass is run and watched. */
 export interface PassOptions {
@@ -102,6 +103,9 @@ export async function controllerVerdict(
     claims: (query: Parameters<ClaimIndex['claims']>[0]) => claims.claims(query),
     cacheShows: async () => true,
     defaultCredentialsScope: (namespace: string) => scope.decisionFor(namespace, undefined),
+    windowPolicies: (_namespace: string, labels: Record<string, string> | undefined) =>
+      selectingPolicies(world.policies, NS_LABELS, labels),
+    windowHolds: () => {},
     protectCredentials: async () => {
       kubeWrites.push('protectCredentials');
     },
@@ -191,7 +195,8 @@ export async function planVerdict(sim: Simulator, world: BuiltWorld): Promise<st
       agentDeploymentsMatching: async () => [live],
       controllerSettings: async () => ({ ok: true, settings: world.settings, deployment: 'test/controller' }),
       settingsLocation: 'test/settings',
-      namespaceLabels: async () => ({}),
+      namespaceLabels: async () => NS_LABELS,
+      windowPolicies: async () => world.policies,
       maySeeSecrets: async () => true,
     },
     defaultCredentials: { baseUrl: sim.url, apiKey: DEFAULT_API_KEY },

@@ -4,11 +4,13 @@
  * platform's deployments (on the simulator) and the controller's settings, built from a few dimensions.
  * world-verdicts.test-support.ts runs the controller's pass and the plan over it.
  */
+
 import {
   type AgentDeployment,
   AgentDeploymentSpec,
   type AgentDeploymentStatus,
 } from '../../../api/agentdeployment.ts';
+import type { DeploymentWindowPolicy } from '../../../api/deployment-window-policy.ts';
 import { Annotation, FINALIZER } from '../../../api/names.ts';
 import type { HistoryEntry } from '../../../api/remediation.ts';
 import { controlPlaneAllowList } from '../../../controlplane/allowed-control-planes.ts';
@@ -73,8 +75,19 @@ export interface WorldSpec {
    * platform may no longer have (`revertGone`: a 404 only sending finds).
    */
   remediation: 'none' | 'rollbackDue' | 'rolledBack' | 'revert' | 'revertGone';
-  /** spec.deploymentWindows: a Deny window open now (with the override annotation), or one later. */
-  window: 'none' | 'denyNow' | 'denyNowOverride' | 'denyLater';
+  /**
+   * spec.deploymentWindows: a Deny window open now (with the override annotation), or one later; or a
+   * DeploymentWindowPolicy selecting the namespace with a Deny window open now (the override annotation
+   * set, and the policy's manualOverride false or true).
+   */
+  window:
+    | 'none'
+    | 'denyNow'
+    | 'denyNowOverride'
+    | 'denyLater'
+    | 'policyDenyNow'
+    | 'policyOverrideRefused'
+    | 'policyOverrideAllowed';
   /** Deleting worlds (deletion-equivalence.test.ts): spec.deletionPolicy, and the finalizer already off. */
   deletionPolicy?: 'Delete' | 'Orphan';
   withoutFinalizer?: boolean;
@@ -103,7 +116,12 @@ export interface BuiltWorld {
   secrets: Map<string, Record<string, string>>;
   others: AgentDeployment[];
   settings: ReturnType<typeof publishedSettingsOf>;
+  /** The DeploymentWindowPolicies of the cluster (selecting the namespace of labels NS_LABELS). */
+  policies: DeploymentWindowPolicy[];
 }
+
+/** The labels of the worlds' namespace. */
+export const NS_LABELS = { tier: 'prod' };
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -152,7 +170,21 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
   if (spec.annotation === 'badPollInterval') annotations[Annotation.PollInterval] = '1ms';
   if (spec.annotation === 'reconcileRequested') annotations[Annotation.ReconcileRequestedAt] = 'now';
   if (spec.annotation === 'undoRequested') annotations[Annotation.UndoRequestedAt] = 'now';
-  if (spec.window !== 'none') {
+  const policies: DeploymentWindowPolicy[] = [];
+  if (spec.window.startsWith('policy')) {
+    policies.push({
+      apiVersion: 'deploy.agents.dev/v1alpha1',
+      kind: 'DeploymentWindowPolicy',
+      metadata: { name: 'freeze' },
+      spec: {
+        namespaceSelector: { matchLabels: NS_LABELS },
+        windows: [{ kind: 'Deny', schedule: `0 ${new Date(NOW).getUTCHours()} * * *`, duration: '1h' }],
+        manualOverride: spec.window === 'policyOverrideAllowed',
+        allowRollback: true,
+      },
+    });
+    if (spec.window !== 'policyDenyNow') annotations[Annotation.OverrideWindow] = 'hotfix';
+  } else if (spec.window !== 'none') {
     const hour = new Date(NOW).getUTCHours();
     const at = spec.window === 'denyLater' ? (hour + 12) % 24 : hour;
     obj.spec.deploymentWindows = [{ kind: 'Deny', schedule: `0 ${at} * * *`, duration: '1h' }];
@@ -285,7 +317,7 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
     allowedControlPlanes: controlPlaneAllowList('', sim.url),
     defaultControlPlaneUrl: sim.url,
   });
-  return { spec, obj, secrets, others, settings };
+  return { spec, obj, secrets, others, settings, policies };
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Deployment } from '../../../controlplane/schemas.ts';
 import { DEFAULT_TIMEOUTS } from '../../../controlplane/timeouts.ts';
 import { deletionPolicyOf, isObserveOnly } from '../management.ts';
 import type { NameLookup, ReadById } from '../ownership.ts';
+import type { PolicyWindows } from '../policy-windows.ts';
 import { closedWindowOf } from '../window-fact.ts';
 
 /**
@@ -57,7 +58,7 @@ export interface DeletionFacts {
   pendingSince?: string | undefined;
   /** Why the object may not use the default credentials; undefined when it may (or names its own). */
   defaultCredentialsRefused?: string | undefined;
-  /** The object's deployment windows are closed: what holds the DELETE, and when to look again. */
+  /** Its deployment windows (its own, its policies') are closed: what holds the DELETE, and when to look again. */
   windowClosed?: { message: string; retryAfterMs: number } | undefined;
   now: Date;
   /** What has been read or done so far. */
@@ -84,6 +85,8 @@ export function deletionFactsOf(
   name: string,
   now: Date,
   defaultCredentialsRefused?: string,
+  /** The DeploymentWindowPolicies selecting it (their windows hold the DELETE too), or why not known. */
+  policies: readonly PolicyWindows[] | { unknown: string } = [],
 ): DeletionFacts {
   const { spec, status } = obj;
   return {
@@ -96,7 +99,7 @@ export function deletionFactsOf(
     recordedTenant: status.credentialsDigest,
     pendingSince: status.createPendingSince,
     defaultCredentialsRefused,
-    windowClosed: closedWindowOf(spec.deploymentWindows, now),
+    windowClosed: closedWindowOf(spec.deploymentWindows, policies, now),
     now,
   };
 }

@@ -3,12 +3,14 @@
  * deploy, as followRevision says, or its verification, as status records it): under spec.remediation
  * Rollback, redeploy the last good revision; a rollback's own revision failing is RollbackFailed (never a
  * rollback of a rollback); no rollback possible is RevisionFailed saying why. Observe-only says what it
- * would do and sends nothing.
+ * would do and sends nothing. A closed deployment window whose source forbids rollbacks (allowRollback
+ * false: the object's spec.remediation, a policy's) holds it: WindowClosed until it opens.
  */
 import { Reason } from '../../../api/names.ts';
 import type { AgentDeploymentFacts } from '../facts.ts';
 import { type LatestFailure, type RemediationDecision, remediationDecisionOf } from '../remediation.ts';
 import type { Gate, Verdict } from '../verdict.ts';
+import { rollbackHold } from '../window-fact.ts';
 
 export const rollback: Gate = (facts) => {
   // The follow verdict, once derived (follow-verdict.ts; the gate followRevision asks for it).
@@ -37,14 +39,16 @@ export const rollback: Gate = (facts) => {
     };
   switch (decision.action) {
     case 'rollback':
-      return {
-        gate: 'rollback',
-        kind: 'rollback',
-        deployment,
-        from: decision.from,
-        to: decision.to,
-        message: decision.message,
-      };
+      return (
+        rollbackHold(facts, 'rollback') ?? {
+          gate: 'rollback',
+          kind: 'rollback',
+          deployment,
+          from: decision.from,
+          to: decision.to,
+          message: decision.message,
+        }
+      );
     case 'rollbackFailed':
       return {
         gate: 'rollback',

@@ -65,6 +65,32 @@ describe('gate undo', () => {
     else expect(verdict).toMatchObject(expected);
   });
 
+  it.each<[string, boolean, object]>([
+    ['allows rollbacks (the default): the undo goes through', true, { kind: 'rollback', to: 'r-1' }],
+    [
+      'allowRollback false: held, the request kept for when it opens',
+      false,
+      { kind: 'wait', reason: 'WindowClosed' },
+    ],
+  ])('a policy freezing it now %s', (_name, allowRollback, expected) => {
+    const f = undoing({ [Annotation.UndoRequestedAt]: 't1' });
+    f.policies = {
+      readable: true,
+      selecting: [
+        {
+          name: 'freeze',
+          windows: [{ kind: 'Deny', schedule: '0 0 * * *', duration: '2h' }],
+          manualOverride: false,
+          allowRollback,
+        },
+      ],
+    };
+    const verdict = decidedBy(undo, f);
+    expect(verdict).toMatchObject(expected);
+    // Held, not handled: the request goes through once the window opens.
+    if (verdict?.kind === 'wait') expect(verdict).not.toHaveProperty('undone');
+  });
+
   it('a history with no other revision that deployed: refused', () => {
     const f = undoing({ [Annotation.UndoRequestedAt]: 't1' }, { history: [entry('r-3')] });
     expect(decidedBy(undo, f)).toMatchObject({ kind: 'stall', reason: 'UndoRefused' });

@@ -4,12 +4,15 @@
  * than the active one, is redeployed as a rollback: recorded so in the history, then held as RolledBack
  * until the spec changes or a person asks (the same hold as an automatic rollback), so that GitOps and the
  * undo never fight. What cannot be undone is refused (UndoRefused), and the request counts as handled.
+ * A closed deployment window whose source forbids rollbacks (allowRollback false) holds it: WindowClosed,
+ * the request kept for when it opens.
  */
 import { Annotation, Reason } from '../../../api/names.ts';
 import type { HistoryEntry } from '../../../api/remediation.ts';
 import { isObserveOnly } from '../management.ts';
 import { ownedDeployment } from '../owned.ts';
 import type { Gate } from '../verdict.ts';
+import { rollbackHold } from '../window-fact.ts';
 
 export const undo: Gate = (facts) => {
   const { metadata, spec, status } = facts.object;
@@ -36,6 +39,8 @@ export const undo: Gate = (facts) => {
         ? `revision ${named} is not one of status.history that deployed (kubectl agd history lists them)`
         : 'status.history has no other revision that deployed',
     );
+  const held = rollbackHold(facts, 'undo');
+  if (held) return held;
   return {
     gate: 'undo',
     kind: 'rollback',
