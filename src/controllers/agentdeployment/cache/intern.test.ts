@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { getHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import type { AgentDeployment } from '../../../api/agentdeployment.ts';
 import { Interner } from '../../../lib/interner.ts';
@@ -49,6 +51,47 @@ describe('internAgentDeployment', () => {
     };
     // Five values more in the table; the id and the time are the entry's own.
     expect(sizeAfter([entry]) - sizeAfter([])).toBe(5);
+  });
+});
+
+/** How many strings of this value the heap holds (a heap snapshot of this process). */
+async function copiesOf(value: string): Promise<number> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of getHeapSnapshot()) chunks.push(chunk as Buffer);
+  const snapshot = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const {
+    node_fields: fields,
+    node_types: [types],
+  } = snapshot.snapshot.meta;
+  const [type, name] = [fields.indexOf('type'), fields.indexOf('name')];
+  let copies = 0;
+  for (let i = 0; i < snapshot.nodes.length; i += fields.length)
+    if (types[snapshot.nodes[i + type]] === 'string' && snapshot.strings[snapshot.nodes[i + name]] === value)
+      copies++;
+  return copies;
+}
+
+describe('internAgentDeployment: one copy of the latest revision id', () => {
+  it('shares the latest revision id with active, last good and the history entry naming it', async () => {
+    const rev = `rev-${randomUUID()}`;
+    // As a watch event decodes it: each field its own copy of the id.
+    const obj = JSON.parse(
+      JSON.stringify(
+        object({
+          status: {
+            latestRevisionId: rev,
+            activeRevisionId: rev,
+            lastGoodRevision: rev,
+            history: [{ id: rev }, { id: 'older' }],
+          },
+        }),
+      ),
+    ) as AgentDeployment;
+    // The test's own `rev`, and the object's four.
+    expect(await copiesOf(rev)).toBe(5);
+    internAgentDeployment(new Interner(), obj);
+    expect(await copiesOf(rev)).toBe(2);
+    expect(obj.status).toMatchObject({ latestRevisionId: rev, activeRevisionId: rev, lastGoodRevision: rev });
   });
 });
 

@@ -33,7 +33,21 @@ export function internAgentDeployment(interner: Interner, obj: AgentDeployment):
   ]);
   for (const condition of status?.conditions ?? []) interner.fields(condition, ['type', 'status', 'reason']);
   for (const entry of status?.history ?? []) interner.fields(entry, HISTORY_REPEATS);
+  oneRevisionId(status);
   return obj;
+}
+
+/**
+ * A settled object names its latest revision four times (latest, active, last good, the newest history
+ * entry), each its own string as the watch decoded it: one copy of it instead (a revision id is unique
+ * to its object, so it is not put in the table).
+ */
+function oneRevisionId(status: AgentDeployment['status']): void {
+  const latest = status?.latestRevisionId;
+  if (!status || !latest) return;
+  if (status.activeRevisionId === latest) status.activeRevisionId = latest;
+  if (status.lastGoodRevision === latest) status.lastGoodRevision = latest;
+  for (const entry of status.history ?? []) if (entry.id === latest) entry.id = latest;
 }
 
 /**
