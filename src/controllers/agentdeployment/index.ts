@@ -90,6 +90,7 @@ export interface AgentDeploymentControllerOptions {
     | 'revisionPollMs'
     | 'reconcileRate'
     | 'verifier'
+    | 'analyst'
     | 'writeFence'
   >;
 }
