@@ -5,8 +5,8 @@
 # Prints the binary's path as its last line. Safe to run concurrently (a lock serialises builders).
 set -euo pipefail
 
-# The module's v0.316.0 is Prometheus v3.16.0 (Prometheus tags its Go module v0.<major><minor>.<patch>).
-PROMETHEUS_MODULE_VERSION="${PROMETHEUS_MODULE_VERSION:-v0.316.0}"
+# shellcheck source=prometheus-module-version.sh
+source "$(dirname "${BASH_SOURCE[0]}")/prometheus-module-version.sh"
 
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/agent-operator/promtool"
 bin="$cache_root/prometheus-$PROMETHEUS_MODULE_VERSION/bin"

@@ -17,7 +17,12 @@ const SCRIPTS = resolve(import.meta.dirname, '../../scripts');
 
 /** Runs a build script and returns the path it prints as its last line. */
 export async function goTool(
-  script: 'kstatus-binary.sh' | 'promtool-binary.sh' | 'krew-binary.sh' | 'cel-cost-binary.sh',
+  script:
+    | 'kstatus-binary.sh'
+    | 'promtool-binary.sh'
+    | 'prometheus-binary.sh'
+    | 'krew-binary.sh'
+    | 'cel-cost-binary.sh',
 ): Promise<string> {
   const { stdout } = await run(resolve(SCRIPTS, script), { maxBuffer: 16 * 1024 * 1024 });
   const path = stdout.trim().split('\n').at(-1);

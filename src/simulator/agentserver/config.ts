@@ -39,6 +39,14 @@ export const GraphBehaviourSchema = z
     /** A run whose last human message contains this text raises. Default `__fail__`. */
     errorMarker: z.string().min(1).optional(),
     errorMessage: z.string().min(1).optional(),
+    /**
+     * The server degrades: after this many runs, every run raises as `fail` makes it (the run ends
+     * `error`, its thread `error`, join answers `__error__`). Counted from when the configuration is
+     * applied (a new revision's configuration starts over) or the count is reset.
+     */
+    degradeAfterRuns: z.number().int().min(0).optional(),
+    /** Each run waits this long before its first node, so it answers that much later. */
+    slowMs: z.number().int().min(0).optional(),
   })
   .strict();
 export type GraphBehaviour = z.infer<typeof GraphBehaviourSchema>;

@@ -43,12 +43,19 @@ export interface AgentServerOptions {
 export interface AgentServer {
   /** Serves one request; `subPath` is the path below the deployment's URL, with its query. */
   handle(req: IncomingMessage, res: ServerResponse, subPath: string): Promise<void>;
-  /** Replaces the configuration, as a redeploy with a new graph configuration file would. */
+  /**
+   * Replaces the configuration, as a redeploy with a new graph configuration file would: the count of
+   * runs `graph.degradeAfterRuns` reads starts over.
+   */
   configure(config: AgentServerConfig): void;
   config(): AgentServerConfig;
   /** Why the server does not start (a header template that cannot resolve), or undefined. */
   startupError(): string | undefined;
   deliveries(): WebhookDelivery[];
+  /** Runs started since the configuration was applied or the count reset. */
+  runsStarted(): number;
+  /** The count of runs starts over: a degraded server serves `degradeAfterRuns` good runs again. */
+  resetRunCount(): void;
   close(): void;
 }
 
@@ -98,7 +105,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     threads,
     settings: () => ({
       delayMs: config.graph?.delayMs ?? 0,
+      slowMs: config.graph?.slowMs ?? 0,
       fail: config.graph?.fail ?? false,
+      degradeAfterRuns: config.graph?.degradeAfterRuns,
       errorMarker: config.graph?.errorMarker ?? DEFAULT_ERROR_MARKER,
       errorMessage: config.graph?.errorMessage ?? 'Simulated graph failure',
       runTimeoutMs: config.runTimeoutMs,
@@ -166,6 +175,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     handle,
     configure: (next) => {
       config = AgentServerConfigSchema.parse(next);
+      runs.resetRunCount();
     },
     config: () => structuredClone(config),
     startupError: () => {
@@ -173,6 +183,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       return 'error' in started ? started.error : undefined;
     },
     deliveries: () => deliveries.map((d) => ({ ...d })),
+    runsStarted: () => runs.runsStarted(),
+    resetRunCount: () => runs.resetRunCount(),
     close: () => runs.close(),
   };
 }

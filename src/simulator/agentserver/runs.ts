@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HttpError } from '../http.ts';
-import { GraphError, nextAfter, runEchoGraph } from './graph.ts';
+import { delayOf, GraphError, nextAfter, runEchoGraph } from './graph.ts';
 import {
   applyUpdate,
   type Checkpoint,
@@ -72,7 +72,10 @@ interface RunEntry {
 
 export interface RunSettings {
   delayMs: number;
+  slowMs: number;
   fail: boolean;
+  /** Runs after this many raise, as `fail` makes them. */
+  degradeAfterRuns: number | undefined;
   errorMarker: string;
   errorMessage: string;
   runTimeoutMs: number | undefined;
@@ -103,6 +106,8 @@ export class RunEngine {
   readonly #onComplete: (outcome: RunOutcome) => void;
   /** Per thread, oldest first. */
   readonly #runs = new Map<string, RunEntry[]>();
+  /** Runs started since the engine was made or its count reset: what `degradeAfterRuns` counts. */
+  #started = 0;
 
   constructor(deps: {
     threads: ThreadStore;
@@ -238,6 +243,14 @@ export class RunEngine {
     this.#runs.delete(threadId);
   }
 
+  runsStarted(): number {
+    return this.#started;
+  }
+
+  resetRunCount(): void {
+    this.#started = 0;
+  }
+
   close(): void {
     for (const threadId of [...this.#runs.keys()]) this.forgetThread(threadId);
   }
@@ -261,6 +274,8 @@ export class RunEngine {
     const thread = this.#threads.getAny(entry.run.thread_id);
     if (!thread) return;
     const settings = this.#settings();
+    this.#started += 1;
+    const degraded = settings.degradeAfterRuns !== undefined && this.#started > settings.degradeAfterRuns;
     entry.run.status = 'running';
     entry.run.updated_at = now();
     entry.startedAt = entry.run.updated_at;
@@ -293,8 +308,9 @@ export class RunEngine {
       const configurable = (entry.run.kwargs.config as { configurable: Record<string, unknown> })
         .configurable;
       await runEchoGraph({
+        slowMs: settings.slowMs,
         delayMs: (node) => delayOf(configurable, node) ?? settings.delayMs,
-        fail: settings.fail,
+        fail: settings.fail || degraded,
         errorMarker: settings.errorMarker,
         errorMessage: settings.errorMessage,
         signal: entry.abort.signal,
@@ -371,15 +387,6 @@ export class RunEngine {
   #emit(entry: RunEntry, event: RunEvent): void {
     for (const listener of entry.listeners) listener(event);
   }
-}
-
-/** A run may set its nodes' delay: `delay_ms` (every node) or `delay_ms_by_node` ({node: ms}). */
-function delayOf(configurable: Record<string, unknown>, node: string): number | undefined {
-  const byNode = configurable.delay_ms_by_node as Record<string, unknown> | undefined;
-  for (const candidate of [byNode?.[node], configurable.delay_ms]) {
-    if (typeof candidate === 'number' && candidate >= 0) return candidate;
-  }
-  return undefined;
 }
 
 function threadStatusAfter(status: RunStatus) {
