@@ -48,7 +48,7 @@ export const analysis: Gate = (facts) => {
         gate: 'analysis',
         kind: 'paused',
         reason: Reason.AnalysisInconclusive,
-        message: `${about} is inconclusive (${current.message ?? 'no message'}): kubectl agd promote accepts it, kubectl agd abort fails it`,
+        message: `${about} is inconclusive: ${current.message ?? 'promote or abort it'} (kubectl agd promote, kubectl agd abort)`,
       };
     case 'Failed':
       return {
