@@ -1448,6 +1448,24 @@ describe('analysis of each new revision (spec.analysis)', () => {
     expect(conditions(w)).toEqual(['Ready=True/Succeeded']);
   });
 
+  it('paused by an inconclusive analysis, the object is still reconciled: its generation observed, a reconcile request handled', async () => {
+    const w = world(analysedAgent(), { analyst: answering([0.3]) });
+    await w.pass();
+    deployLatest(w);
+    await w.pass();
+    expect(w.obj.status?.analysis?.phase).toBe('Inconclusive');
+    w.edit((obj) => {
+      if (obj.spec.analysis) obj.spec.analysis.inconclusiveLimit = 0;
+    });
+    w.obj.metadata.annotations = { [Annotation.ReconcileRequestedAt]: 'now' };
+    await w.pass();
+    expect(conditions(w)).toEqual(['Paused=True/AnalysisInconclusive', 'Ready=False/AnalysisInconclusive']);
+    expect(w.obj.status).toMatchObject({
+      observedGeneration: w.obj.metadata.generation,
+      lastHandledReconcileAt: 'now',
+    });
+  });
+
   it('a promote with nothing to promote is refused, handled, and said', async () => {
     const w = world(agent(), {});
     await createdAndDeployed(w);

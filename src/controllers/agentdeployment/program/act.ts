@@ -63,7 +63,8 @@ export function decideStep(
           // The status written starts from what the facts learned, also when a read failed on the way.
           pass.status = structuredClone(facts.object.status);
         }
-        if (verdict.kind !== 'paused') takeReconcileRequest(pass.obj, pass.status);
+        // Paused by annotation, a reconcile request waits for the resume; paused by an analysis, it is taken.
+        if (verdict.kind !== 'paused' || verdict.reason) takeReconcileRequest(pass.obj, pass.status);
         windowStatus(pass, facts);
         const outcome = await act(deps, pass, facts, verdict);
         if (WRITES.has(verdict.kind)) spendOverride(pass, facts);
