@@ -1466,6 +1466,20 @@ describe('analysis of each new revision (spec.analysis)', () => {
     });
   });
 
+  it("past the namespace's rate bound nothing is measured: still running, measured when it allows", async () => {
+    const w = world(analysedAgent(), {
+      analyst: { measure: async () => ({ throttledForMs: 5_000 }), counted: () => {} },
+    });
+    await w.pass();
+    deployLatest(w);
+    await w.pass();
+    expect(w.obj.status?.analysis).toMatchObject({ phase: 'Running', metrics: [{ measured: 0, error: 0 }] });
+    expect(condition(w, 'Reconciling')).toMatchObject({
+      reason: 'AnalysisRunning',
+      message: expect.stringMatching(/rate bound/),
+    });
+  });
+
   it('a promote with nothing to promote is refused, handled, and said', async () => {
     const w = world(agent(), {});
     await createdAndDeployed(w);
