@@ -23,6 +23,7 @@ import {
   mergePatchAgd,
   startHarness,
 } from './support/harness.ts';
+import { streamSpaces } from './support/hostile-server.ts';
 import {
   exposition,
   type MetricsTarget,
@@ -48,6 +49,14 @@ beforeAll(async () => {
   web = createServer((req, res) => {
     const path = req.url ?? '';
     requests.set(path, (requests.get(path) ?? 0) + 1);
+    // Hostile answers: an endless body, no answer at all, escapes in the text.
+    if (path === '/endless')
+      return streamSpaces(res.writeHead(200, { 'content-type': 'application/json' }), 100 * 1024 * 1024);
+    if (path === '/silent') return;
+    if (path === '/escapes')
+      return res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ rate: '\u001b[2J\u202egnp.ti' }));
     const rate = RATES[path];
     if (rate === undefined) res.writeHead(404).end();
     else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ rate }));
@@ -227,6 +236,36 @@ describe('analysis of each new revision', () => {
     expect(elsewhere).toMatchObject({ dryRun: true, error: 1 });
     expect(elsewhere?.measurements[0]?.message).toMatch(/--analysis-allowed-urls/);
     expect(done.status?.lastGoodRevision).toBe(done.status?.latestRevisionId);
+  });
+
+  it("a hostile provider costs its own object's analysis only: Error measurements, cleaned text", async () => {
+    const analysis = {
+      count: 1,
+      metrics: [
+        webMetric('endless', '/endless'),
+        webMetric('silent', '/silent'),
+        webMetric('escapes', '/escapes'),
+      ],
+    };
+    await createAgd(h, externalImage('hostile', { analysis }));
+    await createAgd(
+      h,
+      externalImage('bystander', { analysis: { count: 1, metrics: [webMetric('errors', '/good')] } }),
+    );
+    const bystander = await until('bystander', phaseIs('Successful'), 'the bystander Successful');
+    expect(bystander.status?.lastGoodRevision).toBe(bystander.status?.latestRevisionId);
+    const hostile = await until(
+      'hostile',
+      (o) => o.status?.analysis?.metrics.length === 3 && o.status.analysis.metrics.every((m) => m.error >= 1),
+      'every hostile metric erred',
+    );
+    expect(hostile.status?.analysis?.phase).toBe('Running');
+    const [endless, silent, escapes] = hostile.status?.analysis?.metrics ?? [];
+    expect(endless?.measurements[0]?.message).toMatch(/GET \S+ failed/);
+    expect(silent?.measurements[0]?.message).toMatch(/GET \S+ failed/);
+    expect(escapes?.measurements[0]).toMatchObject({ outcome: 'Error' });
+    const text = JSON.stringify(hostile.status?.analysis);
+    for (const bad of ['\\u001b', '\u001b', '\u202e']) expect(text).not.toContain(bad);
   });
 
   it('a restart in the middle of an analysis goes on from status, repeating no measurement', async () => {
