@@ -32,7 +32,7 @@ import { loadKubeAccess } from './startup.ts';
 export const USAGE = `Usage: kubectl agd plan -f <file|directory|-> [-f ...] [options]
        kubectl agd import --help
        kubectl agd version [--no-cluster] [--operator-namespace NS]
-       kubectl agd history|suspend|resume|reconcile|undo|status NAME ... (each with --help)
+       kubectl agd history|suspend|resume|reconcile|undo|status|promote|abort NAME ... (each with --help)
 
 Says what the controller would do on the control plane for each AgentDeployment and SandboxTemplate
 given: create (the request, secret values shown as "(set)"), patch (field by field, and whether a new

@@ -79,6 +79,13 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly analysisMeasurements = new Counter({
+    name: 'agent_operator_analysis_measurements_total',
+    help: 'Analysis measurements (spec.analysis) by outcome (Successful, Failed, Inconclusive, Error) and provider (agentServer, web, prometheus).',
+    labelNames: ['outcome', 'provider'] as const,
+    registers: [this.registry],
+  });
+
   readonly leader = new Gauge({
     name: 'agent_operator_leader',
     help: '1 while this replica leads (runs reconciles), else 0.',

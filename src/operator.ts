@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { analyst as makeAnalyst } from './analysis/analyst.ts';
 import type { Config } from './config.ts';
 import { startAgentDeploymentController } from './controllers/agentdeployment/index.ts';
 import { startSandboxTemplateController } from './controllers/sandboxtemplate/index.ts';
@@ -136,6 +137,13 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     ...(config.webhookBaseUrl ? { webhook: { baseUrl: config.webhookBaseUrl, tokenFor, reports } } : {}),
     now: () => new Date(),
   });
+  const analyst = makeAnalyst({
+    urls: config.analysisUrls,
+    allowedHosts: config.agentServerHosts,
+    internalAddresses: config.agentServerInternalAddresses,
+    controllerDispatcher: agentServers,
+    onMeasurement: (outcome, provider) => metrics.analysisMeasurements.inc({ outcome, provider }),
+  });
   const agentDeployments = startAgentDeploymentController({
     access,
     queue,
@@ -166,6 +174,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
       revisionPollMs: config.revisionPollInterval,
       reconcileRate: config.reconcileRate,
       verifier,
+      analyst,
       // Each write to the platform only while this replica's Lease outlasts it (write-fence.ts).
       writeFence: writeFence(
         sharded
@@ -379,6 +388,7 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         await receiver?.close();
         await agentServers.close();
         await verifier.close();
+        await analyst.close();
         await http.close();
       })();
       return stopping;

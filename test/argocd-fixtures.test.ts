@@ -99,6 +99,17 @@ const hasCondition = (type: string, status: string, reason?: string) => (obj: Ob
   return c?.status === status && (reason === undefined || c.reason === reason);
 };
 
+/** A revision under analysis (spec.analysis, its agent server measured) until `type` says `reason`. */
+async function analysed(name: string, conditions: Record<string, string>, type: string, reason: string) {
+  const obj = repoHost(name);
+  const metric = { name: 'success', agentServer: { assistantId: 'agent', runs: 1 }, ...conditions };
+  await createAgd(h, {
+    ...obj,
+    spec: { ...obj.spec, analysis: { count: 2, interval: '1h', metrics: [metric] } },
+  });
+  return until(name, `${type} ${reason}`, hasCondition(type, 'True', reason));
+}
+
 async function createSbt(ns: string, name: string, spec: Record<string, unknown>, annotations?: object) {
   return (await kubeRequest(h.access, {
     method: 'POST',
@@ -295,6 +306,40 @@ const CASES: Case[] = [
   },
   {
     kind: 'AgentDeployment',
+    file: 'progressing_analysis_running',
+    health: 'Progressing',
+    message: conditionMessage('Reconciling'),
+    produce: () =>
+      analysed('analysis-running', { successCondition: 'true' }, 'Reconciling', 'AnalysisRunning'),
+  },
+  {
+    kind: 'AgentDeployment',
+    file: 'suspended_analysis_inconclusive',
+    health: 'Suspended',
+    message: conditionMessage('Paused'),
+    produce: () =>
+      analysed(
+        'analysis-paused',
+        { successCondition: 'result.successRate > 2.0', failureCondition: 'result.successRate < 0.0' },
+        'Paused',
+        'AnalysisInconclusive',
+      ),
+  },
+  {
+    kind: 'AgentDeployment',
+    file: 'degraded_analysis_failed',
+    health: 'Degraded',
+    message: conditionMessage('Stalled'),
+    produce: () =>
+      analysed(
+        'analysis-failed',
+        { successCondition: 'result.successRate > 2.0' },
+        'Stalled',
+        'AnalysisFailed',
+      ),
+  },
+  {
+    kind: 'AgentDeployment',
     file: 'suspended',
     health: 'Suspended',
     message: conditionMessage('Paused'),
@@ -422,6 +467,8 @@ function normalise(obj: Obj, namespace: string): string {
   text = text.replace(/http:\/\/127\.0\.0\.1:\d+/g, 'https://platform.example.com');
   // How long a smoke run took differs from run to run.
   text = text.replace(/ in \d+(\.\d+)?s\b/g, ' in 0.1s').replace(/duration: \S+/g, 'duration: 0.1s');
+  // So do an analysis' run latencies.
+  text = text.replace(/"p(50|95)Ms":\d+(\.\d+)?/g, '"p$1Ms":100');
   return `# Captured by test/argocd-fixtures.test.ts from the object the controller produced. DO NOT EDIT:\n# rerun it with UPDATE_ARGOCD_FIXTURES=1.\n${text}`;
 }
 

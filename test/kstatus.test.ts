@@ -200,6 +200,52 @@ describe('kstatus on objects the controller drives', () => {
     expect(verdict.message).toContain('rolled back to revision');
   });
 
+  it.each([
+    [
+      'running: InProgress',
+      'analysis-running',
+      { successCondition: 'true' },
+      'Reconciling',
+      'AnalysisRunning',
+      'InProgress',
+    ],
+    [
+      'inconclusive, paused for a person: InProgress',
+      'analysis-paused',
+      { successCondition: 'result.successRate > 2.0', failureCondition: 'result.successRate < 0.0' },
+      'Paused',
+      'AnalysisInconclusive',
+      'InProgress',
+    ],
+    [
+      'failed, spec.remediation None: Failed',
+      'analysis-failed',
+      { successCondition: 'result.successRate > 2.0' },
+      'Stalled',
+      'AnalysisFailed',
+      'Failed',
+    ],
+  ])('an analysis (spec.analysis) %s', async (_, name, conditions, type, reason, status) => {
+    await create(
+      AGD_PATH(h.ns),
+      'AgentDeployment',
+      repoHost(name, {
+        sourceRevisionConfig: { repoRef: 'refs/tags/v1', graphConfigPath: 'langgraph.json' },
+        analysis: {
+          count: 2,
+          interval: '1h',
+          metrics: [{ name: 'success', agentServer: { assistantId: 'agent', runs: 1 }, ...conditions }],
+        },
+      }),
+    );
+    const verdict = await verdictWhen(
+      name,
+      reason,
+      (o) => observed(o) && condition(o, type)?.status === 'True' && condition(o, type)?.reason === reason,
+    );
+    expect(verdict.status).toBe(status);
+  });
+
   it('a spec the control plane rejects (422): Failed', async () => {
     await create(
       AGD_PATH(h.ns),

@@ -99,6 +99,12 @@ describe('measurementOf', () => {
     expect(m.value).toHaveLength(128);
     expect(m.value).not.toContain('\u001b');
   });
+  it('cleans the strings inside the result: the JSON, once decoded, carries no escape either', () => {
+    const m = measurementOf(at, { value: { text: 'red\u001b[2J\u202egnp.ti' } }, { outcome: 'Failed' });
+    expect(m.value).not.toContain('\\u001b');
+    const decoded: string = JSON.parse(m.value as string).text;
+    expect([...decoded].filter((c) => c.charCodeAt(0) < 0x20 || c === '\u202e')).toEqual([]);
+  });
   it('records why an error erred, cleaned', () => {
     expect(measurementOf(at, { error: 'x' }, { outcome: 'Error', message: 'bad\nline' })).toEqual({
       at: '2026-11-29T00:00:00.000Z',

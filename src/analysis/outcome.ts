@@ -234,7 +234,14 @@ export function judge(metric: CompiledMetric, result: ProviderResult): Judgement
 
 /** The measurement as status.analysis records it: the result as JSON and the message, cleaned and bounded. */
 export function measurementOf(at: Date, result: ProviderResult, judgement: Judgement): Measurement {
-  const json = 'value' in result ? JSON.stringify(result.value) : undefined;
+  // The strings inside are cleaned first: JSON writes a control character as a printable \u escape,
+  // which the cleaner would let through and a reader decoding the value would get back.
+  const json =
+    'value' in result
+      ? JSON.stringify(result.value, (_key, v) =>
+          typeof v === 'string' ? cleanPeerText(v, MAX_MEASUREMENT_VALUE) : v,
+        )
+      : undefined;
   return {
     at: at.toISOString(),
     outcome: judgement.outcome,

@@ -181,7 +181,7 @@ export const AgentDeploymentSpec = z
       'Prove the deployment answers before it is Ready: after the latest revision is DEPLOYED, GET /ok, then a smoke run on a fresh thread, joined within the timeout; repeated every interval.',
     ),
     analysis: Analysis.optional().describe(
-      "Measure each new revision over time (Argo Rollouts' AnalysisTemplate, per revision): metrics from the agent server, a JSON endpoint or Prometheus, judged by CEL conditions. Not acted on yet: see docs/analysis.md.",
+      "Measure each new revision over time (Argo Rollouts' AnalysisTemplate, per revision): metrics from the agent server, a JSON endpoint or Prometheus, judged by CEL conditions; only a Successful analysis makes a revision the last good one. See docs/analysis.md.",
     ),
     deletionPolicy: DeletionPolicy.default('Delete').describe(
       'What deleting this object does: Delete (the default) deletes the deployment; Orphan leaves it running.',
@@ -299,6 +299,23 @@ export const AgentDeploymentStatus = z.object({
     .max(256)
     .optional()
     .describe('Value of the deploy.agents.dev/undo-requested-at annotation last handled.'),
+  lastHandledPromoteAt: z
+    .string()
+    .max(256)
+    .optional()
+    .describe('Value of the deploy.agents.dev/analysis-promote-requested-at annotation last handled.'),
+  lastHandledAbortAt: z
+    .string()
+    .max(256)
+    .optional()
+    .describe('Value of the deploy.agents.dev/analysis-abort-requested-at annotation last handled.'),
+  analysisRequestRefused: z
+    .string()
+    .max(512)
+    .optional()
+    .describe(
+      'The last promote or abort request that was refused (its annotation and value) and why; cleared when one is accepted.',
+    ),
   retries: z
     .int()
     .min(0)
@@ -310,7 +327,7 @@ export const AgentDeploymentStatus = z.object({
     .max(64)
     .optional()
     .describe(
-      'Id of the newest revision that deployed and, with spec.verification, verified: what a rollback (spec.remediation) goes back to.',
+      'Id of the newest revision that deployed and, with spec.verification, verified, and whose analysis (spec.analysis), if it had one, succeeded: what a rollback (spec.remediation) goes back to.',
     ),
   drift: z
     .array(z.string().max(256))

@@ -25,6 +25,16 @@ export const Annotation = {
   /** The revision an undo redeploys (an id of status.history); absent: the newest other that deployed. */
   UndoToRevision: 'deploy.agents.dev/undo-to-revision',
   /**
+   * Any new value (conventionally an RFC 3339 time) accepts the revision under analysis, once per value:
+   * a Running or Inconclusive analysis becomes Successful (`kubectl agd promote`).
+   */
+  AnalysisPromoteRequestedAt: 'deploy.agents.dev/analysis-promote-requested-at',
+  /**
+   * Any new value (conventionally an RFC 3339 time) rejects the revision under analysis, once per value:
+   * a Running or Inconclusive analysis fails now and spec.remediation decides (`kubectl agd abort`).
+   */
+  AnalysisAbortRequestedAt: 'deploy.agents.dev/analysis-abort-requested-at',
+  /**
    * Lets one change through the object's closed deployment window (spec.deploymentWindows); its value is
    * the reason, recorded in status.history. Spent once a change goes through with it: the next needs a
    * new value.
@@ -117,6 +127,20 @@ export const Reason = {
    * observe-only object, or no revision of status.history that deployed to go back to.
    */
   UndoRefused: 'UndoRefused',
+  /** The analysis of the latest revision (spec.analysis) is measuring it; it becomes the last good one once Successful. */
+  AnalysisRunning: 'AnalysisRunning',
+  /**
+   * The analysis of the latest revision failed (or a person aborted it) and spec.remediation does not roll
+   * back (None, or nothing to roll back to): the revision serves, and a spec change or a rollback by hand ends it.
+   */
+  AnalysisFailed: 'AnalysisFailed',
+  /**
+   * The analysis of the latest revision was inconclusive past spec.analysis.inconclusiveLimit: paused until a
+   * person promotes it (kubectl agd promote) or aborts it (kubectl agd abort).
+   */
+  AnalysisInconclusive: 'AnalysisInconclusive',
+  /** spec.analysis holds a condition the controller cannot evaluate (the message names the field). */
+  InvalidAnalysis: 'InvalidAnalysis',
   /** The latest revision stayed in progress past spec.progressDeadline; the message names it and its status. */
   ProgressDeadlineExceeded: 'ProgressDeadlineExceeded',
   /**
@@ -232,6 +256,20 @@ export const EventReason = {
   WindowOverridden: 'WindowOverridden',
   /** The override-window annotation was refused: a policy's window without manualOverride holds (once per value). */
   WindowOverrideRefused: 'WindowOverrideRefused',
+  /** An analysis of the latest revision started (spec.analysis). */
+  AnalysisStarted: 'AnalysisStarted',
+  /** The analysis succeeded: the revision is the last good one. */
+  AnalysisSuccessful: 'AnalysisSuccessful',
+  /** The analysis failed: spec.remediation decides. */
+  AnalysisFailed: 'AnalysisFailed',
+  /** The analysis was inconclusive: the object waits for a person (promote or abort). */
+  AnalysisInconclusive: 'AnalysisInconclusive',
+  /** A person promoted the analysis (the analysis-promote-requested-at annotation). */
+  AnalysisPromoted: 'AnalysisPromoted',
+  /** A person aborted the analysis (the analysis-abort-requested-at annotation): spec.remediation decides. */
+  AnalysisAborted: 'AnalysisAborted',
+  /** A promote or abort request found no analysis it could change (the message says why). */
+  AnalysisRequestRefused: 'AnalysisRequestRefused',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

@@ -79,6 +79,12 @@ export const HistoryEntry = z.object({
     .enum(['Succeeded', 'Failed'])
     .optional()
     .describe('The last verification of the revision (spec.verification).'),
+  analysis: z
+    .enum(['Running', 'Successful', 'Failed', 'Inconclusive'])
+    .optional()
+    .describe(
+      'The phase of its analysis (spec.analysis), if it had one; a revision whose analysis did not succeed is never the last good one.',
+    ),
   pruned: z
     .boolean()
     .optional()

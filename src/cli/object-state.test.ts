@@ -28,6 +28,18 @@ describe('stateOf', () => {
       'AgentDeployment "agent" is ready: Succeeded: revision r-2 deployed (revision r-2 DEPLOYED)',
     ],
     [
+      'paused by an inconclusive analysis: it waits for a person',
+      obj({
+        observedGeneration: 2,
+        conditions: [
+          cond('Ready', 'False', 'AnalysisInconclusive', 'promote or abort'),
+          cond('Paused', 'True', 'AnalysisInconclusive', 'promote or abort'),
+        ],
+      }),
+      'suspended',
+      'AgentDeployment "agent" is paused: AnalysisInconclusive: promote or abort',
+    ],
+    [
       'a generation not observed yet, whatever Ready says',
       obj({ observedGeneration: 1, conditions: [cond('Ready', 'True', 'Succeeded', 'old')] }),
       'progressing',

@@ -48,6 +48,13 @@ export function stateOf(obj: VerbObject, what: string): ObjectState {
       kind: 'progressing',
       line: `Waiting for ${what} to be observed: generation ${generation}, observed ${status?.observedGeneration ?? 'none'}`,
     };
+  // Paused by the controller for a person's decision (an inconclusive analysis): it waits for them.
+  const paused = conditionOf(obj, ConditionType.Paused);
+  if (paused?.status === 'True')
+    return {
+      kind: 'suspended',
+      line: `${what} is paused: ${said(paused)}${revisionOf(obj)}`,
+    };
   const stalled = conditionOf(obj, ConditionType.Stalled);
   if (stalled?.status === 'True')
     return { kind: 'failed', line: `${what} failed: ${said(stalled)}${revisionOf(obj)}` };

@@ -4,8 +4,8 @@
  * the reconcile-requested-at annotation, then the wait for the pass that records it handled, as `flux
  * reconcile` waits for lastHandledReconcileAt), `undo` (a rollback by hand, as `kubectl rollout undo`;
  * the controller's gate `undo` makes it) and `status` (the object followed until it is ready or
- * fails, a line per step, as `kubectl rollout status`). NAME is an AgentDeployment; `KIND/NAME` names
- * either kind where the verb applies to both.
+ * fails, a line per step, as `kubectl rollout status`); `promote` and `abort` (analysis-verbs.ts). NAME
+ * is an AgentDeployment; `KIND/NAME` names either kind where the verb applies to both.
  */
 import { parseArgs } from 'node:util';
 import { AGENT_DEPLOYMENT, type KindNames } from '../api/group.ts';
@@ -14,6 +14,8 @@ import type { KubeAccess } from '../kube/access.ts';
 import { NotFoundError } from '../kube/errors.ts';
 import { AbortScope } from '../lib/abort-scope.ts';
 import { parseDuration } from '../lib/duration.ts';
+import { ANALYSIS_VERBS } from './analysis-verbs.ts';
+import { analysisLines } from './analysis-view.ts';
 import { FollowError, follow } from './follow.ts';
 import { formatHistory } from './history.ts';
 import { clean, stateOf } from './object-state.ts';
@@ -250,7 +252,9 @@ ${HELP_FLAG}
     usage: `Usage: kubectl agd status NAME [-n NS] [--timeout DURATION]
 
 Follows the object, printing a line each time its state changes, until it is ready (exit code 0) or
-it fails: Stalled (the controller waits for a person), suspended, or deleted (exit code 1). ${NAME_FORMS}
+it fails: Stalled (the controller waits for a person), suspended or paused for a person (an
+inconclusive analysis), or deleted (exit code 1). With spec.analysis, the analysis' phase and each
+metric's counts and last measurement follow the line, as they come. ${NAME_FORMS}
 
 Options:
 ${NAMESPACE_FLAG}
@@ -268,8 +272,10 @@ ${HELP_FLAG}
         ref as ObjectRef,
         (obj) => {
           const now = stateOf(obj, what);
-          if (now.line !== last) (now.kind === 'failed' ? io.stderr : io.stdout)(`${now.line}\n`);
-          last = now.line;
+          // The analysis' measurements as they come, under the state's line.
+          const lines = [now.line, ...analysisLines(obj)].join('\n');
+          if (lines !== last) (now.kind === 'failed' ? io.stderr : io.stdout)(`${lines}\n`);
+          last = lines;
           return now.kind === 'progressing' ? undefined : now;
         },
         signal,
@@ -277,6 +283,7 @@ ${HELP_FLAG}
       return state.kind === 'ready' ? 0 : 1;
     },
   },
+  ...ANALYSIS_VERBS,
 ];
 
 class VerbUsageError extends Error {}

@@ -15,6 +15,7 @@ import { agentDeploymentFacts } from '../reconcile/agentdeployment/facts-of.ts';
 import { ownedDeployment, ownershipOf } from '../reconcile/agentdeployment/owned.ts';
 import { runAgentDeployment } from '../reconcile/agentdeployment/program.ts';
 import type { FinalVerdict } from '../reconcile/agentdeployment/verdict.ts';
+import { analysisNotes } from './analysis-notes.ts';
 import { PlanStop, planPort, planSettings, stop } from './gather.ts';
 import type { FieldChange, InputObject, LiveObject, PlanEntry, PlanWorld } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
@@ -83,6 +84,7 @@ async function plan(
     facts,
     planPort(world, namespace, { spec, labels: input.metadata.labels }, notes),
   );
+  notes.push(...analysisNotes(spec, facts.object.status, verdict));
   // Without the controller's credentials the plan cannot call: it says so instead of the controller's wait.
   if (
     verdict.kind === 'wait' &&
@@ -130,7 +132,18 @@ function printed(
     (verdict.kind === 'wait' && verdict.observeOnly) || facts.observation ? { observeOnly: true } : {};
   switch (verdict.kind) {
     case 'paused':
-      return { action: 'none', message: `${verdict.message}: the controller sends nothing` };
+      return {
+        action: 'none',
+        ...(verdict.reason ? { reason: verdict.reason } : {}),
+        message: `${verdict.message}: the controller sends nothing`,
+      };
+    case 'measure':
+      return {
+        action: 'none',
+        reason: 'AnalysisRunning',
+        message: `deployment ${found?.id} matches; ${verdict.message} (the controller measures: the plan does not)`,
+        ...(found ? { deploymentId: found.id } : {}),
+      };
     case 'wait':
       return {
         ...observeOnly,
@@ -210,6 +223,7 @@ function printed(
         ...observeOnly,
         action: 'none',
         ...(verdict.rollingBack ? { reason: 'RollingBack' } : {}),
+        ...(verdict.analysisRunning ? { reason: 'AnalysisRunning' } : {}),
         message: facts.observation
           ? `observe-only: deployment ${found?.id} matches; nothing is sent (${verdict.message})`
           : `deployment ${found?.id} matches; ${verdict.message}`,

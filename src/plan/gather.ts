@@ -195,6 +195,11 @@ export function planPort(
     async act(verdict) {
       // The controller's Kubernetes-side bookkeeping is assumed made; what changes the outcome is noted.
       if (verdict.kind === 'forget') notes.push(verdict.message);
+      if (verdict.kind === 'analysis' && verdict.refused) notes.push(verdict.refused);
+      else if (verdict.kind === 'analysis' && verdict.analysis)
+        notes.push(
+          `the analysis of revision ${verdict.analysis.revisionId} would be ${verdict.analysis.phase}`,
+        );
     },
   };
 }

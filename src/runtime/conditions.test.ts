@@ -116,6 +116,12 @@ describe('applyOutcome', () => {
       after: ['Ready=Unknown/Paused@now', 'Paused=True/Paused@now'],
     },
     {
+      name: 'paused by an inconclusive analysis: not Ready, for kstatus InProgress',
+      before: paused.slice(0, 1),
+      outcome: outcome('paused', Reason.AnalysisInconclusive),
+      after: ['Ready=False/AnalysisInconclusive@now', 'Paused=True/AnalysisInconclusive@now'],
+    },
+    {
       name: 'resumed: Paused goes',
       before: paused,
       outcome: outcome('ready', Reason.Succeeded),

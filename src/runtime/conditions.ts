@@ -39,6 +39,7 @@ export function findCondition(
 /**
  * The kstatus conditions an outcome stands for: Ready always, Reconciling and Stalled abnormal-true,
  * Paused while paused. A transient error keeps Ready as it was: the last observation still holds.
+ * (Paused for a person's decision, AnalysisInconclusive, is also not Ready.)
  */
 export function applyOutcome(
   conditions: Condition[],
@@ -73,7 +74,10 @@ export function applyOutcome(
       break;
     case 'paused':
       next = removeCondition(next, 'Reconciling');
-      if (!findCondition(next, 'Ready')) next = set(next, 'Ready', 'Unknown');
+      // Paused by annotation, Ready keeps its last observation; paused for a person's decision on the
+      // revision (an inconclusive analysis), it is not Ready: kstatus reads InProgress, not Current.
+      if (outcome.reason !== 'Paused') next = set(next, 'Ready', 'False');
+      else if (!findCondition(next, 'Ready')) next = set(next, 'Ready', 'Unknown');
       break;
     case 'deleted':
       break;

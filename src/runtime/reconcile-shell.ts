@@ -141,8 +141,10 @@ export async function reconcileWithShell<
     return {};
   }
 
-  // A paused object has not been reconciled at this generation: status must not claim it was.
-  if (outcome.kind !== 'paused') pass.status.observedGeneration = pass.generation;
+  // An object paused by annotation has not been reconciled at this generation: status must not claim it
+  // was. One the controller paused for a person's decision (an inconclusive analysis) has been.
+  if (outcome.kind !== 'paused' || outcome.reason !== 'Paused')
+    pass.status.observedGeneration = pass.generation;
   pass.decidedAt = shell.now();
   pass.status.conditions = applyOutcome(
     pass.status.conditions ?? [],

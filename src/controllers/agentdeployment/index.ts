@@ -91,6 +91,7 @@ export interface AgentDeploymentControllerOptions {
     | 'revisionPollMs'
     | 'reconcileRate'
     | 'verifier'
+    | 'analyst'
     | 'writeFence'
   >;
 }

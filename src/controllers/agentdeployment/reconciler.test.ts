@@ -115,6 +115,7 @@ function world(
   obj: AgentDeployment = agent(),
   options: {
     verifier?: Verifier;
+    analyst?: import('./types.ts').AgentDeploymentDeps['analyst'];
     others?: AgentDeployment[];
     /** Objects the cache delivers only with the pass's own create mark (created concurrently). */
     arriving?: AgentDeployment[];
@@ -228,6 +229,10 @@ function world(
     verifier: options.verifier ?? {
       step: () => Promise.reject(new Error('no verification in this row')),
       forget: () => {},
+    },
+    analyst: options.analyst ?? {
+      measure: () => Promise.reject(new Error('no analysis in this row')),
+      counted: () => {},
     },
     now: () => new Date(w.clockMs),
   });
@@ -1336,6 +1341,157 @@ describe('safe rollouts (spec.remediation Rollback)', () => {
     const after = await w.pass();
     expect(after.calls.filter((c) => !c.startsWith('agent ') && c !== 'get' && c !== 'revision')).toEqual([]);
     expect(after.statusWrites).toBe(0);
+  });
+});
+
+describe('analysis of each new revision (spec.analysis)', () => {
+  const analysedAgent = (image = 'registry.example.com/agent:1') =>
+    agent({
+      sourceRevisionConfig: { imageUri: image },
+      remediation: { strategy: 'Rollback' },
+      analysis: {
+        count: 2,
+        interval: '10s',
+        metrics: [
+          {
+            name: 'errors',
+            web: { url: 'https://metrics.example.com/errors', jsonPath: '{$.rate}' },
+            successCondition: 'result < 0.1',
+            failureCondition: 'result > 0.5',
+          },
+        ],
+      },
+    });
+  /** An analyst answering `values` in turn (one per measurement), counting its measurements. */
+  const answering = (values: number[]) => {
+    const taken: number[] = [];
+    return {
+      taken,
+      measure: async () => {
+        const value = values[taken.length] ?? 0;
+        taken.push(value);
+        return { value };
+      },
+      counted: () => {},
+    };
+  };
+  /** Passes, a measurement interval apart, until `done`. */
+  async function measuredUntil(w: World, done: () => boolean): Promise<PassRecord[]> {
+    const passes: PassRecord[] = [];
+    for (let i = 0; i < 8 && !done(); i++) {
+      passes.push(await w.pass());
+      w.clockMs += 10_000;
+    }
+    return passes;
+  }
+
+  it('measures a deployed revision once per interval, never twice, and only then makes it the last good one', async () => {
+    const analyst = answering([0.01, 0.02]);
+    const w = world(analysedAgent(), { analyst });
+    await w.pass();
+    deployLatest(w);
+    const first = await w.pass();
+    expect(first.events).toContain('Normal/AnalysisStarted');
+    expect(analyst.taken).toHaveLength(1);
+    expect(conditions(w)).toEqual(['Ready=False/AnalysisRunning', 'Reconciling=True/AnalysisRunning']);
+    expect(w.obj.status?.lastGoodRevision).toBeUndefined();
+    // Not due yet: nothing measured again.
+    await w.pass();
+    expect(analyst.taken).toHaveLength(1);
+    w.clockMs += 10_000;
+    const last = await w.pass();
+    expect(analyst.taken).toHaveLength(2);
+    expect(last.events).toContain('Normal/AnalysisSuccessful');
+    expect(w.obj.status?.analysis).toMatchObject({
+      phase: 'Successful',
+      metrics: [{ measured: 2, successful: 2 }],
+    });
+    expect(w.obj.status?.lastGoodRevision).toBe(w.obj.status?.latestRevisionId);
+    expect(conditions(w)).toEqual(['Ready=True/Succeeded']);
+  });
+
+  it('a failed analysis rolls back to the last good revision (spec.remediation Rollback)', async () => {
+    const analyst = answering([0.01, 0.01, 0.9]);
+    const w = world(analysedAgent(), { analyst });
+    await w.pass();
+    deployLatest(w);
+    await measuredUntil(w, () => w.obj.status?.analysis?.phase === 'Successful');
+    const good = w.obj.status?.lastGoodRevision;
+    w.edit((obj) => {
+      obj.spec.sourceRevisionConfig = { imageUri: 'registry.example.com/agent:2' };
+    });
+    expect((await w.pass()).calls).toContain('patch');
+    deployLatest(w);
+    const failing = await measuredUntil(w, () => condition(w, 'Ready')?.reason === 'RollingBack');
+    expect(failing.flatMap((p) => p.events)).toEqual(
+      expect.arrayContaining(['Normal/AnalysisStarted', 'Warning/AnalysisFailed', 'Warning/RollingBack']),
+    );
+    expect(failing.flatMap((p) => p.calls).filter((c) => c === 'redeploy')).toHaveLength(1);
+    expect(w.obj.status?.history?.[0]).toMatchObject({ trigger: 'Rollback', redeployOf: good });
+    expect(w.obj.status?.history?.[1]).toMatchObject({ outcome: 'RolledBack', analysis: 'Failed' });
+  });
+
+  it('inconclusive: paused (Ready False) until promoted, then the last good revision', async () => {
+    const analyst = answering([0.3]);
+    const w = world(analysedAgent(), { analyst });
+    await w.pass();
+    deployLatest(w);
+    const paused = await w.pass();
+    expect(paused.events).toContain('Warning/AnalysisInconclusive');
+    expect(conditions(w)).toEqual(['Paused=True/AnalysisInconclusive', 'Ready=False/AnalysisInconclusive']);
+    w.obj.metadata.annotations = { [Annotation.AnalysisPromoteRequestedAt]: '2026-06-01T00:00:00Z' };
+    const promoted = await w.pass();
+    expect(promoted.events).toContain('Normal/AnalysisPromoted');
+    expect(w.obj.status).toMatchObject({
+      lastHandledPromoteAt: '2026-06-01T00:00:00Z',
+      analysis: { phase: 'Successful' },
+      lastGoodRevision: w.obj.status?.latestRevisionId,
+    });
+    expect(conditions(w)).toEqual(['Ready=True/Succeeded']);
+  });
+
+  it('paused by an inconclusive analysis, the object is still reconciled: its generation observed, a reconcile request handled', async () => {
+    const w = world(analysedAgent(), { analyst: answering([0.3]) });
+    await w.pass();
+    deployLatest(w);
+    await w.pass();
+    expect(w.obj.status?.analysis?.phase).toBe('Inconclusive');
+    w.edit((obj) => {
+      if (obj.spec.analysis) obj.spec.analysis.inconclusiveLimit = 0;
+    });
+    w.obj.metadata.annotations = { [Annotation.ReconcileRequestedAt]: 'now' };
+    await w.pass();
+    expect(conditions(w)).toEqual(['Paused=True/AnalysisInconclusive', 'Ready=False/AnalysisInconclusive']);
+    expect(w.obj.status).toMatchObject({
+      observedGeneration: w.obj.metadata.generation,
+      lastHandledReconcileAt: 'now',
+    });
+  });
+
+  it("past the namespace's rate bound nothing is measured: still running, measured when it allows", async () => {
+    const w = world(analysedAgent(), {
+      analyst: { measure: async () => ({ throttledForMs: 5_000 }), counted: () => {} },
+    });
+    await w.pass();
+    deployLatest(w);
+    await w.pass();
+    expect(w.obj.status?.analysis).toMatchObject({ phase: 'Running', metrics: [{ measured: 0, error: 0 }] });
+    expect(condition(w, 'Reconciling')).toMatchObject({
+      reason: 'AnalysisRunning',
+      message: expect.stringMatching(/rate bound/),
+    });
+  });
+
+  it('a promote with nothing to promote is refused, handled, and said', async () => {
+    const w = world(agent(), {});
+    await createdAndDeployed(w);
+    w.obj.metadata.annotations = { [Annotation.AnalysisPromoteRequestedAt]: 'now' };
+    const refused = await w.pass();
+    expect(refused.events).toContain('Warning/AnalysisRequestRefused');
+    expect(w.obj.status).toMatchObject({
+      lastHandledPromoteAt: 'now',
+      analysisRequestRefused: expect.stringMatching(/no analysis/),
+    });
   });
 });
 

@@ -3,6 +3,7 @@
  * one pass carries from step to step.
  */
 
+import type { Analyst } from '../../analysis/analyst.ts';
 import type {
   AgentDeployment,
   AgentDeploymentSpec,
@@ -104,6 +105,8 @@ export interface AgentDeploymentDeps {
   heldObjects(): number;
   /** Post-deploy verification (spec.verification). */
   verifier: Pick<Verifier, 'step' | 'forget'>;
+  /** Analysis of each new revision (spec.analysis): one metric measured, and counted. */
+  analyst: Pick<Analyst, 'measure' | 'counted'>;
   now(): Date;
 }
 

@@ -5,13 +5,15 @@
  * verification, what they showed. Each changes only the facts (their status is the chain's knowledge):
  * the act stage writes the status from them.
  */
+
+import type { AnalysisStatus } from '../../api/analysis.ts';
 import { credentialsFact } from '../credentials.ts';
 import { driftOf } from './derived.ts';
 import { desiredDeployment } from './desired-deployment.ts';
 import { type AgentDeploymentFacts, lookupOf } from './facts.ts';
 import { followVerdictOf } from './follow-verdict.ts';
 import { desiredConfig } from './history.ts';
-import { observeRevision, observeVerified } from './history-record.ts';
+import { observeAnalysis, observeRevision, observeVerified } from './history-record.ts';
 import { ownedDeployment } from './owned.ts';
 import { forgetDeployment, recordObserved, recordOwned, recordWatched } from './status.ts';
 import type { Bookkeeping, DerivedRead } from './verdict.ts';
@@ -92,7 +94,21 @@ export function advance(facts: AgentDeploymentFacts, verdict: Bookkeeping): void
       facts.recorded = deployment;
       return;
     }
+    case 'analysis':
+      if (verdict.promoteHandled !== undefined) status.lastHandledPromoteAt = verdict.promoteHandled;
+      if (verdict.abortHandled !== undefined) status.lastHandledAbortAt = verdict.abortHandled;
+      if (verdict.refused) status.analysisRequestRefused = verdict.refused;
+      else if (verdict.promoteHandled !== undefined || verdict.abortHandled !== undefined)
+        delete status.analysisRequestRefused;
+      if (verdict.analysis) learnAnalysis(facts, verdict.analysis);
+      return;
   }
+}
+
+/** status.analysis as it moved on (a start, a measurement, a person's request), and the history's mark. */
+export function learnAnalysis(facts: AgentDeploymentFacts, analysis: AnalysisStatus): void {
+  facts.object.status.analysis = analysis;
+  observeAnalysis(historyContext(facts), analysis.revisionId, analysis.phase);
 }
 
 /** The history as a pass keeps it: the secrets and resources around a revision are the spec's. */

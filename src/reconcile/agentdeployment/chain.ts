@@ -4,6 +4,8 @@
  */
 import { decideChain } from '../chain-runner.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
+import { analysis } from './gates/analysis.ts';
+import { analysisRequest } from './gates/analysis-request.ts';
 import { budgets } from './gates/budgets.ts';
 import { claims } from './gates/claims.ts';
 import { converge } from './gates/converge.ts';
@@ -36,12 +38,14 @@ export const AGENT_DEPLOYMENT_GATES: readonly (readonly [GateName, Gate])[] = [
   ['claims', claims],
   ['ownership', ownership],
   ['observeOnly', observeOnly],
+  ['analysisRequest', analysisRequest],
   ['undo', undo],
   ['window', window],
   ['fastRevert', fastRevert],
   ['converge', converge],
   ['rollback', rollback],
   ['rolledBack', rolledBack],
+  ['analysis', analysis],
   ['followRevision', followRevision],
 ];
 

@@ -11,6 +11,7 @@ import {
   configOfRevision,
   historyLimitOf,
   lastGood,
+  observeAnalysisPhase,
   observeStatus,
   observeVerification,
   type RevisionConfig,
@@ -78,4 +79,13 @@ export function observeVerified(ctx: HistoryContext, id: string, result: 'True' 
   if (result === 'Unknown') return;
   const verdict = result === 'True' ? 'Succeeded' : 'Failed';
   setHistory(ctx, observeVerification(historyOf(ctx), id, verdict, ctx.now.toISOString()));
+}
+
+/** The phase of revision `id`'s analysis: a revision is good only once its analysis succeeded. */
+export function observeAnalysis(
+  ctx: HistoryContext,
+  id: string,
+  phase: NonNullable<HistoryEntry['analysis']>,
+): void {
+  setHistory(ctx, observeAnalysisPhase(historyOf(ctx), id, phase));
 }

@@ -7,6 +7,7 @@ import {
   historyLimitOf,
   lastGood,
   markRolledBack,
+  observeAnalysisPhase,
   observeStatus,
   observeVerification,
   sameConfig,
@@ -172,5 +173,18 @@ describe('outcomes and the last good revision', () => {
     expect(lastGood(history, true)).toBe('a');
     expect(lastGood(markRolledBack(history, 'b', AT), false)).toBe('a');
     expect(lastGood([entry('a', { outcome: 'Failed' })], false)).toBeUndefined();
+  });
+
+  it('a revision under analysis is good only once its analysis succeeded; one never analysed stays good', () => {
+    const history = [
+      entry('c', { outcome: 'Deployed' }),
+      entry('b', { outcome: 'Deployed' }),
+      entry('a', { outcome: 'Deployed' }),
+    ];
+    expect(lastGood(observeAnalysisPhase(history, 'c', 'Running'), false)).toBe('b');
+    expect(lastGood(observeAnalysisPhase(history, 'c', 'Inconclusive'), false)).toBe('b');
+    expect(lastGood(observeAnalysisPhase(history, 'c', 'Successful'), false)).toBe('c');
+    const failed = observeAnalysisPhase(observeAnalysisPhase(history, 'c', 'Failed'), 'b', 'Failed');
+    expect(lastGood(failed, false)).toBe('a');
   });
 });

@@ -1,8 +1,9 @@
 /**
  * status.history, pure: the last revisions of the deployment with the configuration each runs (its source,
- * and digests of its secrets and resource spec), what made it, its outcome and its verification; and
- * status.lastGoodRevision, the newest that deployed and (with spec.verification) verified. The followRevision
- * gate and the verification stage feed it what they see; remediation.ts decides from it.
+ * and digests of its secrets and resource spec), what made it, its outcome, verification and analysis;
+ * and status.lastGoodRevision, the newest that deployed, verified (spec.verification) and whose analysis,
+ * if any, succeeded. The followRevision gate and the verification and analysis stages feed it what they
+ * see; remediation.ts decides from it.
  */
 import {
   DEFAULT_REVISION_HISTORY_LIMIT,
@@ -90,13 +91,20 @@ export const sameConfig = (a: RevisionConfig, b: RevisionConfig): boolean =>
 export const historyLimitOf = (spec: { revisionHistoryLimit?: number | undefined }): number =>
   Math.min(MAX_REVISION_HISTORY_LIMIT, spec.revisionHistoryLimit ?? DEFAULT_REVISION_HISTORY_LIMIT);
 
-/** The newest revision that deployed and, when verification is asked for, verified. */
+/**
+ * The newest revision that deployed and, when verification is asked for, verified; one analysed
+ * (spec.analysis) only once its analysis succeeded.
+ */
 export function lastGood(
   history: readonly HistoryEntry[],
   verificationRequired: boolean,
 ): string | undefined {
   return history.find(
-    (e) => e.outcome === 'Deployed' && !e.pruned && (!verificationRequired || e.verification === 'Succeeded'),
+    (e) =>
+      e.outcome === 'Deployed' &&
+      !e.pruned &&
+      (!verificationRequired || e.verification === 'Succeeded') &&
+      (e.analysis === undefined || e.analysis === 'Successful'),
   )?.id;
 }
 
@@ -176,6 +184,15 @@ export function observeVerification(
   return history.map((e) =>
     e.id === id && e.verification !== result ? { ...e, verification: result, verifiedAt: at } : e,
   );
+}
+
+/** The phase of a revision's analysis (spec.analysis). */
+export function observeAnalysisPhase(
+  history: readonly HistoryEntry[],
+  id: string,
+  phase: NonNullable<HistoryEntry['analysis']>,
+): HistoryEntry[] {
+  return history.map((e) => (e.id === id && e.analysis !== phase ? { ...e, analysis: phase } : e));
 }
 
 /** The failed revision a rollback replaced. */

@@ -21,6 +21,7 @@ const BOOKKEEPING: ReadonlySet<string> = new Set<Bookkeeping['kind']>([
   'own',
   'inSync',
   'observed',
+  'analysis',
 ]);
 
 /** The program around a chain of gates (`gates`: the whole chain, or a test's with one taken out). */

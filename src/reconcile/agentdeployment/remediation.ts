@@ -11,7 +11,9 @@ import { configOf, type RevisionConfig, sameConfig, sameSource } from './history
 /** How the latest revision failed, past spec.retry's redeploys of it. */
 export type LatestFailure =
   | { id: string; failure: 'deploy'; status: string }
-  | { id: string; failure: 'verification'; failures: number };
+  | { id: string; failure: 'verification'; failures: number }
+  /** Its analysis (spec.analysis) failed, or a person aborted it. */
+  | { id: string; failure: 'analysis'; message: string };
 
 export interface RemediationFacts {
   strategy: RemediationStrategy | undefined;
@@ -33,7 +35,9 @@ export type RemediationDecision =
 const what = (latest: LatestFailure) =>
   latest.failure === 'deploy'
     ? `ended in ${latest.status}`
-    : `failed verification ${latest.failures} time${latest.failures === 1 ? '' : 's'} in a row`;
+    : latest.failure === 'analysis'
+      ? `failed its analysis (${latest.message})`
+      : `failed verification ${latest.failures} time${latest.failures === 1 ? '' : 's'} in a row`;
 
 export function remediationDecisionOf(facts: RemediationFacts): RemediationDecision {
   const { latest, history, lastGoodRevision: good } = facts;

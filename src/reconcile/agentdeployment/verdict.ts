@@ -1,9 +1,11 @@
 /**
  * What the AgentDeployment chain decides, one discriminant (`kind`) for every verdict, each naming the
- * gate that gave it. `read` and the bookkeeping kinds (`prepare`, `forget`, `own`, `inSync`, `observed`) do not end the
+ * gate that gave it. `read` and the bookkeeping kinds (`prepare`, `forget`, `own`, `inSync`, `observed`,
+ * `analysis`) do not end the
  * program: the gatherer reads or acts, the facts advance (advance.ts) and the chain runs again. The
  * others are final: what the controller does next (and the plan prints).
  */
+import type { AnalysisStatus } from '../../api/analysis.ts';
 import type { Reason } from '../../api/names.ts';
 import type {
   Deployment,
@@ -36,6 +38,8 @@ export type GateName =
   | 'converge'
   | 'rollback'
   | 'rolledBack'
+  | 'analysisRequest'
+  | 'analysis'
   | 'followRevision';
 
 export type Verdict = { gate: GateName } & (
@@ -46,8 +50,31 @@ export type Verdict = { gate: GateName } & (
   | { kind: 'forget'; message: string }
   /** This object owns the deployment from now on (adopted, or found by the create guard): an event. */
   | { kind: 'own'; deployment: Deployment; how: 'adopted' | 'found'; message: string }
-  /** Paused by annotation: nothing is sent. */
-  | { kind: 'paused'; message: string }
+  /**
+   * Paused by annotation: nothing is sent. `reason` AnalysisInconclusive: paused by an inconclusive
+   * analysis, until a person promotes or aborts it.
+   */
+  | { kind: 'paused'; message: string; reason?: Reason | undefined }
+  /**
+   * Bookkeeping: status.analysis moves on without a measurement (`analysis`: started for a new revision,
+   * promoted, aborted, or ended by the spec's counts), and a promote or abort request is answered
+   * (`promoteHandled`, `abortHandled`; `refused`: why it changed nothing).
+   */
+  | {
+      kind: 'analysis';
+      analysis?: AnalysisStatus | undefined;
+      promoteHandled?: string | undefined;
+      abortHandled?: string | undefined;
+      refused?: string | undefined;
+    }
+  /** Measure the analysis' metrics that are due (the act's analysis stage), then decide again. */
+  | {
+      kind: 'measure';
+      deployment: Deployment;
+      revision: FollowedRevision;
+      metrics: string[];
+      message: string;
+    }
   /**
    * `compared`: decided by comparing the spec with the owned deployment (recorded and watched);
    * `observeOnly`: an observe-only object with nothing to observe (no deployment, or one being deleted).
@@ -137,6 +164,8 @@ export type Verdict = { gate: GateName } & (
       kind: 'progressing';
       message: string;
       rollingBack?: boolean;
+      /** The revision is under analysis (reported AnalysisRunning). */
+      analysisRunning?: true;
       requeueAfterMs?: number | undefined;
       revision?: FollowedRevision | undefined;
       handled?: string | undefined;
@@ -172,11 +201,14 @@ export type Verdict = { gate: GateName } & (
 /** A verdict that ends the chain. */
 export type FinalVerdict = Exclude<
   Verdict,
-  { kind: 'read' | 'prepare' | 'forget' | 'own' | 'inSync' | 'observed' }
+  { kind: 'read' | 'prepare' | 'forget' | 'own' | 'inSync' | 'observed' | 'analysis' }
 >;
 
 /** A verdict that does not end the chain: the gatherer acts on it (or notes it) and the facts advance. */
-export type Bookkeeping = Extract<Verdict, { kind: 'prepare' | 'forget' | 'own' | 'inSync' | 'observed' }>;
+export type Bookkeeping = Extract<
+  Verdict,
+  { kind: 'prepare' | 'forget' | 'own' | 'inSync' | 'observed' | 'analysis' }
+>;
 
 /** PATCH what differs. */
 export interface PatchVerdict {

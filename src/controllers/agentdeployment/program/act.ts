@@ -13,7 +13,7 @@ import { claimConflictOf } from '../../../reconcile/agentdeployment/claims-met.t
 import type { AgentDeploymentFacts } from '../../../reconcile/agentdeployment/facts.ts';
 import { isObserveOnly } from '../../../reconcile/agentdeployment/management.ts';
 import { ownedDeployment } from '../../../reconcile/agentdeployment/owned.ts';
-import { runAgentDeployment } from '../../../reconcile/agentdeployment/program.ts';
+import { type ProgramPort, runAgentDeployment } from '../../../reconcile/agentdeployment/program.ts';
 import { recordApplied, recordObserved, recordWatched } from '../../../reconcile/agentdeployment/status.ts';
 import type {
   FinalVerdict,
@@ -25,6 +25,8 @@ import { takeReconcileRequest } from '../../../runtime/annotations.ts';
 import { type Outcome, Stall, Wait } from '../../../runtime/outcome.ts';
 import type { Step } from '../../../runtime/reconcile-shell.ts';
 import type { AgentDeploymentDeps, AgentDeploymentPass } from '../types.ts';
+import { keepAnalysis, measureAnalysis } from './analysis.ts';
+import { analysisEvents } from './analysis-events.ts';
 import { controllerPort, passExternal, resolvedOf, secretsTakenEvent } from './gather.ts';
 import { noteRevision, revert, rollBack } from './remediate.ts';
 import { type Verification, verify } from './verification.ts';
@@ -45,29 +47,77 @@ export function decideStep(
       deps.observer.unmatch(pass.key);
       const facts = factsOf(pass);
       const port = controllerPort(deps, pass);
-      let verdict: FinalVerdict;
+      const before = pass.obj.status;
       try {
-        verdict = await runAgentDeployment(facts, port, gates);
+        let verdict: FinalVerdict;
+        try {
+          verdict = await analysed(
+            deps,
+            pass,
+            facts,
+            await runAgentDeployment(facts, port, gates),
+            port,
+            gates,
+          );
+        } finally {
+          // The status written starts from what the facts learned, also when a read failed on the way.
+          pass.status = structuredClone(facts.object.status);
+        }
+        // Paused by annotation, a reconcile request waits for the resume; paused by an analysis, it is taken.
+        if (verdict.kind !== 'paused' || verdict.reason) takeReconcileRequest(pass.obj, pass.status);
+        windowStatus(pass, facts);
+        const held =
+          verdict.kind === 'wait' && verdict.windowClosed && facts.window?.ok
+            ? facts.window.holders
+            : undefined;
+        deps.windowHolds(pass.key, held?.policies ?? [], held?.own ?? false);
+        const outcome = await act(deps, pass, facts, verdict);
+        if (WRITES.has(verdict.kind)) spendOverride(pass, facts);
+        if (outcome || !pass.spec.verification || facts.observation) return outcome;
+        // Deployed (or patched without a revision): verified before Ready; a result that counts is the
+        // chain's to decide on again (everything it reads is read already).
+        const verification = await verify(deps, pass, facts);
+        if (!verification.counts) return verification.outcome;
+        const again = await analysed(
+          deps,
+          pass,
+          facts,
+          await runAgentDeployment(facts, port, gates),
+          port,
+          gates,
+        );
+        keepAnalysis(pass.status, facts.object.status);
+        return act(deps, pass, facts, again, verification);
       } finally {
-        // The status written starts from what the facts learned, also when a read failed on the way.
-        pass.status = structuredClone(facts.object.status);
+        pass.events.push(...analysisEvents(before, pass.status, pass.spec.analysis));
       }
-      if (verdict.kind !== 'paused') takeReconcileRequest(pass.obj, pass.status);
-      windowStatus(pass, facts);
-      const held =
-        verdict.kind === 'wait' && verdict.windowClosed && facts.window?.ok
-          ? facts.window.holders
-          : undefined;
-      deps.windowHolds(pass.key, held?.policies ?? [], held?.own ?? false);
-      const outcome = await act(deps, pass, facts, verdict);
-      if (WRITES.has(verdict.kind)) spendOverride(pass, facts);
-      if (outcome || !pass.spec.verification || facts.observation) return outcome;
-      // Deployed (or patched without a revision): verified before Ready; a result that counts is the
-      // chain's to decide on again (everything it reads is read already).
-      const verification = await verify(deps, pass, facts);
-      if (!verification.counts) return verification.outcome;
-      return act(deps, pass, facts, await runAgentDeployment(facts, port, gates), verification);
     },
+  };
+}
+
+/**
+ * A `measure` verdict goes through the analysis stage (analysis.ts), and the chain decides again on
+ * what it recorded; past the namespace's rate bound, the pass looks again once it allows.
+ */
+async function analysed(
+  deps: AgentDeploymentDeps,
+  pass: AgentDeploymentPass,
+  facts: AgentDeploymentFacts,
+  verdict: FinalVerdict,
+  port: ProgramPort,
+  gates: readonly (readonly [GateName, Gate])[] | undefined,
+): Promise<FinalVerdict> {
+  if (verdict.kind !== 'measure') return verdict;
+  const { throttledForMs } = await measureAnalysis(deps, pass, facts, verdict);
+  const again = await runAgentDeployment(facts, port, gates);
+  if (again.kind !== 'measure') return again;
+  return {
+    gate: 'analysis',
+    kind: 'progressing',
+    analysisRunning: true,
+    message: `${again.message}: the namespace's analysis measurements are at their rate bound, measured when it allows`,
+    requeueAfterMs: throttledForMs,
+    revision: again.revision,
   };
 }
 
@@ -99,7 +149,9 @@ export async function act(
   if (patching.kind === 'patch' && patching.secretsTakenAsCurrent) pass.events.push(secretsTakenEvent(facts));
   switch (verdict.kind) {
     case 'paused':
-      return { kind: 'paused', reason: 'Paused', message: verdict.message };
+      return { kind: 'paused', reason: verdict.reason ?? 'Paused', message: verdict.message };
+    case 'measure':
+      throw new Error("a measure verdict is the analysis stage's, before the act");
     case 'stall':
       if (verdict.undone) status.lastHandledUndoAt = verdict.undone;
       // Refused the default credentials: the batched poll read its deployment with them before: no more.
@@ -177,6 +229,8 @@ export async function act(
       if (verdict.requeueAfterMs !== undefined) pass.requeueAfterMs = verdict.requeueAfterMs;
       if (verdict.rollingBack)
         return { kind: 'progressing', reason: 'RollingBack', message: verdict.message };
+      if (verdict.analysisRunning)
+        return { kind: 'progressing', reason: 'AnalysisRunning', message: verdict.message };
       return progressing(verdict.message);
     case 'ready':
       redeploySkipped(pass, verdict);

@@ -140,6 +140,36 @@ const TABLE: [string, Partial<WorldSpec>, string][] = [
     { platform: 'inSync', record: 'recorded', window: 'denyNow' },
     'none',
   ],
+  [
+    'deployed, its analysis to start: measured, still running',
+    { platform: 'inSync', record: 'recorded', analysis: 'starts' },
+    'none',
+  ],
+  [
+    'its analysis running, nothing due',
+    { platform: 'inSync', record: 'recorded', analysis: 'running' },
+    'none',
+  ],
+  [
+    'its analysis failed, spec.remediation None: stalled',
+    { platform: 'inSync', record: 'recorded', analysis: 'failed' },
+    'stall:AnalysisFailed',
+  ],
+  [
+    'its analysis aborted by a person: failed, stalled',
+    { platform: 'inSync', record: 'recorded', analysis: 'abortRequested' },
+    'stall:AnalysisFailed',
+  ],
+  [
+    'its analysis inconclusive, promoted by a person: Ready',
+    { platform: 'inSync', record: 'recorded', analysis: 'promoteRequested' },
+    'none',
+  ],
+  [
+    'a condition of spec.analysis that does not compile: stalled',
+    { platform: 'inSync', record: 'recorded', analysis: 'invalid' },
+    'stall:InvalidAnalysis',
+  ],
   ['observe-only, in sync', { policy: 'observeOnly', platform: 'inSync' }, 'none'],
   ['observe-only, drifted', { policy: 'observeOnly', platform: 'drifted' }, 'stall:DriftDetected'],
   ['observe-only, nothing there', { policy: 'observeOnly' }, 'wait:NotFound'],
@@ -221,7 +251,7 @@ describe('the controller does first what the plan prints', () => {
     const choices: {
       [K in Exclude<
         keyof WorldSpec,
-        'remediation' | 'window' | 'deletionPolicy' | 'withoutFinalizer'
+        'remediation' | 'window' | 'analysis' | 'deletionPolicy' | 'withoutFinalizer'
       >]: readonly WorldSpec[K][];
     } = {
       platform: ['none', 'inSync', 'inSync', 'drifted', 'immutable', 'deleting'],
@@ -272,6 +302,19 @@ describe('the controller does first what the plan prints', () => {
       'denyLater',
       'none',
     ];
+    const analysis: WorldSpec['analysis'][] = [
+      'none',
+      'starts',
+      'none',
+      'running',
+      'failed',
+      'abortRequested',
+      'promoteRequested',
+      'invalid',
+      'none',
+      'none',
+      'none',
+    ];
     let seed = envInteger('EQUIVALENCE_SEED', 31);
     const next = (n: number) => {
       seed = (seed + 0x6d2b79f5) | 0;
@@ -287,6 +330,7 @@ describe('the controller does first what the plan prints', () => {
       ) as unknown as WorldSpec;
       spec.remediation = remediation[i % remediation.length] as WorldSpec['remediation'];
       spec.window = window[i % window.length] as WorldSpec['window'];
+      spec.analysis = analysis[i % analysis.length];
       const { plan, controller } = await agree(spec);
       seen.add(controller);
       if (plan !== controller)

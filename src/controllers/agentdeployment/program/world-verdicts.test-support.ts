@@ -118,6 +118,8 @@ export async function controllerVerdict(
     reconcileRate: 50,
     heldObjects: () => 1,
     verifier: { step: () => Promise.reject(new Error('no verification')), forget: () => {} },
+    // Every provider answers 1: what the worlds' conditions judge.
+    analyst: { measure: async () => ({ value: 1 }), counted: () => {} },
     now: () => new Date(NOW),
   };
   const typed = deps as unknown as AgentDeploymentDeps;
@@ -167,7 +169,9 @@ export async function controllerVerdict(
     const stalled = findCondition(conditions, 'Stalled');
     if (stalled?.status === 'True') return `stall:${stalled.reason}`;
     const reconciling = findCondition(conditions, 'Reconciling');
-    if (reconciling?.status === 'True' && reconciling.reason !== 'Progressing')
+    // In progress (a revision, or its analysis): nothing to send, as the plan says `none`.
+    const inProgress = ['Progressing', 'AnalysisRunning'];
+    if (reconciling?.status === 'True' && !inProgress.includes(reconciling.reason))
       return `wait:${reconciling.reason}`;
     return 'none';
   }

@@ -88,6 +88,12 @@ export interface WorldSpec {
     | 'policyDenyNow'
     | 'policyOverrideRefused'
     | 'policyOverrideAllowed';
+  /**
+   * spec.analysis of the platform's latest revision: none asked for, one to start (`starts`), one
+   * Running with no measurement due, Failed (spec.remediation None), Running with an abort requested,
+   * Inconclusive with a promote requested, or a condition that does not compile (`invalid`).
+   */
+  analysis?: 'none' | 'starts' | 'running' | 'failed' | 'abortRequested' | 'promoteRequested' | 'invalid';
   /** Deleting worlds (deletion-equivalence.test.ts): spec.deletionPolicy, and the finalizer already off. */
   deletionPolicy?: 'Delete' | 'Orphan';
   withoutFinalizer?: boolean;
@@ -309,6 +315,7 @@ export async function buildWorld(sim: Simulator, spec: WorldSpec): Promise<Built
     others.push(
       other(NS, {}, { deploymentId: made.id, ...(tenantNow ? { credentialsDigest: tenantNow } : {}) }),
     );
+  if (spec.analysis && spec.analysis !== 'none') analysisWorld(spec.analysis, obj, made?.latest_revision_id);
   if (spec.remediation !== 'none' && spec.platform === 'inSync' && made)
     await remediationWorld(sim, spec.remediation, obj, made.id, platformLookup);
   const settings = publishedSettingsOf({
@@ -420,4 +427,47 @@ async function remediationWorld(
   } finally {
     await client.close();
   }
+}
+
+/** spec.analysis (every provider of the worlds answers 1: world-verdicts.test-support.ts) and its status. */
+function analysisWorld(
+  kind: Exclude<NonNullable<WorldSpec['analysis']>, 'none'>,
+  obj: AgentDeployment,
+  revisionId: string | null | undefined,
+): void {
+  const annotations = obj.metadata.annotations as Record<string, string>;
+  obj.spec.analysis = {
+    count: 2,
+    metrics: [
+      {
+        name: 'errors',
+        web: { url: 'https://metrics.example.com/errors', jsonPath: '{$.rate}' },
+        successCondition: kind === 'invalid' ? 'result >' : 'result > 0',
+      },
+    ],
+  };
+  if (kind === 'starts' || kind === 'invalid' || !revisionId) return;
+  const at = new Date(NOW - 60_000).toISOString();
+  const phase = kind === 'failed' ? 'Failed' : kind === 'promoteRequested' ? 'Inconclusive' : 'Running';
+  (obj.status as AgentDeploymentStatus).analysis = {
+    revisionId,
+    phase,
+    startedAt: at,
+    ...(phase === 'Running' ? { nextMeasurementAt: new Date(NOW + 3_600_000).toISOString() } : {}),
+    ...(phase === 'Running' ? {} : { completedAt: at, message: 'metric errors said so' }),
+    metrics: [
+      {
+        name: 'errors',
+        measured: 1,
+        successful: 0,
+        failed: phase === 'Failed' ? 1 : 0,
+        inconclusive: phase === 'Inconclusive' ? 1 : 0,
+        error: 0,
+        consecutiveErrors: 0,
+        measurements: [],
+      },
+    ],
+  };
+  if (kind === 'abortRequested') annotations[Annotation.AnalysisAbortRequestedAt] = 'now';
+  if (kind === 'promoteRequested') annotations[Annotation.AnalysisPromoteRequestedAt] = 'now';
 }

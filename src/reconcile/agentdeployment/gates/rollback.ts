@@ -1,6 +1,6 @@
 /**
  * Gate `rollback` (reconcile/agentdeployment/remediation.ts, issue 33): the latest revision failed past spec.retry (its
- * deploy, as followRevision says, or its verification, as status records it): under spec.remediation
+ * deploy, as followRevision says, or its verification or analysis, as status records them): under spec.remediation
  * Rollback, redeploy the last good revision; a rollback's own revision failing is RollbackFailed (never a
  * rollback of a rollback); no rollback possible is RevisionFailed saying why. Observe-only says what it
  * would do and sends nothing. A closed deployment window whose source forbids rollbacks (allowRollback
@@ -58,8 +58,9 @@ export const rollback: Gate = (facts) => {
         remediation: true,
       };
     case 'none':
-      // Why there is no rollback, said with the failure (a failed verification is verified again).
-      if (!decision.why) return undefined;
+      // Why there is no rollback, said with the failure (a failed verification is verified again); a
+      // failed analysis is the gate analysis's to say.
+      if (!decision.why || latest.failure === 'analysis') return undefined;
       if (follow.kind === 'ready') return { ...follow, gate: 'rollback', noRollback: decision.why };
       if (follow.kind !== 'stall') return undefined;
       return {
@@ -79,6 +80,9 @@ function latestFailure(facts: AgentDeploymentFacts, follow: Verdict): LatestFail
   if (follow.kind === 'stall' && follow.reason === Reason.RevisionFailed && follow.revision)
     return { id: follow.revision.id, failure: 'deploy', status: follow.revision.status };
   if (follow.kind !== 'ready' || facts.observation) return undefined;
+  const a = facts.object.status.analysis;
+  if (facts.object.spec.analysis && a?.revisionId === follow.revision.id && a.phase === 'Failed')
+    return { id: follow.revision.id, failure: 'analysis', message: a.message ?? 'the analysis failed' };
   const v = facts.object.status.verification;
   if (v?.revisionId !== follow.revision.id || v.last?.outcome !== 'Failed') return undefined;
   return { id: follow.revision.id, failure: 'verification', failures: v.failures ?? 1 };
