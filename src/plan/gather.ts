@@ -6,7 +6,9 @@
  * their credentials found by the one credentials helper; the deployments by GET and name lookup.
  * Bookkeeping the controller would do (finalizers, events) is only assumed made, or noted.
  */
+import { readConditions } from '../analysis/conditions.ts';
 import type { AgentDeployment, AgentDeploymentSpec } from '../api/agentdeployment.ts';
+import type { Analysis } from '../api/analysis.ts';
 import { Annotation } from '../api/names.ts';
 import { lookupName, readById } from '../controlplane/deployment-reads.ts';
 import { ClaimIndex } from '../reconcile/agentdeployment/claim-index.ts';
@@ -161,6 +163,9 @@ export function planPort(
           facts.claims = { claims: (query) => index.claims(query) };
           return;
         }
+        case 'conditions':
+          facts.conditions = await readConditions(facts.object.spec.analysis as Analysis);
+          return;
         case 'policies':
           facts.policies = await policiesOf(world, namespace, object.labels);
           if (!facts.policies.readable) notes.push(facts.policies.why);

@@ -1,4 +1,6 @@
 /** Facts for the gates' table tests: a valid object past every gate unless a row changes it. */
+import { conditionsWith } from '../../analysis/conditions.ts';
+import * as outcome from '../../analysis/outcome.ts';
 import type { AgentDeploymentSpec, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import { FINALIZER } from '../../api/names.ts';
 import { controlPlaneAllowList } from '../../controlplane/allowed-control-planes.ts';
@@ -72,6 +74,8 @@ export function resolved(
   derive(f, 'desired');
   f.claims ??= claims;
   f.policies ??= { readable: true, selecting: [] };
+  const analysis = f.object.spec.analysis;
+  if (analysis) f.conditions ??= conditionsWith(outcome, analysis);
   return f;
 }
 

@@ -4,6 +4,8 @@
  * for it (a `read` verdict) and the gatherer (the controller's port, or the plan's read-only one) fills
  * it in; what is computed from facts already held (credentials, desired state) is derived here, purely.
  */
+
+import type { ConditionsFact } from '../../analysis/conditions.ts';
 import type { AgentDeploymentSpec, AgentDeploymentStatus } from '../../api/agentdeployment.ts';
 import type { Credentials } from '../../controlplane/credentials.ts';
 import type { ScopeDecision } from '../../controlplane/default-credentials-scope.ts';
@@ -102,6 +104,8 @@ export interface AgentDeploymentFacts {
   observation?: { drift: string[]; fields: string[]; digests: AppliedDigests };
   /** The DeploymentWindowPolicies that select the object (policy-windows.ts). */
   policies?: PoliciesFact;
+  /** Whether spec.analysis's conditions compile (analysis/conditions.ts: CEL loaded on this read). */
+  conditions?: ConditionsFact;
   /** The deployment as last read and its latest revision (none yet: undefined), for revision following. */
   followed?: { deployment: Deployment; revision: FollowInput['revision'] | undefined };
   // Derived (advance.ts, derive), once, when the first gate that reads them asks.

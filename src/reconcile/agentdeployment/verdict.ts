@@ -16,7 +16,15 @@ import type { AppliedDigests } from './desired-deployment.ts';
 import type { Preparation } from './facts.ts';
 
 /** A fact to gather from the world: the port reads it (the others are derived by advance.ts). */
-export type WorldRead = 'secrets' | 'claims' | 'recorded' | 'adopted' | 'byName' | 'revision' | 'policies';
+export type WorldRead =
+  | 'secrets'
+  | 'claims'
+  | 'recorded'
+  | 'adopted'
+  | 'byName'
+  | 'revision'
+  | 'policies'
+  | 'conditions';
 /** A fact computed from the facts already held (advance.ts, derive). */
 export type DerivedRead = 'credentials' | 'desired' | 'drift' | 'follow' | 'window';
 

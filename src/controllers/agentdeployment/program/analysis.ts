@@ -6,7 +6,6 @@
  */
 
 import { providerOf } from '../../../analysis/analyst.ts';
-import { compileMetrics, judge, measurementOf } from '../../../analysis/outcome.ts';
 import { advanceAnalysis } from '../../../analysis/progress.ts';
 import type { AgentDeploymentStatus } from '../../../api/agentdeployment.ts';
 import type { Measurement } from '../../../api/analysis.ts';
@@ -29,6 +28,8 @@ export async function measureAnalysis(
   const { spec } = pass;
   const current = facts.object.status.analysis;
   if (!spec.analysis || !current) throw new Error('measured without spec.analysis or status.analysis');
+  // Loaded here, not at start: the CEL evaluator only for a controller whose objects ask for analysis.
+  const { compileMetrics, judge, measurementOf } = await import('../../../analysis/outcome.ts');
   const compiled = compileMetrics(spec.analysis.metrics);
   const namespace = pass.obj.metadata.namespace ?? '';
   const { deployment, revision } = verdict;

@@ -5,6 +5,8 @@
  * finalizer, the credentials Secret's in-use finalizer, the events of a forgotten, adopted or found
  * deployment).
  */
+import { readConditions } from '../../../analysis/conditions.ts';
+import type { Analysis } from '../../../api/analysis.ts';
 import { Annotation, EventReason } from '../../../api/names.ts';
 import { lookupName, readById } from '../../../controlplane/deployment-reads.ts';
 import type { CredentialsPolicy } from '../../../controlplane/resolve-credentials.ts';
@@ -136,6 +138,10 @@ export function controllerPort(deps: AgentDeploymentDeps, pass: AgentDeploymentP
       }
       if (read === 'claims') {
         facts.claims = { claims: deps.claims };
+        return;
+      }
+      if (read === 'conditions') {
+        facts.conditions = await readConditions(facts.object.spec.analysis as Analysis);
         return;
       }
       if (read === 'policies') {

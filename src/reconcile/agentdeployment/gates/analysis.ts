@@ -9,7 +9,6 @@
  * cannot be evaluated stalls (InvalidAnalysis, naming the field).
  */
 
-import { ConditionError, compileMetrics } from '../../../analysis/outcome.ts';
 import { advanceAnalysis, intervalMs, startAnalysis } from '../../../analysis/progress.ts';
 import type { Analysis, AnalysisStatus } from '../../../api/analysis.ts';
 import { Reason } from '../../../api/names.ts';
@@ -24,13 +23,13 @@ export const analysis: Gate = (facts) => {
   const v = status.verification;
   if (spec.verification && (v?.revisionId !== revision.id || v.last?.outcome !== 'Succeeded'))
     return undefined;
-  const problem = conditionProblem(spec.analysis);
-  if (problem)
+  if (!facts.conditions) return { gate: 'analysis', kind: 'read', read: 'conditions' };
+  if (!facts.conditions.ok)
     return {
       gate: 'analysis',
       kind: 'stall',
       reason: Reason.InvalidAnalysis,
-      message: `revision ${revision.id} cannot be analysed: ${problem}`,
+      message: `revision ${revision.id} cannot be analysed: ${facts.conditions.message}`,
     };
   const current = status.analysis;
   if (current?.revisionId !== revision.id)
@@ -107,15 +106,4 @@ function progressOf(spec: Analysis, status: AnalysisStatus): string {
     .map((m) => `${m.name} ${m.measured}/${spec.count}${m.dryRun ? ' (dry run)' : ''}`)
     .join(', ');
   return `${metrics}, a measurement every ${Math.round(intervalMs(spec) / 1000)}s`;
-}
-
-/** Why the spec's conditions cannot be evaluated, naming the field; undefined when they can. */
-function conditionProblem(spec: Analysis): string | undefined {
-  try {
-    compileMetrics(spec.metrics);
-    return undefined;
-  } catch (err) {
-    if (err instanceof ConditionError) return err.message;
-    throw err;
-  }
 }
