@@ -48,17 +48,13 @@ export function decideStep(
       const facts = factsOf(pass);
       const port = controllerPort(deps, pass);
       const before = pass.obj.status;
+      /** The chain's verdict, a measuring of the analysis included. */
+      const decide = async () =>
+        analysed(deps, pass, facts, await runAgentDeployment(facts, port, gates), port, gates);
       try {
         let verdict: FinalVerdict;
         try {
-          verdict = await analysed(
-            deps,
-            pass,
-            facts,
-            await runAgentDeployment(facts, port, gates),
-            port,
-            gates,
-          );
+          verdict = await decide();
         } finally {
           // The status written starts from what the facts learned, also when a read failed on the way.
           pass.status = structuredClone(facts.object.status);
@@ -78,14 +74,7 @@ export function decideStep(
         // chain's to decide on again (everything it reads is read already).
         const verification = await verify(deps, pass, facts);
         if (!verification.counts) return verification.outcome;
-        const again = await analysed(
-          deps,
-          pass,
-          facts,
-          await runAgentDeployment(facts, port, gates),
-          port,
-          gates,
-        );
+        const again = await decide();
         keepAnalysis(pass.status, facts.object.status);
         return act(deps, pass, facts, again, verification);
       } finally {
