@@ -138,11 +138,14 @@ export class OperatorShards {
    * is read in full once the members changed and no key gained awaits its first pass (checked every
    * retry period): not during a takeover, whose passes it would slow, and most often before the next.
    */
-  #readStandbyLater(agentDeployments: AgentDeploymentController): void {
+  #readStandbyLater(
+    agentDeployments: AgentDeploymentController,
+    delayMs = standbyReadDelayMs(this.#config.leaderElectionRetryPeriod),
+  ): void {
     clearTimeout(this.#standbyTimer);
     this.#standbyTimer = setTimeout(() => {
       if (this.work.awaitingPass('') > 0) {
-        this.#readStandbyLater(agentDeployments);
+        this.#readStandbyLater(agentDeployments, this.#config.leaderElectionRetryPeriod);
         return;
       }
       const startedAt = performance.now();
@@ -161,7 +164,7 @@ export class OperatorShards {
             'objects this replica stands by for not read in full; a takeover reads them',
           ),
         );
-    }, this.#config.leaderElectionRetryPeriod);
+    }, delayMs);
     this.#standbyTimer.unref?.();
   }
 
@@ -191,4 +194,14 @@ export class OperatorShards {
       () => this.#membership?.members().length ?? 0,
     );
   }
+}
+
+/**
+ * How long after a change of members a replica that gained nothing waits before it reads what it now
+ * stands by for: 3 to 8 retry periods, at random. Every member's standby changes at once, and each read
+ * lists whole namespaces; read together, and beside a joining replica's takeover, the listings held the
+ * API server long enough for every member's Lease renewal to time out (10,000 objects over 3, 2 cores).
+ */
+export function standbyReadDelayMs(retryPeriodMs: number, random: () => number = Math.random): number {
+  return Math.round(retryPeriodMs * (3 + 5 * random()));
 }
