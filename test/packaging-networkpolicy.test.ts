@@ -1,7 +1,7 @@
 /**
  * Issue 52, hole 9: the chart ships an optional NetworkPolicy around the controller's pods (values
- * `networkPolicy`, off by default): egress only to the API server, the control plane, the agent servers
- * and DNS; ingress only on the metrics port and the webhook's. Rendered with `helm template` and
+ * `networkPolicy`, off by default): egress only to the API server, the control plane, the agent servers,
+ * the analysis providers and DNS; ingress only on the metrics port and the webhook's. Rendered with `helm template` and
  * applied with a server-side dry run against the run's API server.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ const AGENT_SERVERS = [
     },
   },
 ];
+const ANALYSIS = [{ ipBlock: { cidr: '198.51.100.7/32' } }];
 const PROMETHEUS = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }];
 
 const addresses = [
@@ -68,6 +69,8 @@ describe('hole 9: the chart ships an optional NetworkPolicy', () => {
       '--set-json',
       `networkPolicy.egress.agentServers.to=${JSON.stringify(AGENT_SERVERS)}`,
       '--set-json',
+      `networkPolicy.egress.analysis.to=${JSON.stringify(ANALYSIS)}`,
+      '--set-json',
       `networkPolicy.ingress.metrics.from=${JSON.stringify(PROMETHEUS)}`,
       '--set',
       'webhook.enabled=true',
@@ -93,6 +96,7 @@ describe('hole 9: the chart ships an optional NetworkPolicy', () => {
       API_SERVER,
       CONTROL_PLANE,
       AGENT_SERVERS,
+      ANALYSIS,
       [
         {
           namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
@@ -100,7 +104,12 @@ describe('hole 9: the chart ships an optional NetworkPolicy', () => {
         },
       ],
     ]);
+    // Analysis providers: HTTPS and Prometheus' port unless the values say otherwise.
     expect(policy.spec.egress[3]?.ports).toEqual([
+      { port: 443, protocol: 'TCP' },
+      { port: 9090, protocol: 'TCP' },
+    ]);
+    expect(policy.spec.egress[4]?.ports).toEqual([
       { port: 53, protocol: 'UDP' },
       { port: 53, protocol: 'TCP' },
     ]);
@@ -112,7 +121,7 @@ describe('hole 9: the chart ships an optional NetworkPolicy', () => {
     expect(applied.code).toBe(0);
   });
 
-  it('no agent servers listed: no rule for them (never one without peers), no webhook rule without the webhook', async () => {
+  it('no agent servers or analysis providers listed: no rule for them (never one without peers), no webhook rule without the webhook', async () => {
     const policy = policyOf((await render(addresses)).objects);
     expect(policy.spec.egress).toHaveLength(3);
     for (const rule of policy.spec.egress) expect(rule.to?.length).toBeGreaterThan(0);
