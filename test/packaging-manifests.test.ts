@@ -39,6 +39,7 @@ describe('manifests/', () => {
         `RoleBinding/${NAME}-leader-election`,
         `Deployment/${NAME}`,
         `Service/${NAME}-metrics`,
+        `FlowSchema/${NAME}-${NAME}-leases`,
       ].sort(),
     );
     const deployment = objects.find((o) => o.kind === 'Deployment') as K8sObject;
