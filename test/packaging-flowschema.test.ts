@@ -108,8 +108,10 @@ describe("the chart's FlowSchema for the release's Leases", () => {
     const leases = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
     const leaderElection = await uidOf('prioritylevelconfiguration', 'leader-election');
 
-    // Before: the service accounts' schema, not leader-election.
-    expect((await classification(leases, user)).priorityLevel).not.toBe(leaderElection);
+    // Before: the service accounts' schema, not leader-election (and the API server does say which).
+    const before = await classification(leases, user);
+    expect(before.flowSchema).not.toBe('');
+    expect(before.priorityLevel).not.toBe(leaderElection);
 
     const apply = await kubectl(['apply', '--server-side', '-f', '-'], {
       input: text.split('\n---\n').find((d) => d.includes('kind: FlowSchema')) ?? '',
