@@ -144,7 +144,7 @@ describe('Dockerfile', () => {
     expect(user).toEqual(['USER 65532:65532']);
     expect(instructions.some((l) => l.startsWith('HEALTHCHECK'))).toBe(false);
     expect(instructions.at(-1)).toBe(
-      'ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "--memory-saver-mode", "--max-opt=1", "dist/main.js"]',
+      'ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "--memory-saver-mode", "--max-opt=1", "--liftoff-only", "dist/main.js"]',
     );
   });
 
