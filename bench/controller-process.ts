@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { freePorts } from '../src/localcluster/ports.ts';
+import { INSPECT_FLAG } from './convergence-profile.ts';
 import {
   cpuSeconds,
   type MemoryBreakdown,
@@ -83,6 +84,8 @@ export async function startControllerProcess(options: {
   logFile: string;
   /** Instead of the image's node flags (for experiments; the run records which were used). */
   nodeFlags?: string[] | undefined;
+  /** Opens the inspector on a free loopback port (convergence-profile.ts), after the other flags. */
+  inspect?: boolean | undefined;
   /** Instead of the image's compiled script: e.g. src/main.ts, for tests that do not build dist/. */
   script?: string | undefined;
   /**
@@ -100,7 +103,7 @@ export async function startControllerProcess(options: {
     script: imageScript,
     env: imageEnv,
   } = imageEntrypoint(readFileSync(resolve(options.tree?.dir ?? REPO, 'Dockerfile'), 'utf8'));
-  const flags = options.nodeFlags ?? imageFlags;
+  const flags = [...(options.nodeFlags ?? imageFlags), ...(options.inspect ? [INSPECT_FLAG] : [])];
   const script = options.script ?? imageScript;
   const child = spawn(process.execPath, [...flags, resolve(runDir, script)], {
     cwd: runDir,

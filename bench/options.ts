@@ -61,6 +61,10 @@ const BenchOptionsSchema = z.object({
   leaseDurationMs: duration('lease-duration').optional(),
   renewDeadlineMs: duration('renew-deadline').optional(),
   retryPeriodMs: duration('retry-period').optional(),
+  /** Profile the controller from the first apply to all Ready (convergence-profile.ts). */
+  profile: z
+    .enum(['true', 'false'], { error: '--profile must be true or false' })
+    .transform((v) => v === 'true'),
   nodeFlags: z
     .string()
     .transform((v) => v.split(/\s+/).filter((f) => f !== ''))
@@ -95,6 +99,8 @@ export const USAGE = `Usage: node bench/run.ts [flags]
   --reaction-updates 20        objects updated one at a time for the reaction time
   --ready-timeout D            how long all N get to become Ready (default 60s + 100ms × N)
   --node-flags="--f ..."       node flags for the controller instead of the image's (experiments)
+  --profile true               a CPU profile of the controller from the first apply to all Ready, through its
+                               inspector (--inspect=127.0.0.1:0 added to its flags): <results>/<run>-n<N>.cpuprofile
   --controller-tree DIR[,DIR]  the checkouts whose controller and CRDs run, each on a fresh API server in every round
                                (default: this one), e.g. --controller-tree ../wt-base,. to compare a commit with this
   --restart true               measure a restart at the largest N (false: stop its controller gracefully, e.g. for --cpu-prof)
@@ -121,6 +127,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'reaction-updates': { type: 'string', default: '20' },
       'ready-timeout': { type: 'string' },
       'node-flags': { type: 'string' },
+      profile: { type: 'string', default: 'false' },
       restart: { type: 'string', default: 'true' },
       replicas: { type: 'string', default: '1' },
       repeat: { type: 'string', default: '1' },
@@ -143,6 +150,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     reactionUpdates: values['reaction-updates'],
     readyTimeoutMs: values['ready-timeout'],
     nodeFlags: values['node-flags'],
+    profile: values.profile,
     restart: values.restart,
     replicas: values.replicas,
     repeat: values.repeat,
@@ -154,5 +162,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('\n'));
   if (parsed.data.replicas > 1 && values['controller-tree'] !== '.')
     throw new Error('--controller-tree is for the single run: the sharded run measures this checkout');
+  if (parsed.data.replicas > 1 && parsed.data.profile)
+    throw new Error('--profile is for the single run: the sharded run has several controllers');
   return { ...parsed.data, qps: parsed.data.qps ?? SINGLE_RUN_QPS, shardedQps: parsed.data.qps };
 }

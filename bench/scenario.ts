@@ -2,6 +2,7 @@
  * One benchmark run for N objects: a fresh simulator, namespace and controller process; apply N objects,
  * wait for all Ready, then three steady poll intervals, memory, and the reaction time of updates.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeAccess } from '../src/kube/access.ts';
 import { kubeRequest } from '../src/kube/request.ts';
@@ -18,6 +19,7 @@ import {
 import type { Cleanup } from './cleanup.ts';
 import { type ClusterCost, clusterCost, sampleCluster } from './cluster-cost.ts';
 import { startControllerProcess } from './controller-process.ts';
+import { startProfile } from './convergence-profile.ts';
 import { IDEAL_FORMULA, idealMs, REVISION_STEPS } from './ideal.ts';
 import { sampleSum, scrape } from './metrics-text.ts';
 import {
@@ -177,6 +179,7 @@ export async function runScenario(options: {
     startControllerProcess({
       logFile,
       nodeFlags: bench.nodeFlags,
+      inspect: bench.profile,
       tree: options.tree,
       env: {
         KUBECONFIG: options.kubeconfigPath,
@@ -209,6 +212,7 @@ export async function runScenario(options: {
     // Apply
     sim.resetRequests();
     const names = Array.from({ length: n }, (_, i) => objectName(i));
+    const profile = bench.profile ? await startProfile(controllerLog) : undefined;
     const firstApplyAt = Date.now();
     await mapLimit(names, bench.applyConcurrency, (name) => createObject(access, ns, name, listenerId));
     const lastApplyAt = Date.now();
@@ -228,6 +232,11 @@ export async function runScenario(options: {
     const threadsAtReady = await controller.threadCpuSeconds();
     const passesPerObjectToReady = ((await agentDeploymentPasses(controller)) - passesAtStart) / n;
     const afterConvergence = await controller.memory();
+    if (profile) {
+      const file = join(options.resultsDir, `${options.stamp}-n${n}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(await profile.stop()));
+      log(`N=${n}: CPU profile from the first apply to all Ready: ${file}`);
+    }
     const kubeWrites = watch.totalWrites();
     const deployments = sim.deployments();
     const nameById = new Map(deployments.map((d) => [d.id, d.name]));
