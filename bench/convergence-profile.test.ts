@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,25 +28,31 @@ describe('inspectorUrl', () => {
 
 describe('startProfile', () => {
   const dirs: string[] = [];
-  const children: { kill(): boolean }[] = [];
+  const children: ChildProcess[] = [];
   afterEach(() => {
     for (const child of children.splice(0)) child.kill();
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('profiles a process started with the flag from start to stop', async () => {
+  /** A busy process with its inspector open, as the bench starts the controller; its log file. */
+  async function busyProcess(): Promise<{ log: string; child: ChildProcess }> {
     const dir = mkdtempSync(join(tmpdir(), 'profile-'));
     dirs.push(dir);
     const log = join(dir, 'controller.log');
     const out = openSync(log, 'a');
     const script =
       "function busyConvergence(){const t=Date.now();while(Date.now()-t<5){}}setInterval(busyConvergence,10);console.log('busy')";
-    children.push(spawn(process.execPath, [INSPECT_FLAG, '-e', script], { stdio: ['ignore', out, out] }));
+    const child = spawn(process.execPath, [INSPECT_FLAG, '-e', script], { stdio: ['ignore', out, out] });
+    children.push(child);
     await waitFor(() => (/^busy$/m.test(readFileSync(log, 'utf8')) ? true : undefined), {
       timeoutMs: 10_000,
       describe: () => `the process did not start: ${readFileSync(log, 'utf8')}`,
     });
+    return { log, child };
+  }
 
+  it('profiles a process started with the flag from start to stop', async () => {
+    const { log } = await busyProcess();
     const running = await startProfile(log);
     await sleep(300);
     const profile = (await running.stop()) as {
@@ -60,6 +66,15 @@ describe('startProfile', () => {
     expect(profile.endTime - profile.startTime).toBeLessThan(5_000_000);
     expect(profile.samples.length).toBeGreaterThan(100);
     expect(profile.nodes.map((n) => n.callFrame.functionName)).toContain('(root)');
+  });
+
+  it('fails, not hangs, when the process is gone before the profile is stopped', async () => {
+    const { log, child } = await busyProcess();
+    const running = await startProfile(log);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    await expect(running.stop()).rejects.toThrow('closed');
   });
 
   it('says what is missing when the process has no inspector', async () => {

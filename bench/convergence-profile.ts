@@ -45,8 +45,17 @@ export async function startProfile(logFile: string, samplingIntervalUs = 1000): 
     if (message.error) call.reject(new Error(`inspector: ${message.error.message}`));
     else call.resolve(message.result);
   });
+  // The controller gone (a crash, a kill) answers nothing more: every call waiting fails, none hangs.
+  socket.addEventListener('close', () => {
+    for (const call of waiting.values()) call.reject(new Error(`the inspector at ${url} closed`));
+    waiting.clear();
+  });
   const send = (method: string, params: object = {}) =>
     new Promise<unknown>((resolve, reject) => {
+      if (socket.readyState !== WebSocket.OPEN) {
+        reject(new Error(`the inspector at ${url} closed`));
+        return;
+      }
       const id = nextId++;
       waiting.set(id, { resolve, reject });
       socket.send(JSON.stringify({ id, method, params }));
