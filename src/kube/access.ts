@@ -6,9 +6,12 @@
  * credential expires or once the API server refused it.
  *
  * The proxy is the kubeconfig's proxy-url, else the one HTTPS_PROXY/HTTP_PROXY name for the server
- * (NO_PROXY honoured), as client-go chooses. Connections speak HTTP/2 where the server does, as
- * client-go's: every request and watch shares one connection, checked for a silent death as client-go
- * checks it (read-idle.ts). Through a proxy they speak HTTP/1.1 (a connection per request or watch).
+ * (NO_PROXY honoured), as client-go chooses. Connections speak HTTP/1.1 only, a connection per open
+ * watch and per request in flight: undici's HTTP/2 costs the controller 4 to 17% more CPU per object
+ * than its HTTP/1.1 while converging (its streams, nghttp2 and their async hooks per request; see
+ * bench/results/2026-11-29-transport.md), and it never times out its PINGs, so a connection that died
+ * silently would hold every watch on it until each one's deadline. Over HTTP/1.1 a dead connection
+ * costs one watch, which its own deadline ends (watch.ts), and a request's deadline closes its socket.
  */
 import { readFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
@@ -16,7 +19,6 @@ import { Agent, ProxyAgent } from '../lib/undici.ts';
 import { type ExecCredentialResult, runExecCredential } from './exec-credential.ts';
 import { loadKubeconfigFiles } from './kubeconfig.ts';
 import { environmentProxy } from './proxy-env.ts';
-import { API_SERVER_READ_IDLE, readIdleConnector } from './read-idle.ts';
 import { defaultTarget, type KubeTarget, targetOf } from './target.ts';
 
 /** client-go reads a token file again after a minute. */
@@ -175,11 +177,7 @@ export class KubeAccess {
       ...(serverName ? { servername: serverName } : {}),
     };
     if (this.#proxyUrl) return new ProxyAgent({ uri: this.#proxyUrl, requestTls: connect, allowH2: false });
-    return new Agent({
-      connect: readIdleConnector(connect, API_SERVER_READ_IDLE),
-      allowH2: true,
-      pingInterval: API_SERVER_READ_IDLE.pingIntervalMs,
-    });
+    return new Agent({ connect, allowH2: false });
   }
 }
 
