@@ -8,6 +8,7 @@
 
 import type { AnalysisStatus } from '../../api/analysis.ts';
 import { credentialsFact } from '../credentials.ts';
+import { claimsMet } from './claims-met.ts';
 import { driftOf } from './derived.ts';
 import { desiredDeployment } from './desired-deployment.ts';
 import { type AgentDeploymentFacts, lookupOf } from './facts.ts';
@@ -22,6 +23,7 @@ import { windowOf } from './window-fact.ts';
 const DERIVED: ReadonlySet<string> = new Set<DerivedRead>([
   'credentials',
   'desired',
+  'claimsMet',
   'drift',
   'follow',
   'window',
@@ -41,6 +43,10 @@ export function derive(facts: AgentDeploymentFacts, read: DerivedRead): void {
   }
   if (read === 'window') {
     facts.window = windowOf(facts);
+    return;
+  }
+  if (read === 'claimsMet') {
+    facts.claimsMet = claimsMet(facts) ?? null;
     return;
   }
   if (read === 'credentials') {

@@ -6,8 +6,14 @@
 import { type Claim, type ClaimConflict, claimConflict, claimOf, type ExistingIds } from './claims.ts';
 import type { AgentDeploymentFacts } from './facts.ts';
 
-/** This object's claim, and the other objects' claims it meets; undefined before credentials resolve. */
-export function claimsMet(facts: AgentDeploymentFacts): { self: Claim; others: Claim[] } | undefined {
+/** This object's claim, and the other objects' claims it meets. */
+export interface ClaimsMet {
+  self: Claim;
+  others: Claim[];
+}
+
+/** The claims this object meets now; undefined before credentials resolve. */
+export function claimsMet(facts: AgentDeploymentFacts): ClaimsMet | undefined {
   const creds = facts.credentials;
   if (!creds?.ok || !facts.claims) return undefined;
   const self = claimOf(facts.object, creds.tenant);

@@ -13,6 +13,7 @@ import type { CredentialsPolicy } from '../../controlplane/resolve-credentials.t
 import type { Deployment } from '../../controlplane/schemas.ts';
 import type { ClaimQuery } from './claim-index.ts';
 import type { Claim } from './claims.ts';
+import type { ClaimsMet } from './claims-met.ts';
 import type { AppliedDigests, DesiredDeployment } from './desired-deployment.ts';
 import type { DriftDecision } from './drift-decision.ts';
 import type { FollowInput } from './follow.ts';
@@ -109,6 +110,8 @@ export interface AgentDeploymentFacts {
   /** The deployment as last read and its latest revision (none yet: undefined), for revision following. */
   followed?: { deployment: Deployment; revision: FollowInput['revision'] | undefined };
   // Derived (advance.ts, derive), once, when the first gate that reads them asks.
+  /** The claims this object meets, as the claims were when derived; null without credentials (claims-met.ts). */
+  claimsMet?: ClaimsMet | null;
   /** The drift decision between the spec and the owned deployment (derived.ts). */
   drift?: DriftDecision;
   /** The follow verdict of the revision read (follow-verdict.ts). */

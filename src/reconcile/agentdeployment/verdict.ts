@@ -26,7 +26,7 @@ export type WorldRead =
   | 'policies'
   | 'conditions';
 /** A fact computed from the facts already held (advance.ts, derive). */
-export type DerivedRead = 'credentials' | 'desired' | 'drift' | 'follow' | 'window';
+export type DerivedRead = 'credentials' | 'desired' | 'claimsMet' | 'drift' | 'follow' | 'window';
 
 export type GateName =
   | 'paused'

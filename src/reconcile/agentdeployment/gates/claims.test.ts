@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Claim } from '../claims.ts';
-import { deploymentOf, facts, resolved } from '../facts.test-support.ts';
+import { decidedBy, deploymentOf, facts, resolved } from '../facts.test-support.ts';
 import { claims } from './claims.ts';
 
 const other = (over: Partial<Claim>): Claim => ({
@@ -41,9 +41,25 @@ describe('gate claims', () => {
     const f = resolved(facts({ status: reason === 'AlreadyManaged' ? { deploymentId: 'd-1' } : {} }));
     const tenant = f.credentials?.ok ? f.credentials.tenant : '';
     f.claims = { claims: () => othersOf(tenant) };
-    const verdict = claims(f);
+    const verdict = decidedBy(claims, f);
     if (reason === undefined) expect(verdict).toBeUndefined();
     else expect(verdict).toMatchObject({ gate: 'claims', kind: 'stall', reason });
+  });
+
+  it('asks for the claims met once the claims are read, then decides on that fact alone', () => {
+    const f = resolved(facts());
+    let asked = 0;
+    f.claims = {
+      claims: () => {
+        asked += 1;
+        return [];
+      },
+    };
+    expect(claims(f)).toEqual({ gate: 'claims', kind: 'read', read: 'claimsMet' });
+    expect(decidedBy(claims, f)).toBeUndefined();
+    // The chain runs again after every later read: the claims are not asked again.
+    expect(claims(f)).toBeUndefined();
+    expect(asked).toBe(1);
   });
 });
 
@@ -59,7 +75,7 @@ describe('hole 3: an adoption ranks only once the name lookup shows its id', () 
   };
 
   it('first reads the deployments of its name (the controller and the plan both do)', () => {
-    expect(claims(metByYoungerAdopter('d-missing'))).toEqual({
+    expect(decidedBy(claims, metByYoungerAdopter('d-missing'))).toEqual({
       gate: 'claims',
       kind: 'read',
       read: 'byName',
@@ -69,18 +85,18 @@ describe('hole 3: an adoption ranks only once the name lookup shows its id', () 
   it('an id the lookup does not show: the older object keeps its name', () => {
     const f = metByYoungerAdopter('d-missing');
     f.byName = {};
-    expect(claims(f)).toBeUndefined();
+    expect(decidedBy(claims, f)).toBeUndefined();
   });
 
   it('an id the lookup shows: the adoption holds the name', () => {
     const f = metByYoungerAdopter('d-1');
     f.byName = { live: deploymentOf(f) };
-    expect(claims(f)).toMatchObject({ gate: 'claims', kind: 'stall', reason: 'NameConflict' });
+    expect(decidedBy(claims, f)).toMatchObject({ gate: 'claims', kind: 'stall', reason: 'NameConflict' });
   });
 
   it('a recorded id meets an adoption: nothing turns on the lookup, nothing is read', () => {
     const f = metByYoungerAdopter('d-9');
     f.object.status.deploymentId = 'd-1';
-    expect(claims(f)).toBeUndefined();
+    expect(decidedBy(claims, f)).toBeUndefined();
   });
 });

@@ -7,17 +7,18 @@
  * another's that meets it), the gate first reads the deployments of the object's name, under its credentials (the
  * controller and the plan both make this read; the ownership gate uses it next).
  */
-import { turnsOnProof } from '../claims.ts';
-import { claimConflictOf, claimsMet } from '../claims-met.ts';
+import { claimConflict, turnsOnProof } from '../claims.ts';
+import { existingIdsOf } from '../claims-met.ts';
 import type { Gate } from '../verdict.ts';
 
 export const claims: Gate = (facts) => {
   if (!facts.claims) return { gate: 'claims', kind: 'read', read: 'claims' };
-  const met = claimsMet(facts);
+  if (facts.claimsMet === undefined) return { gate: 'claims', kind: 'read', read: 'claimsMet' };
+  const met = facts.claimsMet;
   if (met && !facts.byName && met.others.some((o) => o.uid !== met.self.uid && turnsOnProof(met.self, o))) {
     return { gate: 'claims', kind: 'read', read: 'byName' };
   }
-  const conflict = claimConflictOf(facts);
+  const conflict = met && claimConflict(met.self, met.others, existingIdsOf(facts));
   if (!conflict) return undefined;
   return { gate: 'claims', kind: 'stall', reason: conflict.reason, message: conflict.message };
 };
