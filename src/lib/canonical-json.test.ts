@@ -38,6 +38,7 @@ const pairs: [string, unknown, unknown, boolean][] = [
   ['false and null', false, null, false],
   ['inherited keys are not written', Object.create({ a: 1 }), {}, true],
   ['an own key against an inherited one', { a: 1 }, Object.create({ a: 1 }), false],
+  ['a key named __proto__ is a key', JSON.parse('{"__proto__":{"x":1},"a":1}'), { a: 1 }, false],
 ];
 
 describe('sameJson', () => {

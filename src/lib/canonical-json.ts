@@ -6,11 +6,15 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
-    );
+    // Without a prototype, a key named __proto__ is a key like any other. No [key, value] pairs: each
+    // costs an array and its iterator under the image's baseline compiler.
+    const out: Record<string, unknown> = Object.create(null);
+    const keys = Object.keys(value).sort();
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    }
+    return out;
   }
   return value;
 }

@@ -25,7 +25,8 @@ export class Interner {
   /** Interns the string values of these fields of `obj`, in place. */
   fields<T extends object>(obj: T | null | undefined, names: readonly (keyof T)[]): void {
     if (!obj) return;
-    for (const name of names) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as keyof T;
       const value = obj[name];
       if (typeof value === 'string') obj[name] = this.intern(value);
     }

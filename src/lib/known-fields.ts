@@ -20,8 +20,9 @@ function project(schema: z.ZodType, value: unknown): unknown {
   if (schema instanceof z.ZodObject && typeof value === 'object' && !Array.isArray(value)) {
     const shape = schema.shape as Record<string, z.ZodType>;
     const out: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(shape)) {
-      if (key in value) out[key] = project(field, (value as Record<string, unknown>)[key]);
+    // for...in, not Object.entries: no entry arrays per field of every deployment read.
+    for (const key in shape) {
+      if (key in value) out[key] = project(shape[key] as z.ZodType, (value as Record<string, unknown>)[key]);
     }
     return out;
   }

@@ -42,8 +42,10 @@ export type Final<V, B = never> = Exclude<V, { kind: 'read' } | B>;
 
 /** The verdict of the first gate that has one. */
 export function decideChain<F, V>(facts: F, gates: GateList<F, V>): V {
-  for (const [, gate] of gates) {
-    const verdict = gate(facts);
+  // Indexed: under the image's baseline compiler, destructuring each [name, gate] allocates an iterator,
+  // and the chain runs again after every read of every pass.
+  for (let i = 0; i < gates.length; i++) {
+    const verdict = (gates[i] as readonly [string, ChainGate<F, V>])[1](facts);
     if (verdict) return verdict;
   }
   throw new Error('no gate decided: the chain must end with one that always does');

@@ -13,10 +13,12 @@ export function statusMergePatch(before: object, after: object): Json {
   const b = before as Json;
   const a = after as Json;
   const patch: Json = {};
-  for (const key of Object.keys(b)) {
+  // for...in: no entry arrays per key (every pass compares its status; JSON objects inherit no keys).
+  for (const key in b) {
     if (a[key] === undefined && b[key] !== undefined) patch[key] = null;
   }
-  for (const [key, value] of Object.entries(a)) {
+  for (const key in a) {
+    const value = a[key];
     if (value === undefined) continue;
     const old = b[key];
     if (isObject(value) && isObject(old)) {
@@ -32,7 +34,8 @@ export function statusMergePatch(before: object, after: object): Json {
 /** `patch` (a merge patch of a status) applied to a copy of `target`, as the API server applies it. */
 export function applyMergePatch(target: object, patch: object): Json {
   const out: Json = { ...(target as Json) };
-  for (const [key, value] of Object.entries(patch as Json)) {
+  for (const key in patch) {
+    const value = (patch as Json)[key];
     if (value === null) delete out[key];
     else if (isObject(value) && isObject(out[key])) out[key] = applyMergePatch(out[key] as Json, value);
     else out[key] = structuredClone(value);

@@ -72,7 +72,8 @@ function normaliseContainer(container: Container): Container {
 /** Returns a new spec: null/empty fields dropped, cpu numbers rounded, defaults derived. */
 export function normaliseResourceSpec(spec: ResourceSpec): ResourceSpec {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(spec)) {
+  for (const key in spec) {
+    const value = spec[key as keyof ResourceSpec];
     if (!isEmpty(value)) out[key] = value;
   }
   for (const field of CONTAINER_LISTS) {

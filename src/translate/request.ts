@@ -21,7 +21,7 @@ const camelToSnake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c
 /** Drops undefined values so two objects compare by the fields they really carry. */
 export function compact<T extends Record<string, unknown>>(obj: T): T {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = v;
+  for (const k in obj) if (obj[k] !== undefined) out[k] = obj[k];
   return out as T;
 }
 
@@ -58,7 +58,8 @@ function container(c: Record<string, unknown>): Container {
 
 export function toResourceSpec(spec: SpecResourceSpec): ResourceSpec {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(spec as Record<string, unknown>)) {
+  for (const key in spec) {
+    const value = (spec as Record<string, unknown>)[key];
     if (value === undefined) continue;
     switch (key) {
       case 'volumes':
