@@ -57,7 +57,10 @@ export function decideStep(
           verdict = await decide();
         } finally {
           // The status written starts from what the facts learned, also when a read failed on the way.
-          pass.status = structuredClone(facts.object.status);
+          // The facts' own status is handed over, copied only when the chain may decide again after a
+          // verification (the facts then go on from what they learned, not from what the act wrote).
+          const decidesAgain = !!pass.spec.verification && !facts.observation;
+          pass.status = decidesAgain ? structuredClone(facts.object.status) : facts.object.status;
         }
         // Paused by annotation, a reconcile request waits for the resume; paused by an analysis, it is taken.
         if (verdict.kind !== 'paused' || verdict.reason) takeReconcileRequest(pass.obj, pass.status);
