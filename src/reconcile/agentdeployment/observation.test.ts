@@ -41,6 +41,11 @@ describe('sameObservation', () => {
       false,
     ],
     ['other secrets', { secrets: [] }, false],
+    [
+      'a field the document does not name, added to the source configuration',
+      { source_config: { listener_id: 'l-1', added_later: 1 } as Deployment['source_config'] },
+      true,
+    ],
     ['another deployment', { id: 'd-2' }, false],
   ])('%s: %s', (_, change, same) => {
     expect(sameObservation(deployment, { ...deployment, ...change })).toBe(same);

@@ -6,8 +6,9 @@
  * history entry, from a read nobody compared with the spec).
  */
 
-import type { Deployment } from '../../controlplane/schemas.ts';
+import { Deployment } from '../../controlplane/schemas.ts';
 import { sameJson } from '../../lib/canonical-json.ts';
+import { knownFields } from '../../lib/known-fields.ts';
 
 export function sameObservation(decided: Deployment, read: Deployment): boolean {
   return (
@@ -17,14 +18,25 @@ export function sameObservation(decided: Deployment, read: Deployment): boolean 
   );
 }
 
-/** What of a deployment the spec sets, and drift compares. */
+const Configuration = Deployment.pick({
+  source: true,
+  source_config: true,
+  source_revision_config: true,
+  secrets: true,
+});
+
+/**
+ * What of a deployment the spec sets, and drift compares, in the fields the document names: the batched
+ * poll's snapshot keeps no others (knownFields), and a pass judges either a snapshot or a read, so a
+ * field the platform adds must not read as another configuration (every poll would enqueue the object).
+ */
 export function configurationOf(
   d: Deployment,
 ): Pick<Deployment, 'source' | 'source_config' | 'source_revision_config' | 'secrets'> {
-  return {
+  return knownFields(Configuration, {
     source: d.source,
     source_config: d.source_config,
     source_revision_config: d.source_revision_config,
     secrets: d.secrets,
-  };
+  });
 }
