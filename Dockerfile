@@ -39,7 +39,7 @@ EXPOSE 8080
 # the controller waits on the network, and Maglev's and TurboFan's code, compilations and optimized
 # code cost 8 MiB idle (84 -> 76) and 16 at the peak of 1,000 objects (120 -> 104), for a third more CPU
 # while converging (14 -> 19 s per 1,000 objects). --liftoff-only does the same for WebAssembly: the one
-# module is undici's HTTP/1.1 parser (connections to a control plane without HTTP/2), and TurboFan
+# module is undici's HTTP/1.1 parser (every connection: the API server's, the control plane's), and TurboFan
 # compiling it cost 7 MiB at the peak of 1,000 objects (105.5 -> 98.5) and 1.7 after, at the same CPU.
 # `make bench` starts the controller with these flags.
 ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "--memory-saver-mode", "--max-opt=1", "--liftoff-only", "dist/main.js"]
