@@ -1,7 +1,8 @@
 /**
  * The claims this object meets, derived from the facts (credentials and claims read): its own claim, the
- * other objects' it meets, the ids known to exist, and the claim that wins over it. Read by the claims
- * gate, the act's create contest and deleting's credentials read (deletion-credentials.ts); not a gate.
+ * other objects' it meets, the ids known to exist, and the claim that wins over it. The claims gate
+ * reads them as a fact derived once per pass (facts.claimsMet, advance.ts); the act's create contest and
+ * deleting's credentials read (deletion-credentials.ts) judge on the claims as they are then. Not a gate.
  */
 import { type Claim, type ClaimConflict, claimConflict, claimOf, type ExistingIds } from './claims.ts';
 import type { AgentDeploymentFacts } from './facts.ts';

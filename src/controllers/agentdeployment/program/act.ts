@@ -59,8 +59,7 @@ export function decideStep(
           // The status written starts from what the facts learned, also when a read failed on the way.
           // The facts' own status is handed over, copied only when the chain may decide again after a
           // verification (the facts then go on from what they learned, not from what the act wrote).
-          const decidesAgain = !!pass.spec.verification && !facts.observation;
-          pass.status = decidesAgain ? structuredClone(facts.object.status) : facts.object.status;
+          pass.status = verifies(pass, facts) ? structuredClone(facts.object.status) : facts.object.status;
         }
         // Paused by annotation, a reconcile request waits for the resume; paused by an analysis, it is taken.
         if (verdict.kind !== 'paused' || verdict.reason) takeReconcileRequest(pass.obj, pass.status);
@@ -72,7 +71,7 @@ export function decideStep(
         deps.windowHolds(pass.key, held?.policies ?? [], held?.own ?? false);
         const outcome = await act(deps, pass, facts, verdict);
         if (WRITES.has(verdict.kind)) spendOverride(pass, facts);
-        if (outcome || !pass.spec.verification || facts.observation) return outcome;
+        if (outcome || !verifies(pass, facts)) return outcome;
         // Deployed (or patched without a revision): verified before Ready; a result that counts is the
         // chain's to decide on again (everything it reads is read already).
         const verification = await verify(deps, pass, facts);
@@ -86,6 +85,10 @@ export function decideStep(
     },
   };
 }
+
+/** A deployed revision goes through the verification stage: asked for, and not observe-only. */
+const verifies = (pass: AgentDeploymentPass, facts: AgentDeploymentFacts): boolean =>
+  !!pass.spec.verification && !facts.observation;
 
 /**
  * A `measure` verdict goes through the analysis stage (analysis.ts), and the chain decides again on
